@@ -1,0 +1,13 @@
+// Child process for the streaming explode benchmark: readIpc -> explode -> writeIpc with the
+// BUILT Sluice package, nothing else loaded, so its RSS is the pipeline's own.
+// usage: node bench/explode-stream-child.mjs <sluice dist/index.js URL> <in.arrows> <out.arrows> <threads>
+const [url, inPath, outPath, threads] = process.argv.slice(2);
+const { Engine } = await import(url);
+const engine = new Engine({ threads: Number(threads) });
+const t0 = performance.now();
+const stats = await engine.readIpc(inPath)
+  .explode(['items', 'quantities'], { outputColumn: ['item', 'quantity'] })
+  .writeIpc(outPath);
+const ms = performance.now() - t0;
+await engine.close();
+process.stdout.write(JSON.stringify({ ms, rowsOut: stats?.rowsOut ?? -1, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\n');

@@ -1,0 +1,464 @@
+/**
+ * Gather and concatenate arrow `Data` of any supported type into new, contiguous buffers.
+ *
+ * Layout conventions of apache-arrow (JS) that every function here relies on:
+ * - `data.offset` applies to bitmaps only (validity, and the values of `Bool`): row i is bit
+ *   `offset + i`. `values` and `valueOffsets` are already sliced: row i is `values[i * stride]`
+ *   and `valueOffsets[i] .. valueOffsets[i + 1]` (absolute positions in the child or the byte
+ *   buffer, which may not start at 0). Struct and FixedSizeList children are sliced with their
+ *   parent (child row of struct row i is i; of fixed-size-list row i is i * size + k), while
+ *   List/LargeList/Map children are not (their offsets are absolute).
+ *
+ * gatherData(data, indices, count): output row j = input row indices[j], or NULL when -1.
+ *   1. validity: count NULLs (index -1 or invalid source), allocate a bitmap only if any.
+ *   2. values by type: fixed-width rows are copied as 32/16/8-bit words (no BigInt, no NaN
+ *      canonicalization); bool bits one by one; utf8/binary in two passes (sizes, then bytes,
+ *      runs of consecutive source rows copied as one block);
+ *      list/largeList/map rebase offsets by a prefix sum and gather the child by the expanded
+ *      element ranges; fixedSizeList gathers child rows i*size+k (-1 rows pad with NULL);
+ *      struct gathers each child with the same indices (a NULL struct stays NULL, its fields
+ *      are NULL too); dictionary gathers its indices and keeps the same dictionary.
+ * concatData(chunks): same-typed chunks into one Data; memcpy for fixed-width values and
+ *   byte buffers, offsets rebased to 0, list children concatenated over their used ranges.
+ *
+ * Invariants of every output: offset 0, exact nullCount, a null bitmap only when nullCount > 0,
+ * all buffers from `alloc` (default: a fresh SharedArrayBuffer, so outputs can cross threads).
+ * Complexity: O(count + bytes/elements copied), nested types recurse once per child.
+ * Unsupported (throw): unions, view types, dictionaries with differing dictionaries in concat.
+ */
+import { Data, Type, makeData } from 'apache-arrow';
+import type { DataType } from 'apache-arrow';
+import type { TypedArray } from '../types/keys.js';
+
+export interface TypedArrayConstructor {
+  new (length: number): TypedArray;
+  new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): TypedArray;
+  readonly BYTES_PER_ELEMENT: number;
+}
+export type Allocator = (ctor: TypedArrayConstructor, length: number) => TypedArray;
+
+/** Default allocator: zero-filled views on a fresh SharedArrayBuffer. */
+export const sharedAllocator: Allocator = (ctor, length) => new ctor(new SharedArrayBuffer(length * ctor.BYTES_PER_ELEMENT));
+
+const MAX_INT32 = 0x7fffffff;
+const TWO32 = 4294967296;
+
+interface BuildProps {
+  type: DataType;
+  length: number;
+  nullCount: number;
+  nullBitmap?: Uint8Array;
+  data?: TypedArray;
+  valueOffsets?: Int32Array | BigInt64Array;
+  child?: Data;
+  children?: Data[];
+  dictionary?: unknown;
+}
+const build = makeData as unknown as (props: BuildProps) => Data;
+
+function allocU8(alloc: Allocator, n: number): Uint8Array {
+  return alloc(Uint8Array, n) as Uint8Array;
+}
+
+/** Bytes of a validity bitmap for n rows, padded to 64 bits. */
+function bitmapBytes(n: number): number {
+  return ((n + 63) >>> 6) << 3;
+}
+
+/** The bitmap of `data` when it has NULLs, else null. */
+function nullsOf(data: Data): Uint8Array | null {
+  const bm = data.nullBitmap as Uint8Array | undefined;
+  return bm && bm.length > 0 && data.nullCount > 0 ? bm : null;
+}
+
+/** Offsets of rows 0..length as plain numbers (Int32Array as is, BigInt64Array converted once). */
+export function offsetsOf(data: Data): Int32Array | Float64Array {
+  const vo = data.valueOffsets as Int32Array | BigInt64Array;
+  const n = data.length;
+  if (vo instanceof Int32Array) return vo.subarray(0, n + 1);
+  return largeOffsetsToNumbers(vo, n + 1);
+}
+
+/** Reads int64 offsets through 32-bit halves (little-endian), without creating BigInts. */
+export function largeOffsetsToNumbers(vo: BigInt64Array, count: number): Float64Array {
+  const u32 = new Uint32Array(vo.buffer, vo.byteOffset, count * 2);
+  const i32 = new Int32Array(vo.buffer, vo.byteOffset, count * 2);
+  const out = new Float64Array(count);
+  for (let i = 0; i < count; i++) out[i] = i32[2 * i + 1] * TWO32 + u32[2 * i];
+  return out;
+}
+
+/** Writes non-negative numeric offsets into a new int64 offsets buffer. */
+function numbersToLargeOffsets(src: Float64Array | Int32Array, count: number, alloc: Allocator): BigInt64Array {
+  const out = alloc(BigInt64Array, count) as BigInt64Array;
+  const u32 = new Uint32Array(out.buffer, out.byteOffset, count * 2);
+  for (let i = 0; i < count; i++) {
+    const v = src[i];
+    u32[2 * i] = v % TWO32;
+    u32[2 * i + 1] = Math.floor(v / TWO32);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// gather
+
+/** Output row j = row indices[j] of `data` (relative to `data`), NULL where indices[j] is -1. */
+export function gatherData(data: Data, indices: Int32Array, count: number = indices.length, alloc: Allocator = sharedAllocator): Data {
+  const type = data.type as DataType;
+  if (type.typeId === Type.Null) return build({ type, length: count, nullCount: count });
+  const [nullBitmap, nullCount] = gatherValidity(data, indices, count, alloc);
+  const base = { type, length: count, nullCount, nullBitmap };
+  switch (type.typeId) {
+    case Type.Bool:
+      return build({ ...base, data: gatherBits(data.values as Uint8Array, data.offset, indices, count, alloc) });
+    case Type.Int:
+    case Type.Float:
+    case Type.Date:
+    case Type.Time:
+    case Type.Timestamp:
+    case Type.Duration:
+    case Type.Interval:
+    case Type.Decimal:
+    case Type.FixedSizeBinary:
+      return build({ ...base, data: gatherFixed(data.values as TypedArray, data.stride, indices, count, alloc) });
+    case Type.Dictionary:
+      return build({
+        ...base,
+        data: gatherFixed(data.values as TypedArray, 1, indices, count, alloc),
+        dictionary: data.dictionary,
+      });
+    case Type.Utf8:
+    case Type.Binary:
+    case Type.LargeUtf8:
+    case Type.LargeBinary:
+      return gatherVarBinary(data, indices, count, alloc, base);
+    case Type.List:
+    case Type.LargeList:
+    case Type.Map:
+      return gatherList(data, indices, count, alloc, base);
+    case Type.FixedSizeList:
+      return gatherFixedSizeList(data, indices, count, alloc, base);
+    case Type.Struct:
+      return build({ ...base, children: data.children.map((c) => gatherData(c, indices, count, alloc)) });
+    default:
+      throw new Error(`gatherData: unsupported arrow type ${String(type)}`);
+  }
+}
+
+/**
+ * The concatenation of rows starts[k] .. ends[k]-1 of `data`, for k < count (row positions as
+ * `valueOffsets` give them, e.g. a list's element ranges into its child).
+ */
+export function gatherRanges(
+  data: Data,
+  starts: Int32Array | Float64Array,
+  ends: Int32Array | Float64Array,
+  count: number = starts.length,
+  alloc: Allocator = sharedAllocator,
+): Data {
+  let total = 0;
+  for (let k = 0; k < count; k++) total += ends[k] - starts[k];
+  if (total > MAX_INT32) throw new RangeError(`gatherRanges: ${total} elements exceed the int32 index range`);
+  const idx = new Int32Array(total);
+  let p = 0;
+  for (let k = 0; k < count; k++) for (let e = starts[k], end = ends[k]; e < end; e++) idx[p++] = e;
+  return gatherData(data, idx, total, alloc);
+}
+
+function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator): [Uint8Array | undefined, number] {
+  const bm = nullsOf(data);
+  const off = data.offset;
+  let nulls = 0;
+  if (bm) {
+    for (let j = 0; j < n; j++) {
+      const r = idx[j];
+      if (r < 0) nulls++;
+      else {
+        const b = off + r;
+        if (((bm[b >>> 3] >>> (b & 7)) & 1) === 0) nulls++;
+      }
+    }
+  } else {
+    for (let j = 0; j < n; j++) if (idx[j] < 0) nulls++;
+  }
+  if (nulls === 0) return [undefined, 0];
+  const out = allocU8(alloc, bitmapBytes(n));
+  if (bm) {
+    for (let j = 0; j < n; j++) {
+      const r = idx[j];
+      if (r < 0) continue;
+      const b = off + r;
+      if ((bm[b >>> 3] >>> (b & 7)) & 1) out[j >>> 3] |= 1 << (j & 7);
+    }
+  } else {
+    for (let j = 0; j < n; j++) if (idx[j] >= 0) out[j >>> 3] |= 1 << (j & 7);
+  }
+  return [out, nulls];
+}
+
+function gatherBits(bits: Uint8Array, off: number, idx: Int32Array, n: number, alloc: Allocator): Uint8Array {
+  const out = allocU8(alloc, bitmapBytes(n));
+  for (let j = 0; j < n; j++) {
+    const r = idx[j];
+    if (r < 0) continue;
+    const b = off + r;
+    if ((bits[b >>> 3] >>> (b & 7)) & 1) out[j >>> 3] |= 1 << (j & 7);
+  }
+  return out;
+}
+
+/** A view of the same bytes as 32-, 16- or 8-bit words, whichever divides a row and the offset. */
+function wordView(a: TypedArray, rowBytes: number): Int32Array | Uint16Array | Uint8Array {
+  if (rowBytes % 4 === 0 && a.byteOffset % 4 === 0) return new Int32Array(a.buffer, a.byteOffset, a.byteLength >>> 2);
+  if (rowBytes % 2 === 0 && a.byteOffset % 2 === 0) return new Uint16Array(a.buffer, a.byteOffset, a.byteLength >>> 1);
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+function gatherFixed(values: TypedArray, stride: number, idx: Int32Array, n: number, alloc: Allocator): TypedArray {
+  const ctor = values.constructor as TypedArrayConstructor;
+  const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
+  const out = alloc(ctor, n * stride);
+  if (n === 0 || rowBytes === 0) return out;
+  const src = wordView(values, rowBytes);
+  const dst = wordView(out, rowBytes);
+  const w = rowBytes / src.BYTES_PER_ELEMENT;
+  if (w === 1) {
+    for (let j = 0; j < n; j++) {
+      const r = idx[j];
+      if (r >= 0) dst[j] = src[r];
+    }
+  } else if (w === 2) {
+    for (let j = 0; j < n; j++) {
+      const r = idx[j];
+      if (r >= 0) {
+        dst[2 * j] = src[2 * r];
+        dst[2 * j + 1] = src[2 * r + 1];
+      }
+    }
+  } else {
+    for (let j = 0; j < n; j++) {
+      const r = idx[j];
+      if (r < 0) continue;
+      for (let k = 0, s = r * w, d = j * w; k < w; k++) dst[d + k] = src[s + k];
+    }
+  }
+  return out;
+}
+
+/** Copies bytes src[a..b) to dst at p: a loop for short runs (no view per row), memcpy for long. */
+function copyBytes(src: Uint8Array, a: number, b: number, dst: Uint8Array, p: number): void {
+  if (b - a > 48) dst.set(src.subarray(a, b), p);
+  else for (let k = a; k < b; k++) dst[p++] = src[k];
+}
+
+function gatherVarBinary(data: Data, idx: Int32Array, n: number, alloc: Allocator, base: BuildProps): Data {
+  const large = data.type.typeId === Type.LargeUtf8 || data.type.typeId === Type.LargeBinary;
+  const offs = offsetsOf(data);
+  const bytes = data.values as Uint8Array;
+  let total = 0;
+  for (let j = 0; j < n; j++) {
+    const r = idx[j];
+    if (r >= 0) total += offs[r + 1] - offs[r];
+  }
+  if (!large && total > MAX_INT32) throw new RangeError(`gatherData: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
+  const out = allocU8(alloc, total);
+  const outOffs = large ? new Float64Array(n + 1) : (alloc(Int32Array, n + 1) as Int32Array);
+  // Runs of consecutive source rows (common: explode's child indices) are copied as one block.
+  let p = 0;
+  let j = 0;
+  while (j < n) {
+    const r = idx[j];
+    if (r < 0) {
+      outOffs[++j] = p;
+      continue;
+    }
+    let j2 = j + 1;
+    while (j2 < n && idx[j2] === idx[j2 - 1] + 1) j2++;
+    const a = offs[r];
+    const shift = p - a;
+    for (let q = j, s = r + 1; q < j2; q++, s++) outOffs[q + 1] = offs[s] + shift;
+    const b = offs[r + j2 - j];
+    copyBytes(bytes, a, b, out, p);
+    p += b - a;
+    j = j2;
+  }
+  const valueOffsets = large ? numbersToLargeOffsets(outOffs, n + 1, alloc) : (outOffs as Int32Array);
+  return build({ ...base, data: out, valueOffsets });
+}
+
+function gatherList(data: Data, idx: Int32Array, n: number, alloc: Allocator, base: BuildProps): Data {
+  const large = data.type.typeId === Type.LargeList;
+  const offs = offsetsOf(data);
+  let total = 0;
+  for (let j = 0; j < n; j++) {
+    const r = idx[j];
+    if (r >= 0) total += offs[r + 1] - offs[r];
+  }
+  if (total > MAX_INT32) throw new RangeError(`gatherData: ${total} list elements exceed the int32 index range`);
+  const childIdx = new Int32Array(total);
+  const outOffs = large ? new Float64Array(n + 1) : (alloc(Int32Array, n + 1) as Int32Array);
+  let p = 0;
+  for (let j = 0; j < n; j++) {
+    const r = idx[j];
+    if (r >= 0) for (let e = offs[r], end = offs[r + 1]; e < end; e++) childIdx[p++] = e;
+    outOffs[j + 1] = p;
+  }
+  const child = gatherData(data.children[0], childIdx, total, alloc);
+  const valueOffsets = large ? numbersToLargeOffsets(outOffs, n + 1, alloc) : (outOffs as Int32Array);
+  return build({ ...base, valueOffsets, child });
+}
+
+function gatherFixedSizeList(data: Data, idx: Int32Array, n: number, alloc: Allocator, base: BuildProps): Data {
+  const size = (data.type as DataType & { listSize: number }).listSize;
+  const total = n * size;
+  if (total > MAX_INT32) throw new RangeError(`gatherData: ${total} list elements exceed the int32 index range`);
+  const childIdx = new Int32Array(total);
+  for (let j = 0, p = 0; j < n; j++) {
+    const r = idx[j];
+    if (r < 0) for (let k = 0; k < size; k++) childIdx[p++] = -1;
+    else for (let k = 0, e = r * size; k < size; k++) childIdx[p++] = e + k;
+  }
+  return build({ ...base, child: gatherData(data.children[0], childIdx, total, alloc) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// concat
+
+/** Same-typed chunks (any offsets) as one contiguous Data with offset 0. */
+export function concatData(chunks: Data[], alloc: Allocator = sharedAllocator): Data {
+  if (chunks.length === 0) throw new Error('concatData: no chunks (the type is unknown)');
+  const type = chunks[0].type as DataType;
+  let n = 0;
+  for (const c of chunks) {
+    if (c.type.typeId !== type.typeId) throw new Error(`concatData: chunk of type ${String(c.type)} among ${String(type)}`);
+    n += c.length;
+  }
+  if (type.typeId === Type.Null) return build({ type, length: n, nullCount: n });
+  const [nullBitmap, nullCount] = concatValidity(chunks, n, alloc);
+  const base: BuildProps = { type, length: n, nullCount, nullBitmap };
+  switch (type.typeId) {
+    case Type.Bool: {
+      const out = allocU8(alloc, bitmapBytes(n));
+      let p = 0;
+      for (const c of chunks) {
+        copyBits(c.values as Uint8Array, c.offset, out, p, c.length);
+        p += c.length;
+      }
+      return build({ ...base, data: out });
+    }
+    case Type.Int:
+    case Type.Float:
+    case Type.Date:
+    case Type.Time:
+    case Type.Timestamp:
+    case Type.Duration:
+    case Type.Interval:
+    case Type.Decimal:
+    case Type.FixedSizeBinary:
+    case Type.Dictionary: {
+      const stride = type.typeId === Type.Dictionary ? 1 : chunks[0].stride;
+      if (type.typeId === Type.Dictionary) {
+        for (const c of chunks) {
+          if (c.dictionary !== chunks[0].dictionary) throw new Error('concatData: dictionary chunks with different dictionaries; decode them first');
+        }
+      }
+      const ctor = (chunks[0].values as TypedArray).constructor as TypedArrayConstructor;
+      const out = alloc(ctor, n * stride);
+      let p = 0;
+      for (const c of chunks) {
+        const v = c.values as TypedArray;
+        (out as Uint8Array).set(v.subarray(0, c.length * stride) as Uint8Array, p * stride);
+        p += c.length;
+      }
+      return build({ ...base, data: out, dictionary: chunks[0].dictionary });
+    }
+    case Type.Utf8:
+    case Type.Binary:
+    case Type.LargeUtf8:
+    case Type.LargeBinary:
+    case Type.List:
+    case Type.LargeList:
+    case Type.Map:
+      return concatOffsetted(chunks, n, alloc, base);
+    case Type.FixedSizeList: {
+      const size = (type as DataType & { listSize: number }).listSize;
+      return build({ ...base, child: concatData(chunks.map((c) => c.children[0].slice(0, c.length * size)), alloc) });
+    }
+    case Type.Struct:
+      return build({
+        ...base,
+        children: chunks[0].children.map((_, k) => concatData(chunks.map((c) => c.children[k].slice(0, c.length)), alloc)),
+      });
+    default:
+      throw new Error(`concatData: unsupported arrow type ${String(type)}`);
+  }
+}
+
+/** Utf8/Binary (bytes) and List/Map (child rows): offsets rebased to start at 0. */
+function concatOffsetted(chunks: Data[], n: number, alloc: Allocator, base: BuildProps): Data {
+  const id = base.type.typeId;
+  const large = id === Type.LargeUtf8 || id === Type.LargeBinary || id === Type.LargeList;
+  const isBytes = id === Type.Utf8 || id === Type.Binary || id === Type.LargeUtf8 || id === Type.LargeBinary;
+  const offsList = chunks.map(offsetsOf);
+  let total = 0;
+  for (let c = 0; c < chunks.length; c++) total += offsList[c][chunks[c].length] - offsList[c][0];
+  if (!large && total > MAX_INT32) throw new RangeError(`concatData: ${total} exceeds the int32 offsets of ${String(base.type)}`);
+  const outOffs = large ? new Float64Array(n + 1) : (alloc(Int32Array, n + 1) as Int32Array);
+  const bytes = isBytes ? allocU8(alloc, total) : null;
+  const pieces: Data[] = [];
+  let row = 0;
+  let pos = 0;
+  for (let c = 0; c < chunks.length; c++) {
+    const chunk = chunks[c];
+    const offs = offsList[c];
+    const len = chunk.length;
+    const first = offs[0];
+    for (let i = 1; i <= len; i++) outOffs[row + i] = pos + offs[i] - first;
+    const used = offs[len] - first;
+    if (bytes) {
+      if (used > 0) bytes.set((chunk.values as Uint8Array).subarray(first, first + used), pos);
+    } else pieces.push(chunk.children[0].slice(first, used));
+    row += len;
+    pos += used;
+  }
+  const valueOffsets = large ? numbersToLargeOffsets(outOffs, n + 1, alloc) : (outOffs as Int32Array);
+  if (bytes) return build({ ...base, data: bytes, valueOffsets });
+  return build({ ...base, valueOffsets, child: concatData(pieces, alloc) });
+}
+
+function concatValidity(chunks: Data[], n: number, alloc: Allocator): [Uint8Array | undefined, number] {
+  let nulls = 0;
+  for (const c of chunks) if (nullsOf(c)) nulls += c.nullCount;
+  if (nulls === 0) return [undefined, 0];
+  const out = allocU8(alloc, bitmapBytes(n));
+  let p = 0;
+  for (const c of chunks) {
+    const bm = nullsOf(c);
+    if (bm) copyBits(bm, c.offset, out, p, c.length);
+    else setBits(out, p, c.length);
+    p += c.length;
+  }
+  return [out, nulls];
+}
+
+/** dst bits [d, d+len) = src bits [s, s+len); dst bits there are 0 before the call. */
+function copyBits(src: Uint8Array, s: number, dst: Uint8Array, d: number, len: number): void {
+  if ((s & 7) === 0 && (d & 7) === 0) {
+    const whole = len >>> 3;
+    dst.set(src.subarray(s >>> 3, (s >>> 3) + whole), d >>> 3);
+    for (let i = whole << 3; i < len; i++) {
+      const b = s + i;
+      if ((src[b >>> 3] >>> (b & 7)) & 1) dst[(d + i) >>> 3] |= 1 << ((d + i) & 7);
+    }
+    return;
+  }
+  for (let i = 0; i < len; i++) {
+    const b = s + i;
+    if ((src[b >>> 3] >>> (b & 7)) & 1) dst[(d + i) >>> 3] |= 1 << ((d + i) & 7);
+  }
+}
+
+function setBits(dst: Uint8Array, d: number, len: number): void {
+  for (let i = d, end = d + len; i < end; i++) dst[i >>> 3] |= 1 << (i & 7);
+}

@@ -1,0 +1,278 @@
+/**
+ * Columns in SharedArrayBuffers, and their thread-safe descriptors.
+ *
+ * - `toSharedData` copies any arrow Data into SharedArrayBuffers, normalized to offset 0 with
+ *   offsets rebased, so a worker can view it without another copy.
+ * - `describeData` / `rebuildData` turn such Data into plain descriptors (type + buffer regions)
+ *   and back with `makeData`: the typed-array views are rebuilt over the same shared memory.
+ * - `toKeyColumn` exposes one column as plain typed arrays for sorts, hashes and kernels.
+ *
+ * Arrow-js buffer conventions kept here: fixed-width `values` and `valueOffsets` are already
+ * sliced to row 0; bool values and validity bitmaps keep the Data's bit `offset`; struct and
+ * fixed-size-list children are sliced to row 0, list children are addressed by the offsets.
+ */
+import * as A from 'apache-arrow';
+import type { BatchDesc, BufRef, ColumnDesc } from '../types/column.js';
+import type { KeyColumn, TypedArray } from '../types/keys.js';
+import { schemaFromArrow, schemaToArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
+import { bitmapToBytes, sliceBitmap } from './bits.js';
+import { type Allocator, sharedAlloc } from './arena.js';
+import { concatData, gatherData } from './gather.js';
+
+export type TypedArrayConstructor<T extends TypedArray = TypedArray> = {
+  new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T;
+  new (length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+};
+
+/** A zero-filled typed array on a new SharedArrayBuffer. */
+export function allocShared<T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T {
+  return sharedAlloc(ctor, length);
+}
+
+/** A copy of `src` in memory from `alloc` (default: a new SharedArrayBuffer). */
+export function copyShared<T extends TypedArray>(src: T, alloc: Allocator = sharedAlloc): T {
+  const ctor = src.constructor as TypedArrayConstructor<T>;
+  const out = alloc(ctor, src.length);
+  (out as unknown as { set(a: T): void }).set(src);
+  return out;
+}
+
+export function isSharedView(a: ArrayBufferView | null | undefined): boolean {
+  return !!a && a.buffer instanceof SharedArrayBuffer;
+}
+
+/** Deep copy of `data` into shared memory, normalized to offset 0; dictionaries are decoded. */
+export function toSharedData(data: A.Data, alloc: Allocator = sharedAlloc): A.Data {
+  const t = data.type as A.DataType;
+  const n = data.length;
+  const off = data.offset;
+  if (t.typeId === A.Type.Dictionary) return toSharedData(decodeDictionary(data as A.Data<A.Dictionary>), alloc);
+  const nullCount = t.typeId === A.Type.Null ? n : data.nullCount;
+  const nullBitmap = nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0 ? copyShared(sliceBitmap(data.nullBitmap, off, n), alloc) : undefined;
+  const base = { type: t, offset: 0, length: n, nullCount: nullBitmap ? nullCount : 0, nullBitmap } as const;
+  switch (t.typeId) {
+    case A.Type.Null:
+      return A.makeData({ type: t as A.Null, length: n, nullCount: n });
+    case A.Type.Bool:
+      return A.makeData({ ...base, type: t as A.Bool, data: copyShared(sliceBitmap(data.values as Uint8Array, off, n), alloc) });
+    case A.Type.Int:
+    case A.Type.Float:
+    case A.Type.Date:
+    case A.Type.Timestamp:
+    case A.Type.Duration: {
+      const values = data.values as TypedArray;
+      const stride = data.stride;
+      return A.makeData({ ...base, type: t as A.Int, data: copyShared(values.subarray(0, n * stride), alloc) as never });
+    }
+    case A.Type.Utf8:
+    case A.Type.Binary: {
+      const { offsets, start, end } = rebaseOffsets32(data.valueOffsets as Int32Array, n, alloc);
+      const bytes = copyShared((data.values as Uint8Array).subarray(start, end), alloc);
+      return A.makeData({ ...base, type: t as A.Utf8, valueOffsets: offsets, data: bytes });
+    }
+    case A.Type.LargeUtf8:
+    case A.Type.LargeBinary: {
+      const { offsets, start, end } = rebaseOffsets64(data.valueOffsets as unknown as BigInt64Array, n, alloc);
+      const bytes = copyShared((data.values as Uint8Array).subarray(start, end), alloc);
+      return A.makeData({ ...base, type: t as A.LargeUtf8, valueOffsets: offsets, data: bytes });
+    }
+    case A.Type.List:
+    case A.Type.Map: {
+      const { offsets, start, end } = rebaseOffsets32(data.valueOffsets as Int32Array, n, alloc);
+      const child = toSharedData(data.children[0]!.slice(start, end - start), alloc);
+      return A.makeData({ ...base, type: t as A.List, valueOffsets: offsets, child } as never);
+    }
+    case A.Type.LargeList: {
+      const { offsets, start, end } = rebaseOffsets64(data.valueOffsets as unknown as BigInt64Array, n, alloc);
+      const child = toSharedData(data.children[0]!.slice(start, end - start), alloc);
+      return A.makeData({ ...base, type: t as A.LargeList, valueOffsets: offsets, child });
+    }
+    case A.Type.FixedSizeList: {
+      const size = (t as A.FixedSizeList).listSize;
+      const child = toSharedData(prefix(data.children[0]!, n * size), alloc);
+      return A.makeData({ ...base, type: t as A.FixedSizeList, child });
+    }
+    case A.Type.Struct: {
+      const children = data.children.map((c) => toSharedData(prefix(c, n), alloc));
+      return A.makeData({ ...base, type: t as A.Struct, children });
+    }
+    default:
+      // typeFromArrow raises the typed "unsupported type" error.
+      typeFromArrow(t);
+      throw new Error(`unreachable: ${String(t)}`);
+  }
+}
+
+function prefix(d: A.Data, n: number): A.Data {
+  return d.length === n ? d : d.slice(0, n);
+}
+
+function rebaseOffsets32(src: Int32Array, n: number, alloc: Allocator): { offsets: Int32Array; start: number; end: number } {
+  const start = n === 0 ? 0 : src[0]!;
+  const end = n === 0 ? 0 : src[n]!;
+  const offsets = alloc(Int32Array, n + 1);
+  if (start === 0) offsets.set(src.subarray(0, n + 1));
+  else for (let i = 0; i <= n; i++) offsets[i] = src[i]! - start;
+  return { offsets, start, end };
+}
+
+function rebaseOffsets64(src: BigInt64Array, n: number, alloc: Allocator): { offsets: BigInt64Array; start: number; end: number } {
+  const start = n === 0 ? 0n : src[0]!;
+  const end = n === 0 ? 0n : src[n]!;
+  const offsets = alloc(BigInt64Array, n + 1);
+  for (let i = 0; i <= n; i++) offsets[i] = src[i]! - start;
+  return { offsets, start: Number(start), end: Number(end) };
+}
+
+/** A dictionary column as a plain column of its value type (gather of the dictionary by index). */
+export function decodeDictionary(data: A.Data<A.Dictionary>): A.Data {
+  // A dictionary may arrive in several chunks (delta dictionaries): view it as one column.
+  const chunks = data.dictionary!.data;
+  const dict = chunks.length === 1 ? chunks[0]! : concatData([...chunks]);
+  const n = data.length;
+  const idx = new Int32Array(n);
+  const keys = data.values as ArrayLike<number | bigint>;
+  const valid = data.nullCount > 0 ? bitmapToBytes(data.nullBitmap, data.offset, n) : null;
+  for (let i = 0; i < n; i++) idx[i] = valid && !valid[i] ? -1 : Number(keys[i]!);
+  return gatherData(dict, idx);
+}
+
+function bufRef(view: ArrayBufferView | null | undefined, what: string): BufRef | null {
+  if (!view || view.byteLength === 0 && !(view.buffer instanceof SharedArrayBuffer)) return null;
+  if (!(view.buffer instanceof SharedArrayBuffer)) {
+    throw new Error(`internal: ${what} buffer is not in shared memory; call toSharedData first`);
+  }
+  return { sab: view.buffer, byteOffset: view.byteOffset, byteLength: view.byteLength };
+}
+
+/** Plain descriptor of a Data whose buffers are all in SharedArrayBuffers. */
+export function describeData(data: A.Data): ColumnDesc {
+  return {
+    type: typeFromArrow(data.type),
+    length: data.length,
+    offset: data.offset,
+    nullCount: data.typeId === A.Type.Null ? data.length : data.nullCount,
+    validity: data.nullCount > 0 ? bufRef(data.nullBitmap, 'validity') : null,
+    offsets: bufRef(data.valueOffsets as ArrayBufferView | undefined, 'offsets'),
+    values: bufRef(data.values as ArrayBufferView | undefined, 'values'),
+    children: data.children.map(describeData),
+  };
+}
+
+function view<T extends TypedArray>(ctor: TypedArrayConstructor<T>, ref: BufRef | null): T | undefined {
+  if (!ref) return undefined;
+  return new ctor(ref.sab, ref.byteOffset, ref.byteLength / ctor.BYTES_PER_ELEMENT);
+}
+
+/** Arrow Data over the shared buffers a descriptor names (no copy). */
+export function rebuildData(desc: ColumnDesc): A.Data {
+  const type = typeToArrow(desc.type);
+  return rebuildWithType(desc, type);
+}
+
+function rebuildWithType(desc: ColumnDesc, type: A.DataType): A.Data {
+  const nullBitmap = view(Uint8Array, desc.validity);
+  const base = { type, offset: desc.offset, length: desc.length, nullCount: nullBitmap ? desc.nullCount : 0, nullBitmap };
+  const children = desc.children.map((c, i) => rebuildWithType(c, type.children[i]!.type));
+  switch (type.typeId) {
+    case A.Type.Null:
+      return A.makeData({ type: type as A.Null, offset: desc.offset, length: desc.length, nullCount: desc.length });
+    case A.Type.Utf8:
+    case A.Type.Binary:
+      return A.makeData({ ...base, type: type as A.Utf8, valueOffsets: view(Int32Array, desc.offsets)!, data: view(Uint8Array, desc.values) });
+    case A.Type.LargeUtf8:
+    case A.Type.LargeBinary:
+      return A.makeData({ ...base, type: type as A.LargeUtf8, valueOffsets: view(BigInt64Array, desc.offsets)!, data: view(Uint8Array, desc.values) });
+    case A.Type.List:
+    case A.Type.Map:
+      return A.makeData({ ...base, type: type as A.List, valueOffsets: view(Int32Array, desc.offsets)!, child: children[0]! } as never);
+    case A.Type.LargeList:
+      return A.makeData({ ...base, type: type as A.LargeList, valueOffsets: view(BigInt64Array, desc.offsets)!, child: children[0]! });
+    case A.Type.FixedSizeList:
+      return A.makeData({ ...base, type: type as A.FixedSizeList, child: children[0]! });
+    case A.Type.Struct:
+      return A.makeData({ ...base, type: type as A.Struct, children });
+    default: {
+      const ctor = (type as A.DataType).ArrayType as unknown as TypedArrayConstructor;
+      return A.makeData({ ...base, type: type as A.Int, data: view(ctor, desc.values) as never });
+    }
+  }
+}
+
+/** Shared copy of a batch, as a descriptor. */
+export function describeBatch(batch: A.RecordBatch, alloc: Allocator = sharedAlloc): BatchDesc {
+  return {
+    schema: schemaFromArrow(batch.schema),
+    length: batch.numRows,
+    columns: batch.data.children.map((c) => describeData(isAllShared(c) ? c : toSharedData(c, alloc))),
+  };
+}
+
+export function rebuildBatch(desc: BatchDesc): A.RecordBatch {
+  const schema = schemaToArrow(desc.schema);
+  const children = desc.columns.map(rebuildData);
+  return batchFromColumns(schema, children, desc.length);
+}
+
+export function batchFromColumns(schema: A.Schema, columns: A.Data[], length: number): A.RecordBatch {
+  const data = A.makeData({ type: new A.Struct(schema.fields), length, nullCount: 0, children: columns });
+  return new A.RecordBatch(schema, data);
+}
+
+/** True when every buffer of `data` (recursively) lives in shared memory and it has no dictionary. */
+export function isAllShared(data: A.Data): boolean {
+  if (data.typeId === A.Type.Dictionary) return false;
+  const bufs = [data.values, data.valueOffsets, data.nullCount > 0 ? data.nullBitmap : undefined] as Array<ArrayBufferView | undefined>;
+  for (const b of bufs) if (b && b.byteLength > 0 && !(b.buffer instanceof SharedArrayBuffer)) return false;
+  return data.children.every(isAllShared);
+}
+
+/** One column of `length` rows as typed arrays (see KeyColumn). */
+export function toKeyColumn(data: A.Data): KeyColumn {
+  const t = typeFromArrow(data.type);
+  const n = data.length;
+  const valid = data.nullCount > 0 ? bitmapToBytes(data.nullBitmap, data.offset, n) : null;
+  switch (t.kind) {
+    case 'bool':
+      return { type: t, length: n, values: bitmapToBytes(data.values as Uint8Array, data.offset, n), offsets: null, valid };
+    case 'utf8':
+    case 'binary':
+      return { type: t, length: n, values: data.values as Uint8Array, offsets: (data.valueOffsets as Int32Array).subarray(0, n + 1), valid };
+    case 'int':
+    case 'float':
+    case 'date':
+    case 'timestamp':
+    case 'duration':
+      return { type: t, length: n, values: (data.values as TypedArray).subarray(0, n), offsets: null, valid };
+    case 'null':
+      return { type: t, length: n, values: new Uint8Array(n), offsets: null, valid: new Uint8Array(n) };
+    default:
+      throw new Error(`internal: ${t.kind} cannot be a key column`);
+  }
+}
+
+/** Bytes held by a Data's buffers, children included (for memory accounting). */
+export function dataBytes(data: A.Data): number {
+  let bytes = 0;
+  for (const b of [data.values, data.valueOffsets, data.nullBitmap] as Array<ArrayBufferView | undefined>) if (b) bytes += b.byteLength;
+  for (const c of data.children) bytes += dataBytes(c);
+  return bytes;
+}
+
+export function batchBytes(batch: A.RecordBatch): number {
+  return batch.data.children.reduce((s, c) => s + dataBytes(c), 0);
+}
+
+/** A batch with only the columns at `indices`, in that order (no copy). */
+export function selectColumns(batch: A.RecordBatch, indices: number[]): A.RecordBatch {
+  const fields = indices.map((i) => batch.schema.fields[i]!);
+  const schema = new A.Schema(fields);
+  return batchFromColumns(schema, indices.map((i) => batch.data.children[i]!), batch.numRows);
+}
+
+/** A batch with extra columns appended (no copy of the existing ones). */
+export function appendColumns(batch: A.RecordBatch, fields: A.Field[], columns: A.Data[]): A.RecordBatch {
+  const schema = new A.Schema([...batch.schema.fields, ...fields], batch.schema.metadata);
+  return batchFromColumns(schema, [...batch.data.children, ...columns], batch.numRows);
+}

@@ -1,0 +1,137 @@
+/**
+ * Executes a window stage: ingest (partition by the PARTITION BY keys), one task per non-empty
+ * partition (sort once + kernel, outputs written straight to their global row positions in
+ * shared arrays), then replay the input batches in order with the new columns attached.
+ */
+import * as A from 'apache-arrow';
+import { sharedAlloc } from '../columns/arena.js';
+import { fieldToArrow, typeToArrow } from '../columns/arrow-types.js';
+import { bytesToBitmap } from '../columns/bits.js';
+import { appendColumns, describeData } from '../columns/shared.js';
+import { ExecutionError } from '../errors.js';
+import type { ResolvedWindow } from '../ops/window-spec.js';
+import type { TypeDesc } from '../types/column.js';
+import type { TypedArray } from '../types/keys.js';
+import type { WindowTask } from '../types/tasks.js';
+import { ingest } from './ingest.js';
+import type { RunContext } from './run-context.js';
+import { runAll } from './scheduler.js';
+
+const MAX_ROWS = 0xffffffff;
+
+export interface WindowStagePlan {
+  resolved: ResolvedWindow;
+  /** Input column indices routed to the workers, and the roles' positions among them. */
+  routed: number[];
+  partitionPos: number[];
+  orderPos: number[];
+  measurePos: number[];
+}
+
+export function planWindowRouting(resolved: ResolvedWindow): WindowStagePlan {
+  const routed: number[] = [];
+  const pos = (index: number): number => {
+    let p = routed.indexOf(index);
+    if (p < 0) p = routed.push(index) - 1;
+    return p;
+  };
+  const partitionPos = resolved.partitionBy.map((c) => pos(c.index));
+  const orderPos = resolved.orderBy.map((c) => pos(c.index));
+  const measurePos = resolved.measures.map((c) => pos(c.index));
+  return { resolved, routed, partitionPos, orderPos, measurePos };
+}
+
+interface OutputArrays {
+  type: TypeDesc;
+  values: TypedArray;
+  valid: Uint8Array;
+}
+
+export async function* execWindow(
+  ctx: RunContext,
+  plan: WindowStagePlan,
+  input: AsyncIterable<A.RecordBatch>,
+  inputSchema: A.Schema,
+  owned: boolean,
+): AsyncGenerator<A.RecordBatch> {
+  const { resolved } = plan;
+  const partitions = resolved.partitionBy.length === 0 ? 1 : ctx.config.partitions;
+  const { store, exchange, rows } = await ingest(ctx, input, inputSchema, {
+    name: 'window',
+    routed: plan.routed,
+    hashKeys: plan.partitionPos,
+    partitions,
+    owned,
+  });
+  const outputReservation = ctx.budget.reserve('window.output');
+  try {
+    if (rows > MAX_ROWS) {
+      throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
+    }
+    // Output columns indexed by global row id, shared so every worker writes its rows in place.
+    const outputs: OutputArrays[] = resolved.columns.map((c) => {
+      const Ctor = arrayTypeOf(c.type);
+      const values = sharedAlloc(Ctor, rows);
+      const valid = sharedAlloc(Uint8Array, rows);
+      outputReservation.resize(outputReservation.size + values.byteLength + valid.byteLength);
+      return { type: c.type, values, valid };
+    });
+    const outDescs = outputs.map((o) => ({
+      values: describeData(A.makeData({ type: new A.Uint8(), length: o.values.byteLength, data: new Uint8Array(o.values.buffer, o.values.byteOffset, o.values.byteLength) })),
+      valid: describeData(A.makeData({ type: new A.Uint8(), length: rows, data: o.valid })),
+    }));
+    const parts = exchange.nonEmpty();
+    const t0 = performance.now();
+    await runAll(
+      parts.map((p) => async () => {
+        const task: WindowTask = {
+          kind: 'window',
+          input: exchange.inputFor(p),
+          partitionBy: plan.partitionPos,
+          orderBy: plan.orderPos,
+          orderFlags: resolved.orderBy.map((o) => ({ descending: o.descending, nullsFirst: o.nulls === 'first' })),
+          measures: plan.measurePos,
+          window: resolved,
+          naive: ctx.config.windowAlgorithm === 'naive',
+          outputs: outDescs,
+        };
+        await ctx.run(task);
+        exchange.drop(p);
+      }),
+      ctx.concurrency,
+      (done) => ctx.progress('kernel', done, parts.length),
+    );
+    ctx.addPhase('kernel', performance.now() - t0);
+    exchange.release();
+
+    const fields = resolved.columns.map((c) => fieldToArrow({ name: c.name, type: c.type, nullable: c.nullable }));
+    for await (const { batch, rowBase } of store.replay()) {
+      ctx.checkAbort();
+      const cols = outputs.map((o) => sliceOutput(o, rowBase, batch.numRows));
+      yield appendColumns(batch, fields, cols);
+    }
+  } finally {
+    exchange.release();
+    store.release();
+    outputReservation.free();
+  }
+}
+
+function arrayTypeOf(t: TypeDesc): { new (b: ArrayBufferLike, o?: number, l?: number): TypedArray; new (n: number): TypedArray; BYTES_PER_ELEMENT: number } {
+  if (t.kind === 'bool') return Uint8Array;
+  return typeToArrow(t).ArrayType as never;
+}
+
+/** Rows [start, start + length) of an output as Arrow Data (values are views, not copies). */
+function sliceOutput(o: OutputArrays, start: number, length: number): A.Data {
+  const type = typeToArrow(o.type);
+  const validBytes = o.valid.subarray(start, start + length);
+  const { bitmap, set } = bytesToBitmap(validBytes, length);
+  const nullCount = length - set;
+  const nullBitmap = nullCount > 0 ? bitmap : undefined;
+  if (o.type.kind === 'bool') {
+    const { bitmap: bits } = bytesToBitmap(o.values.subarray(start, start + length) as Uint8Array, length);
+    return A.makeData({ type: type as A.Bool, length, nullCount, nullBitmap, data: bits });
+  }
+  return A.makeData({ type: type as A.Int, length, nullCount, nullBitmap, data: o.values.subarray(start, start + length) as never });
+}

@@ -1,0 +1,59 @@
+/** Runs a stage tree as a stream of record batches. */
+import type * as A from 'apache-arrow';
+import { execAsof } from './exec-asof.js';
+import { execRowLocal } from './exec-rowlocal.js';
+import { execWindow } from './exec-window.js';
+import type { Stage } from './planner.js';
+import type { RunContext } from './run-context.js';
+
+/** Whether a stage's batches were allocated by Sluice (and may be counted and spilled). */
+export function ownsBatches(stage: Stage): boolean {
+  return stage.kind === 'scan' ? stage.source.owned : stage.kind === 'limit' ? ownsBatches(stage.input) : true;
+}
+
+export function runStage(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch> {
+  switch (stage.kind) {
+    case 'scan':
+      return readSource(ctx, stage);
+    case 'rowlocal':
+      return execRowLocal(ctx, stage.ops, stage.schema, runStage(ctx, stage.input));
+    case 'limit':
+      return limit(runStage(ctx, stage.input), stage.n);
+    case 'window':
+      return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
+    case 'asof':
+      return execAsof(ctx, stage.plan, stage.left, stage.right);
+  }
+}
+
+async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan' }>): AsyncGenerator<A.RecordBatch> {
+  const it = stage.source.batches(ctx.signal)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      ctx.checkAbort();
+      const t0 = performance.now();
+      const r = await it.next();
+      ctx.addPhase('read', performance.now() - t0);
+      if (r.done) return;
+      ctx.stats.rowsIn += r.value.numRows;
+      yield r.value;
+    }
+  } finally {
+    await it.return?.(undefined);
+  }
+}
+
+async function* limit(input: AsyncIterable<A.RecordBatch>, n: number): AsyncGenerator<A.RecordBatch> {
+  if (n <= 0) return;
+  let left = n;
+  for await (const batch of input) {
+    if (batch.numRows <= left) {
+      left -= batch.numRows;
+      yield batch;
+    } else {
+      yield batch.slice(0, left);
+      left = 0;
+    }
+    if (left === 0) return;
+  }
+}

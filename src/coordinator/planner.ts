@@ -1,0 +1,170 @@
+/**
+ * The planner: turns the logical plan (src/types/plan.ts) into physical stages, checking it
+ * against the schema on the way, so every PlanError is raised before any row is read.
+ *
+ * Stages:
+ * - scan: a source;
+ * - rowlocal: a fused chain of select / withColumns / filter / explode, run batch by batch in
+ *   workers, in order, streaming (no shuffle, no sort);
+ * - limit: stops pulling once n rows went out;
+ * - window / asof: blocking stages that hash-partition, sort once per partition, run a kernel.
+ */
+import type * as A from 'apache-arrow';
+import { schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
+import { PlanError } from '../errors.js';
+import { type BoundExpr, bindExpr, bindPredicate, expandSelect } from '../expr/bind.js';
+import { toExprNode, toPredicateNode, Expr } from '../expr/builders.js';
+import type { ExprNode } from '../expr/ast.js';
+import { type ExplodeInputSpec, resolveExplode, type ResolvedExplode } from '../ops/explode-spec.js';
+import { resolveWindow, type ResolvedWindow, type WindowOptions } from '../ops/window-spec.js';
+import type { FieldDesc, SchemaDesc } from '../types/column.js';
+import { typeToString } from '../types/column.js';
+import type { PlanNode } from '../types/plan.js';
+import type { RowOp } from '../types/tasks.js';
+import { type AsofStagePlan, planAsof } from './exec-asof.js';
+import { planWindowRouting, type WindowStagePlan } from './exec-window.js';
+import type { Source } from './sources.js';
+
+export type Stage =
+  | { kind: 'scan'; schema: A.Schema; source: Source }
+  | { kind: 'rowlocal'; schema: A.Schema; input: Stage; ops: RowOp[]; labels: string[]; countChanges: boolean }
+  | { kind: 'limit'; schema: A.Schema; input: Stage; n: number }
+  | { kind: 'window'; schema: A.Schema; input: Stage; plan: WindowStagePlan }
+  | { kind: 'asof'; schema: A.Schema; left: Stage; right: Stage; plan: AsofStagePlan };
+
+export async function planStage(node: PlanNode): Promise<Stage> {
+  switch (node.kind) {
+    case 'source': {
+      const source = node.source as Source;
+      return { kind: 'scan', schema: await source.schema(), source };
+    }
+    case 'select': {
+      const input = await planStage(node.input);
+      const items = expandSelect(node.items.map((x) => toExprNode(x as Expr)), desc(input));
+      const fields: FieldDesc[] = items.map((it) => ({ name: it.name, type: it.expr.type, nullable: it.expr.nullable }));
+      return rowLocal(input, { kind: 'select', items: items.map((it) => ({ name: it.name, expr: it.expr })) }, fields, `select ${items.map((i) => i.name).join(', ')}`, false);
+    }
+    case 'withColumns': {
+      const input = await planStage(node.input);
+      const schema = desc(input);
+      const fields = schema.slice();
+      const seen = new Set<string>();
+      const columns = node.columns.map(([name, x]) => {
+        if (typeof name !== 'string' || name === '') throw new PlanError('BAD_COLUMN_NAME', `withColumns: column names must be non-empty strings, got ${JSON.stringify(name)}`);
+        if (seen.has(name)) throw new PlanError('DUPLICATE_COLUMN', `withColumns: column ${JSON.stringify(name)} is given twice`, { column: name });
+        seen.add(name);
+        const expr = bindExpr(toExprNode(x as Expr), schema);
+        const replace = schema.findIndex((f) => f.name === name);
+        const field = { name, type: expr.type, nullable: expr.nullable };
+        if (replace >= 0) fields[replace] = field;
+        else fields.push(field);
+        return { name, expr: { ...expr, name } as BoundExpr, replace };
+      });
+      return rowLocal(input, { kind: 'withColumns', columns }, fields, `withColumns ${columns.map((c) => c.name).join(', ')}`, false);
+    }
+    case 'filter': {
+      const input = await planStage(node.input);
+      const predicate = bindPredicate(toPredicateNode(node.predicate as Expr), desc(input));
+      return rowLocal(input, { kind: 'filter', predicate }, desc(input), `filter ${predicate.name}`, true);
+    }
+    case 'explode': {
+      const input = await planStage(node.input);
+      const schema = desc(input);
+      const { inputs, specs } = explodeInputs(node.columns, schema);
+      const opts = node.options ?? {};
+      const spec: ResolvedExplode = resolveExplode(specs, opts.outputColumn, opts.ordinality, opts.ignoreEmptyAndNull ?? false, schema);
+      const label = `explode ${specs.map((s) => s.name).join(', ')} (zip, strict lengths${spec.ignoreEmptyAndNull ? ', ignoreEmptyAndNull' : ''}${spec.ordinality ? `, ordinality ${spec.ordinality}` : ''})`;
+      return rowLocal(input, { kind: 'explode', inputs, spec }, spec.schema, label, true);
+    }
+    case 'limit': {
+      const input = await planStage(node.input);
+      return { kind: 'limit', schema: input.schema, input, n: node.n };
+    }
+    case 'window': {
+      const input = await planStage(node.input);
+      const resolved: ResolvedWindow = resolveWindow(node.options as WindowOptions, desc(input));
+      return { kind: 'window', schema: schemaToArrow(resolved.outputSchema), input, plan: planWindowRouting(resolved) };
+    }
+    case 'asofJoin': {
+      const [left, right] = await Promise.all([planStage(node.left), planStage(node.right)]);
+      const plan = planAsof(node.options, desc(left), desc(right));
+      return { kind: 'asof', schema: schemaToArrow(plan.outputSchema), left, right, plan };
+    }
+  }
+}
+
+function desc(stage: Stage): SchemaDesc {
+  return schemaFromArrow(stage.schema);
+}
+
+/**
+ * Appends a row-local op to the input's chain when it can run in the same task. An explode
+ * after an op that changes the row count starts a new chain, so its error messages can name
+ * the explode's own input row (the coordinator numbers rows between chains).
+ */
+function rowLocal(input: Stage, op: RowOp, fields: FieldDesc[], label: string, countChanges: boolean): Stage {
+  const schema = schemaToArrow(fields);
+  if (input.kind === 'rowlocal' && !(op.kind === 'explode' && input.countChanges)) {
+    return { ...input, schema, ops: [...input.ops, op], labels: [...input.labels, label], countChanges: input.countChanges || countChanges };
+  }
+  return { kind: 'rowlocal', schema, input, ops: [op], labels: [label], countChanges };
+}
+
+function explodeInputs(columns: unknown[], schema: SchemaDesc): { inputs: Array<{ column: number | null; expr: BoundExpr | null }>; specs: ExplodeInputSpec[] } {
+  const inputs: Array<{ column: number | null; expr: BoundExpr | null }> = [];
+  const specs: ExplodeInputSpec[] = [];
+  for (const c of columns) {
+    const node: ExprNode = toExprNode(c as Expr);
+    if (node.kind === 'col') {
+      const index = schema.findIndex((f) => f.name === node.name);
+      if (index < 0) bindExpr(node, schema); // raises UNKNOWN_COLUMN with the available names
+      inputs.push({ column: index, expr: null });
+      specs.push({ direct: true, columnIndex: index, name: node.name, type: schema[index]!.type });
+    } else {
+      const expr = bindExpr(node, schema);
+      inputs.push({ column: null, expr });
+      specs.push({ direct: false, columnIndex: null, name: expr.name, type: expr.type });
+    }
+  }
+  return { inputs, specs };
+}
+
+/** explain(): the stage tree with partitioning, sort keys and algorithms. */
+export function explainStage(stage: Stage, threads: number, partitions: number, indent = ''): string[] {
+  const next = indent + '  ';
+  const cols = (s: A.Schema) => s.fields.map((f) => `${f.name}: ${typeToString(schemaFromArrow(new (s.constructor as typeof A.Schema)([f]))[0]!.type)}`).join(', ');
+  switch (stage.kind) {
+    case 'scan':
+      return [`${indent}Scan ${stage.source.label} [${cols(stage.schema)}]`];
+    case 'rowlocal':
+      return [
+        `${indent}RowLocal (streaming, batch by batch in ${threads === 0 ? 'the main thread' : `${threads} worker threads`}, input order kept, no shuffle)`,
+        ...stage.labels.map((l) => `${next}- ${l}`),
+        ...explainStage(stage.input, threads, partitions, next),
+      ];
+    case 'limit':
+      return [`${indent}Limit ${stage.n}`, ...explainStage(stage.input, threads, partitions, next)];
+    case 'window': {
+      const r = stage.plan.resolved;
+      const parts = r.partitionBy.length === 0 ? 1 : partitions;
+      const lines = [
+        `${indent}Window`,
+        `${next}partitioning: ${r.partitionBy.length === 0 ? 'none (no PARTITION BY): 1 partition' : `hash(${r.partitionBy.map((c) => c.column).join(', ')}) into ${parts} partitions, seeded`}`,
+        `${next}sort per partition: (${[...r.partitionBy.map((c) => `${c.column} group`), ...r.orderBy.map((o) => `${o.column} ${o.descending ? 'DESC' : 'ASC'} NULLS ${o.nulls.toUpperCase()}`), 'row id'].join(', ')}) by LSD radix argsort, once`,
+        ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? '*' : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c)}`),
+        `${next}output: input order (row ids), columns appended`,
+      ];
+      return [...lines, ...explainStage(stage.input, threads, partitions, next)];
+    }
+    case 'asof':
+      return [...stage.plan.explain(indent, partitions), ...explainStage(stage.left, threads, partitions, next), ...explainStage(stage.right, threads, partitions, next)];
+  }
+}
+
+function windowAlgorithm(c: ResolvedWindow['columns'][number]): string {
+  if (c.fn === 'min' || c.fn === 'max') return c.frame.mode === 'rows' || c.frame.mode === 'range' ? 'monotonic deque' : 'running extreme over peer groups';
+  if (c.fn === 'count') return 'running non-NULL count, differences';
+  const floatSum = c.type.kind === 'float' && c.fn === 'sum';
+  if (floatSum || (c.fn === 'avg' && c.type.kind === 'float' && false)) return 'float sum by segment tree (no prefix differences)';
+  return 'prefix differences over one running prefix per measure (exact 64-bit wrapping)';
+}

@@ -1,0 +1,54 @@
+/**
+ * Bounded in-flight work on top of p-queue: an ordered parallel map for streams (row-local
+ * stages) and a fail-fast "run all" for partition tasks. On error or early exit nothing is
+ * left running: queued work is dropped and in-flight work is awaited before returning.
+ */
+import PQueue from 'p-queue';
+
+/** Maps a stream with `concurrency` calls in flight, yielding results in input order. */
+export async function* orderedMap<I, O>(
+  inputs: AsyncIterable<I>,
+  fn: (item: I, index: number) => Promise<O>,
+  concurrency: number,
+): AsyncGenerator<O> {
+  const queue = new PQueue({ concurrency: Math.max(1, concurrency) });
+  const pending: Array<Promise<O>> = [];
+  const window = Math.max(2, concurrency * 2);
+  let index = 0;
+  try {
+    for await (const item of inputs) {
+      const i = index++;
+      const p = queue.add(() => fn(item, i), {}) as Promise<O>;
+      p.catch(() => {}); // observed when it reaches the head
+      pending.push(p);
+      while (pending.length >= window) yield await pending.shift()!;
+    }
+    while (pending.length > 0) yield await pending.shift()!;
+  } finally {
+    queue.clear();
+    await Promise.allSettled(pending);
+  }
+}
+
+/** Runs every job with at most `concurrency` in flight; the first failure stops the rest and is thrown. */
+export async function runAll<T>(jobs: Array<() => Promise<T>>, concurrency: number, onDone?: (done: number) => void): Promise<T[]> {
+  const queue = new PQueue({ concurrency: Math.max(1, concurrency) });
+  const results = new Array<T>(jobs.length);
+  let failure: { err: unknown } | null = null;
+  let done = 0;
+  const all = jobs.map((job, i) =>
+    queue
+      .add(async () => {
+        if (failure) return;
+        results[i] = await job();
+        onDone?.(++done);
+      })
+      .catch((err: unknown) => {
+        failure ??= { err };
+        queue.clear();
+      }),
+  );
+  await Promise.all(all);
+  if (failure) throw (failure as { err: unknown }).err;
+  return results;
+}

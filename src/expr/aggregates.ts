@@ -1,0 +1,99 @@
+/**
+ * Public window-aggregate builders: `sum(col)`, `count(col?)`, `avg`, `min`, `max`.
+ *
+ * Each returns an immutable `WindowFn` whose `spec` is plain data (no bigint, no class
+ * instance: bigint offsets are decimal strings), so it survives structured clone and JSON.
+ * `.rows(p, f = 0)` / `.range(p, f = 0)` return a new WindowFn with the frame
+ * start = current - p, end = current + f. Argument shapes are checked here (PlanError);
+ * everything that needs the schema (types, units, order keys) is checked by `resolveWindow`.
+ */
+import { PlanError, show } from '../errors.js';
+import {
+  checkFrameOrder,
+  describeFrame,
+  parseOffset,
+  type FrameSpec,
+  type OffsetInput,
+  type WindowFnName,
+  type WindowFnSpec,
+} from '../ops/window-spec.js';
+
+export type { WindowFnSpec, FrameSpec, OffsetSpec, OffsetInput, WindowFnName } from '../ops/window-spec.js';
+
+export class WindowFn {
+  readonly spec: WindowFnSpec;
+
+  constructor(spec: WindowFnSpec) {
+    this.spec = deepFreeze(spec);
+    Object.freeze(this);
+  }
+
+  /** ROWS BETWEEN p PRECEDING AND f FOLLOWING (negative values cross the current row). */
+  rows(preceding: OffsetInput, following: OffsetInput = 0): WindowFn {
+    return this.withFrame('rows', preceding, following);
+  }
+
+  /** RANGE BETWEEN p PRECEDING AND f FOLLOWING over the single order key. */
+  range(preceding: OffsetInput, following: OffsetInput = 0): WindowFn {
+    return this.withFrame('range', preceding, following);
+  }
+
+  toString(): string {
+    return `${this.spec.fn}(${this.spec.column ?? ''}) ${describeFrame(this.spec.frame)}`;
+  }
+
+  toJSON(): WindowFnSpec {
+    return this.spec;
+  }
+
+  private withFrame(mode: 'rows' | 'range', preceding: OffsetInput, following: OffsetInput): WindowFn {
+    const what = `${this.spec.fn}(${this.spec.column === null ? '' : show(this.spec.column)}).${mode}()`;
+    if (preceding === undefined) {
+      throw new PlanError('INVALID_OFFSET', `${what}: the first argument (preceding offset) is required, e.g. .${mode}(6) or .${mode}('unbounded')`, {});
+    }
+    const frame: FrameSpec = {
+      mode,
+      preceding: parseOffset(preceding, mode, `${what} preceding`),
+      following: parseOffset(following, mode, `${what} following`),
+    };
+    checkFrameOrder(frame, what);
+    return new WindowFn({ fn: this.spec.fn, column: this.spec.column, frame });
+  }
+}
+
+function build(fn: WindowFnName, column: unknown, optional = false): WindowFn {
+  if (column === undefined && optional) return new WindowFn({ fn, column: null, frame: null });
+  if (typeof column !== 'string' || column.length === 0) {
+    throw new PlanError('INVALID_WINDOW_FN', `${fn}(): expected a column name (non-empty string), got ${show(column)}`, {});
+  }
+  return new WindowFn({ fn, column, frame: null });
+}
+
+export function sum(column: string): WindowFn {
+  return build('sum', column);
+}
+/** `count()` counts rows; `count(column)` counts non-NULL values. */
+export function count(column?: string): WindowFn {
+  return build('count', column, true);
+}
+export function avg(column: string): WindowFn {
+  return build('avg', column);
+}
+export function min(column: string): WindowFn {
+  return build('min', column);
+}
+export function max(column: string): WindowFn {
+  return build('max', column);
+}
+
+export function isWindowFn(v: unknown): v is WindowFn {
+  return v instanceof WindowFn;
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}

@@ -1,0 +1,251 @@
+/**
+ * Low-level helpers shared by the evaluate-* kernels: allocation of result buffers (on a
+ * SharedArrayBuffer by default), validity bitmaps (re-aligned to offset 0, ANDed byte-wise,
+ * counted), read views of arrow `Data` (which may be sliced: fixed-width values are already
+ * shifted by arrow-js, bitmaps and utf8 bytes are not), and construction of result `Data`.
+ *
+ * Conventions: a "bits" array is an LSB bitmap whose bit i is row i (offset 0); `null` means
+ * "all valid". Bits past `length` in the last byte are unspecified.
+ */
+import * as arrow from 'apache-arrow';
+import type { Data } from 'apache-arrow';
+import type { TypeDesc } from '../types/column.js';
+import type { TypedArray } from '../types/keys.js';
+import { typeToArrow } from './arrow-types.js';
+
+export type TypedArrayCtor =
+  | Int8ArrayConstructor
+  | Int16ArrayConstructor
+  | Int32ArrayConstructor
+  | BigInt64ArrayConstructor
+  | Uint8ArrayConstructor
+  | Uint16ArrayConstructor
+  | Uint32ArrayConstructor
+  | BigUint64ArrayConstructor
+  | Float32ArrayConstructor
+  | Float64ArrayConstructor;
+
+export type Alloc = (ctor: TypedArrayCtor, length: number) => TypedArray;
+
+/** Default allocator: zeroed typed arrays on a fresh SharedArrayBuffer (crosses threads for free). */
+export const sharedAlloc: Alloc = (ctor, length) => {
+  const sab = new SharedArrayBuffer(Math.max(1, length) * ctor.BYTES_PER_ELEMENT);
+  return new (ctor as Float64ArrayConstructor)(sab as unknown as ArrayBuffer, 0, length) as unknown as TypedArray;
+};
+
+/** Plain (non-shared) allocation, for temporaries and constant folding. */
+export const plainAlloc: Alloc = (ctor, length) => new (ctor as Float64ArrayConstructor)(length) as unknown as TypedArray;
+
+export function allocBits(alloc: Alloc, length: number): Uint8Array {
+  return alloc(Uint8Array, (length + 7) >> 3) as Uint8Array;
+}
+
+/** A copy of `length` bits of `src` starting at bit `offset`, re-aligned to bit 0. */
+export function alignBits(src: Uint8Array, offset: number, length: number, out?: Uint8Array): Uint8Array {
+  const nBytes = (length + 7) >> 3;
+  const dst = out ?? new Uint8Array(nBytes);
+  const byte0 = offset >> 3;
+  const shift = offset & 7;
+  if (shift === 0) {
+    dst.set(src.subarray(byte0, byte0 + nBytes));
+  } else {
+    const last = src.length - 1;
+    for (let i = 0; i < nBytes; i++) {
+      const j = byte0 + i;
+      const lo = src[j] >> shift;
+      const hi = j + 1 <= last ? (src[j + 1] << (8 - shift)) & 0xff : 0;
+      dst[i] = lo | hi;
+    }
+  }
+  return dst;
+}
+
+/** Bits of a Data's validity aligned to 0 (a view when already aligned), or null if no NULLs. */
+export function validityOf(d: Data): Uint8Array | null {
+  if (d.typeId === arrow.Type.Null) return new Uint8Array((d.length + 7) >> 3);
+  if (d.nullCount === 0 || !d.nullBitmap || d.nullBitmap.length === 0) return null;
+  if ((d.offset & 7) === 0) return d.nullBitmap.subarray(d.offset >> 3, (d.offset >> 3) + ((d.length + 7) >> 3));
+  return alignBits(d.nullBitmap, d.offset, d.length);
+}
+
+/** Bool values of a Data aligned to bit 0. */
+export function boolBitsOf(d: Data): Uint8Array {
+  const v = d.values as Uint8Array;
+  if ((d.offset & 7) === 0) return v.subarray(d.offset >> 3, (d.offset >> 3) + ((d.length + 7) >> 3));
+  return alignBits(v, d.offset, d.length);
+}
+
+/** AND of validity bitmaps into a new owned array (null if all inputs are null = all valid). */
+export function andValidity(alloc: Alloc, length: number, ...vs: Array<Uint8Array | null>): Uint8Array | null {
+  const present = vs.filter((v): v is Uint8Array => v !== null);
+  if (present.length === 0) return null;
+  const out = allocBits(alloc, length);
+  out.set(present[0].subarray(0, out.length));
+  for (let k = 1; k < present.length; k++) {
+    const v = present[k];
+    for (let i = 0; i < out.length; i++) out[i] &= v[i];
+  }
+  return out;
+}
+
+const POP = new Uint8Array(256);
+for (let i = 1; i < 256; i++) POP[i] = (i & 1) + POP[i >> 1];
+
+export function countSet(bits: Uint8Array, length: number): number {
+  const full = length >> 3;
+  let n = 0;
+  for (let i = 0; i < full; i++) n += POP[bits[i]];
+  const rest = length & 7;
+  if (rest) n += POP[bits[full] & ((1 << rest) - 1)];
+  return n;
+}
+
+export function getBit(bits: Uint8Array, i: number): number {
+  return (bits[i >> 3] >> (i & 7)) & 1;
+}
+
+/** Packs one byte per row (0 / non-0) into bits. */
+export function packBytes(bytes: Uint8Array, length: number, out: Uint8Array): Uint8Array {
+  const full = length >> 3;
+  for (let b = 0; b < full; b++) {
+    const i = b << 3;
+    out[b] =
+      (bytes[i] ? 1 : 0) | (bytes[i + 1] ? 2 : 0) | (bytes[i + 2] ? 4 : 0) | (bytes[i + 3] ? 8 : 0) |
+      (bytes[i + 4] ? 16 : 0) | (bytes[i + 5] ? 32 : 0) | (bytes[i + 6] ? 64 : 0) | (bytes[i + 7] ? 128 : 0);
+  }
+  let last = 0;
+  for (let i = full << 3; i < length; i++) if (bytes[i]) last |= 1 << (i & 7);
+  if (length & 7) out[full] = last;
+  return out;
+}
+
+/** One byte per row (0/1) from bits. */
+export function unpackBits(bits: Uint8Array, length: number, out: Uint8Array): Uint8Array {
+  for (let i = 0; i < length; i++) out[i] = (bits[i >> 3] >> (i & 7)) & 1;
+  return out;
+}
+
+/** Builds a result Data; drops the bitmap when nothing is NULL. */
+export function makeResult(type: TypeDesc, length: number, validity: Uint8Array | null, props: Record<string, unknown>): Data {
+  const nulls = validity ? length - countSet(validity, length) : 0;
+  return arrow.makeData({
+    type: typeToArrow(type),
+    length,
+    nullCount: nulls,
+    nullBitmap: nulls > 0 ? validity : null,
+    ...props,
+  } as never) as Data;
+}
+
+/** The typed-array constructor holding values of a fixed-width type. */
+export function ctorOf(t: TypeDesc): TypedArrayCtor {
+  switch (t.kind) {
+    case 'int':
+      switch (t.bits) {
+        case 8:
+          return t.signed ? Int8Array : Uint8Array;
+        case 16:
+          return t.signed ? Int16Array : Uint16Array;
+        case 32:
+          return t.signed ? Int32Array : Uint32Array;
+        default:
+          return t.signed ? BigInt64Array : BigUint64Array;
+      }
+    case 'float':
+      return t.bits === 32 ? Float32Array : Float64Array;
+    case 'date':
+      return t.unit === 'day' ? Int32Array : BigInt64Array;
+    case 'timestamp':
+    case 'duration':
+      return BigInt64Array;
+    default:
+      throw new Error(`ctorOf: ${t.kind} is not a fixed-width type`);
+  }
+}
+
+/** Whether values of this type live in a 64-bit integer array (BigInt64Array / BigUint64Array). */
+export function is64(t: TypeDesc): boolean {
+  return (t.kind === 'int' && t.bits === 64) || (t.kind === 'date' && t.unit === 'ms') || t.kind === 'timestamp' || t.kind === 'duration';
+}
+
+/** Int32 halves of a 64-bit array: lo = u32[2i], hi = i32[2i+1] (little-endian). */
+export function halves(v: BigInt64Array | BigUint64Array): { lo: Uint32Array; hi: Int32Array; uhi: Uint32Array } {
+  return {
+    lo: new Uint32Array(v.buffer, v.byteOffset, v.length * 2),
+    hi: new Int32Array(v.buffer, v.byteOffset, v.length * 2),
+    uhi: new Uint32Array(v.buffer, v.byteOffset, v.length * 2),
+  };
+}
+
+/** Offsets + bytes of a utf8/binary (or large) Data; row i is bytes[offsets[i] .. offsets[i+1]). */
+export interface StrView {
+  offsets: Int32Array | Float64Array;
+  bytes: Uint8Array;
+}
+export function strViewOf(d: Data): StrView {
+  const o = d.valueOffsets as unknown as Int32Array | BigInt64Array;
+  const offsets = o instanceof BigInt64Array ? Float64Array.from(o.subarray(0, d.length + 1), Number) : o;
+  return { offsets, bytes: (d.values as Uint8Array) ?? new Uint8Array(0) };
+}
+
+/** Growable byte buffer for building utf8 results. */
+export class ByteBuilder {
+  bytes = new Uint8Array(1024);
+  length = 0;
+  reserve(n: number): void {
+    if (this.length + n <= this.bytes.length) return;
+    let cap = this.bytes.length * 2;
+    while (cap < this.length + n) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.bytes.subarray(0, this.length));
+    this.bytes = next;
+  }
+  append(src: Uint8Array, start: number, end: number): void {
+    this.reserve(end - start);
+    this.bytes.set(src.subarray(start, end), this.length);
+    this.length += end - start;
+  }
+  /** Appends a JS string as UTF-8 (ASCII fast path). */
+  appendString(s: string): void {
+    const n = s.length;
+    this.reserve(n * 3);
+    let ascii = true;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) {
+        ascii = false;
+        break;
+      }
+      this.bytes[this.length + i] = c;
+    }
+    if (ascii) {
+      this.length += n;
+      return;
+    }
+    const { written } = ENCODER.encodeInto(s, this.bytes.subarray(this.length));
+    this.length += written;
+  }
+  /** The bytes, copied into an allocator-owned array. */
+  finish(alloc: Alloc): Uint8Array {
+    const out = alloc(Uint8Array, this.length) as Uint8Array;
+    out.set(this.bytes.subarray(0, this.length));
+    return out;
+  }
+}
+
+export const ENCODER = new TextEncoder();
+export const DECODER = new TextDecoder();
+
+/** Decodes bytes[start, end) as a JS string (ASCII fast path). */
+export function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start < 32) {
+    let s = '';
+    for (let i = start; i < end; i++) {
+      const c = bytes[i];
+      if (c >= 0x80) return DECODER.decode(bytes.subarray(start, end));
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return DECODER.decode(bytes.subarray(start, end));
+}

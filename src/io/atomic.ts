@@ -1,0 +1,106 @@
+/**
+ * Atomic output files: the writers put their bytes into a temp file next to the target
+ * (same directory, so the final rename stays on one file system), fsync it and rename it over
+ * `path` at the end. On any failure or abort the temp file is removed and whatever was at
+ * `path` before is left untouched. Temp names are `.<name>.<pid>-<random>.sluice-tmp`.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { throwIfAborted, writeError, type FormatName } from './input-errors.js';
+
+export interface AtomicTarget {
+  /** the final path */
+  path: string;
+  /** the temp path the bytes go to */
+  tempPath: string;
+  /** open handle on the temp file */
+  handle: FileHandle;
+  /** bytes written through `write` so far */
+  bytes: number;
+  /** append bytes (plain or SharedArrayBuffer-backed views) or a UTF-8 string */
+  write(chunks: Uint8Array | string | Uint8Array[]): Promise<void>;
+}
+
+export function tempNameFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}.sluice-tmp`);
+}
+
+/**
+ * Run `body` against a fresh temp file next to `path`, then rename it to `path`.
+ * Errors from `body` propagate (fs errors become InputError OUTPUT_UNWRITABLE); the temp file
+ * never survives a failure.
+ */
+export async function writeAtomic<T>(
+  path: string,
+  format: FormatName,
+  body: (target: AtomicTarget) => Promise<T>,
+  opts: { signal?: AbortSignal } = {},
+): Promise<T> {
+  throwIfAborted(opts.signal, path);
+  const tempPath = tempNameFor(path);
+  let handle: FileHandle | undefined;
+  let created = false;
+  try {
+    handle = await open(tempPath, 'wx');
+    created = true;
+    const h = handle;
+    const target: AtomicTarget = {
+      path,
+      tempPath,
+      handle: h,
+      bytes: 0,
+      async write(chunks) {
+        if (typeof chunks === 'string') {
+          if (chunks.length === 0) return;
+          const buf = Buffer.from(chunks, 'utf8');
+          await writeFully(h, [buf]);
+          target.bytes += buf.byteLength;
+        } else {
+          const list = Array.isArray(chunks) ? chunks : [chunks];
+          const n = await writeFully(h, list);
+          target.bytes += n;
+        }
+      },
+    };
+    const result = await body(target);
+    throwIfAborted(opts.signal, path);
+    await h.sync();
+    await h.close();
+    handle = undefined;
+    throwIfAborted(opts.signal, path);
+    await rename(tempPath, path);
+    created = false;
+    return result;
+  } catch (err) {
+    throw writeError(err, path, format);
+  } finally {
+    if (handle) await handle.close().catch(() => {});
+    if (created) await unlink(tempPath).catch(() => {});
+  }
+}
+
+/** writev until every byte is written; returns the byte count. */
+export async function writeFully(h: FileHandle, chunks: Uint8Array[]): Promise<number> {
+  let total = 0;
+  let list = chunks.filter((c) => c.byteLength > 0);
+  for (const c of list) total += c.byteLength;
+  let left = total;
+  while (list.length > 0) {
+    // writev takes at most IOV_MAX (1024) buffers per call
+    const part = list.slice(0, 1024);
+    const { bytesWritten } = await h.writev(part);
+    left -= bytesWritten;
+    // drop fully written buffers, keep the tail of a partly written one
+    let skip = bytesWritten;
+    let i = 0;
+    while (i < list.length && skip >= list[i]!.byteLength) {
+      skip -= list[i]!.byteLength;
+      i++;
+    }
+    list = list.slice(i);
+    if (skip > 0 && list.length > 0) list[0] = list[0]!.subarray(skip);
+  }
+  if (left !== 0) throw new Error(`short write: ${left} bytes left`);
+  return total;
+}

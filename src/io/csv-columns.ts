@@ -1,0 +1,328 @@
+/**
+ * CSV text → Arrow columns, one batch at a time, into pre-sized typed arrays (no Arrow
+ * builders, no per-row allocation beyond the strings papaparse hands us).
+ *
+ * Every column gets a `Filler` sized for the batch: `set(i, text)` parses one non-empty field
+ * (returning an error text when it does not parse), `setNull(i)`, then `finish(n)` makes the
+ * arrow `Data` (validity bitmap only when there are NULLs). Strings become plain Utf8 (or
+ * LargeUtf8), never Dictionary.
+ *
+ * Accepted text: integers `[+-]digits` (range-checked, int64 exact through BigInt); floats as
+ * JS decimal/exponent notation plus `inf`, `-inf`, `infinity`, `nan` (any case); booleans
+ * `true`/`false` (any case) and `1`/`0`; DATE and TIMESTAMP as ISO-8601 (temporal-text.ts);
+ * durations as integer counts. An empty field is NULL for every type.
+ *
+ * Inference (no schema): over the first batch, a column is int64 if every non-empty value
+ * is an integer within int64, else float64 if every one is a float, else bool if every one is
+ * true/false, else utf8; a column with no non-empty value is utf8. All inferred columns are
+ * nullable.
+ */
+import {
+  Bool,
+  DataType,
+  DateDay,
+  DateMillisecond,
+  Duration,
+  Field,
+  Float32,
+  Float64,
+  Int16,
+  Int32,
+  Int64,
+  Int8,
+  LargeUtf8,
+  makeData,
+  Null,
+  Timestamp,
+  TimeUnit,
+  Type,
+  Uint16,
+  Uint32,
+  Uint64,
+  Uint8,
+  Utf8,
+  type Data,
+} from 'apache-arrow';
+import { PlanError } from '../errors.js';
+import type { FieldDesc, TypeDesc } from '../types/column.js';
+import { parseDate, parseTimestamp, type Unit } from './temporal-text.js';
+
+export interface Filler {
+  set(i: number, s: string): string | null;
+  setNull(i: number): void;
+  finish(length: number): Data;
+}
+
+const INT_RE = /^[+-]?\d+$/;
+const FLOAT_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const SPECIAL_FLOAT: Record<string, number> = {
+  inf: Infinity,
+  '+inf': Infinity,
+  '-inf': -Infinity,
+  infinity: Infinity,
+  '+infinity': Infinity,
+  '-infinity': -Infinity,
+  nan: NaN,
+  '+nan': NaN,
+  '-nan': NaN,
+};
+
+export function parseFloatText(s: string): number | null {
+  if (FLOAT_RE.test(s)) return Number(s);
+  const v = SPECIAL_FLOAT[s.toLowerCase()];
+  return v === undefined ? null : v;
+}
+
+export function parseBoolText(s: string): boolean | null {
+  if (s === '1') return true;
+  if (s === '0') return false;
+  const l = s.length <= 5 ? s.toLowerCase() : '';
+  return l === 'true' ? true : l === 'false' ? false : null;
+}
+
+/** Validity bitmap shared by all fillers; allocated lazily on the first NULL. */
+class Validity {
+  bits: Uint8Array | null = null;
+  nulls = 0;
+  constructor(private readonly capacity: number) {}
+  setNull(i: number): void {
+    if (this.bits === null) this.bits = new Uint8Array((this.capacity + 7) >> 3).fill(0xff);
+    this.bits[i >> 3]! &= ~(1 << (i & 7));
+    this.nulls++;
+  }
+  bitmap(length: number): Uint8Array | undefined {
+    return this.bits === null ? undefined : this.bits.subarray(0, (length + 7) >> 3);
+  }
+}
+
+type NumArray = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
+
+function numberFiller(type: DataType, values: NumArray, parse: (s: string) => number | string, cap: number): Filler {
+  const v = new Validity(cap);
+  return {
+    set(i, s) {
+      const x = parse(s);
+      if (typeof x === 'string') return x;
+      values[i] = x;
+      return null;
+    },
+    setNull: (i) => v.setNull(i),
+    finish: (n) => makeData({ type, length: n, nullCount: v.nulls, nullBitmap: v.bitmap(n), data: values.subarray(0, n) } as never),
+  };
+}
+
+function bigFiller(type: DataType, values: BigInt64Array | BigUint64Array, parse: (s: string) => bigint | string, cap: number): Filler {
+  const v = new Validity(cap);
+  return {
+    set(i, s) {
+      const x = parse(s);
+      if (typeof x === 'string') return x;
+      values[i] = x;
+      return null;
+    },
+    setNull: (i) => v.setNull(i),
+    finish: (n) => makeData({ type, length: n, nullCount: v.nulls, nullBitmap: v.bitmap(n), data: values.subarray(0, n) } as never),
+  };
+}
+
+function intParser(min: number, max: number, name: string): (s: string) => number | string {
+  return (s) => {
+    if (!INT_RE.test(s)) return `not an integer`;
+    const x = Number(s);
+    return x >= min && x <= max ? x : `out of range for ${name}`;
+  };
+}
+
+function bigIntParser(min: bigint, max: bigint, name: string): (s: string) => bigint | string {
+  return (s) => {
+    if (!INT_RE.test(s)) return `not an integer`;
+    const x = BigInt(s);
+    return x >= min && x <= max ? x : `out of range for ${name}`;
+  };
+}
+
+const floatParser = (s: string): number | string => parseFloatText(s) ?? 'not a number';
+
+function boolFiller(type: DataType, cap: number): Filler {
+  const v = new Validity(cap);
+  const bits = new Uint8Array((cap + 7) >> 3);
+  return {
+    set(i, s) {
+      const b = parseBoolText(s);
+      if (b === null) return 'not a boolean (true/false)';
+      if (b) bits[i >> 3]! |= 1 << (i & 7);
+      return null;
+    },
+    setNull: (i) => v.setNull(i),
+    finish: (n) => makeData({ type, length: n, nullCount: v.nulls, nullBitmap: v.bitmap(n), data: bits.subarray(0, (n + 7) >> 3) } as never),
+  };
+}
+
+function stringFiller(type: Utf8 | LargeUtf8, cap: number): Filler {
+  const v = new Validity(cap);
+  const strs: string[] = new Array<string>(cap).fill('');
+  return {
+    set(i, s) {
+      strs[i] = s;
+      return null;
+    },
+    setNull(i) {
+      strs[i] = '';
+      v.setNull(i);
+    },
+    finish(n) {
+      let total = 0;
+      for (let i = 0; i < n; i++) total += Buffer.byteLength(strs[i]!, 'utf8');
+      const bytes = new Uint8Array(total);
+      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const large = type instanceof LargeUtf8;
+      if (large ? false : total > 0x7fffffff) throw new RangeError('string column batch over 2 GiB; use a smaller batchRows');
+      const offsets = large ? new BigInt64Array(n + 1) : new Int32Array(n + 1);
+      let pos = 0;
+      for (let i = 0; i < n; i++) {
+        const s = strs[i]!;
+        if (s.length > 0) pos += buf.write(s, pos, 'utf8');
+        if (large) (offsets as BigInt64Array)[i + 1] = BigInt(pos);
+        else (offsets as Int32Array)[i + 1] = pos;
+      }
+      return makeData({ type, length: n, nullCount: v.nulls, nullBitmap: v.bitmap(n), valueOffsets: offsets, data: bytes } as never);
+    },
+  };
+}
+
+function nullFiller(type: Null): Filler {
+  return {
+    set: () => 'not empty (the column type is null)',
+    setNull: () => {},
+    finish: (n) => makeData({ type, length: n }),
+  };
+}
+
+const UNIT_NAME: Record<number, Unit> = {
+  [TimeUnit.SECOND]: 's',
+  [TimeUnit.MILLISECOND]: 'ms',
+  [TimeUnit.MICROSECOND]: 'us',
+  [TimeUnit.NANOSECOND]: 'ns',
+};
+
+/** A filler for `type`, sized for `cap` rows; throws PlanError for types CSV cannot hold. */
+export function makeFiller(type: DataType, cap: number, column: string): Filler {
+  switch (type.typeId) {
+    case Type.Null:
+      return nullFiller(type as Null);
+    case Type.Bool:
+      return boolFiller(type, cap);
+    case Type.Int: {
+      const t = type as Int8;
+      const bits = (t as unknown as { bitWidth: number }).bitWidth;
+      const signed = (t as unknown as { isSigned: boolean }).isSigned;
+      const name = `${signed ? 'int' : 'uint'}${bits}`;
+      if (bits === 64) {
+        return signed
+          ? bigFiller(type, new BigInt64Array(cap), bigIntParser(-(2n ** 63n), 2n ** 63n - 1n, name), cap)
+          : bigFiller(type, new BigUint64Array(cap), bigIntParser(0n, 2n ** 64n - 1n, name), cap);
+      }
+      const min = signed ? -(2 ** (bits - 1)) : 0;
+      const max = signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1;
+      const arr = new (type.ArrayType as new (n: number) => NumArray)(cap);
+      return numberFiller(type, arr, intParser(min, max, name), cap);
+    }
+    case Type.Float: {
+      if (type instanceof Float32) return numberFiller(type, new Float32Array(cap), floatParser, cap);
+      if (type instanceof Float64) return numberFiller(type, new Float64Array(cap), floatParser, cap);
+      break;
+    }
+    case Type.Utf8:
+    case Type.LargeUtf8:
+      return stringFiller(type as Utf8 | LargeUtf8, cap);
+    case Type.Date: {
+      if (type instanceof DateDay) {
+        return numberFiller(type, new Int32Array(cap), (s) => parseDate(s) ?? 'not a date (YYYY-MM-DD)', cap);
+      }
+      return bigFiller(
+        type,
+        new BigInt64Array(cap),
+        (s) => {
+          const d = parseDate(s);
+          return d === null ? 'not a date (YYYY-MM-DD)' : BigInt(d) * 86_400_000n;
+        },
+        cap,
+      );
+    }
+    case Type.Timestamp: {
+      const unit = UNIT_NAME[(type as Timestamp).unit]!;
+      return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), cap);
+    }
+    case Type.Duration:
+      return bigFiller(type, new BigInt64Array(cap), bigIntParser(-(2n ** 63n), 2n ** 63n - 1n, 'duration'), cap);
+  }
+  throw new PlanError('CSV_UNSUPPORTED_TYPE', `CSV column ${column} cannot have type ${String(type)}`, { column });
+}
+
+const ARROW_UNIT: Record<Unit, TimeUnit> = { s: TimeUnit.SECOND, ms: TimeUnit.MILLISECOND, us: TimeUnit.MICROSECOND, ns: TimeUnit.NANOSECOND };
+
+/** Arrow type of a scalar TypeDesc usable in CSV; PlanError otherwise. */
+export function arrowTypeForCsv(t: TypeDesc, column: string): DataType {
+  switch (t.kind) {
+    case 'null':
+      return new Null();
+    case 'bool':
+      return new Bool();
+    case 'int': {
+      const table = t.signed ? { 8: Int8, 16: Int16, 32: Int32, 64: Int64 } : { 8: Uint8, 16: Uint16, 32: Uint32, 64: Uint64 };
+      return new table[t.bits]();
+    }
+    case 'float':
+      if (t.bits === 32) return new Float32();
+      if (t.bits === 64) return new Float64();
+      break;
+    case 'utf8':
+      return new Utf8();
+    case 'largeUtf8':
+      return new LargeUtf8();
+    case 'date':
+      return t.unit === 'day' ? new DateDay() : new DateMillisecond();
+    case 'timestamp':
+      return new Timestamp(ARROW_UNIT[t.unit], t.timezone);
+    case 'duration':
+      return new Duration(ARROW_UNIT[t.unit]);
+  }
+  throw new PlanError('CSV_UNSUPPORTED_TYPE', `CSV column ${column} cannot have type ${t.kind}`, { column });
+}
+
+export function fieldsFromDescs(descs: FieldDesc[]): Field[] {
+  return descs.map((d) => new Field(d.name, arrowTypeForCsv(d.type, d.name), d.nullable));
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Infer one column's type from its sample values (see the header comment). */
+export function inferType(values: Iterable<string>): DataType {
+  let isInt = true;
+  let isFloat = true;
+  let isBool = true;
+  let any = false;
+  for (const s of values) {
+    if (s === '') continue;
+    any = true;
+    if (isInt) {
+      if (!INT_RE.test(s)) isInt = false;
+      else if (s.length > 18) {
+        const x = BigInt(s);
+        if (x < INT64_MIN || x > INT64_MAX) isInt = false;
+      }
+    }
+    if (isFloat && !isInt && parseFloatText(s) === null) isFloat = false;
+    if (isBool) {
+      const l = s.length <= 5 ? s.toLowerCase() : '';
+      if (l !== 'true' && l !== 'false') isBool = false;
+    }
+    if (!isInt && !isFloat && !isBool) break;
+  }
+  if (!any) return new Utf8();
+  if (isInt) return new Int64();
+  if (isFloat) return new Float64();
+  if (isBool) return new Bool();
+  return new Utf8();
+}

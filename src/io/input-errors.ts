@@ -1,0 +1,66 @@
+/**
+ * Turns anything a reader or writer throws (Node fs errors, apache-arrow's raw TypeErrors on
+ * truncated IPC, parquet-wasm's "Parquet error: …" strings, papaparse failures) into typed
+ * Sluice errors that name the file:
+ *   - missing file                      → InputError INPUT_NOT_FOUND
+ *   - other fs errors while reading     → InputError INPUT_UNREADABLE
+ *   - anything else while decoding      → InputError INPUT_MALFORMED
+ *   - fs errors while writing an output → InputError OUTPUT_UNWRITABLE
+ * Sluice errors pass through unchanged (they already carry their meaning).
+ */
+import { AbortError, InputError, SluiceError } from '../errors.js';
+
+export type FormatName = 'Arrow IPC' | 'Parquet' | 'CSV';
+
+function errnoCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : undefined;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === 'string') return err;
+  try {
+    return JSON.stringify(err) ?? String(err);
+  } catch {
+    return String(err);
+  }
+}
+
+/** Wrap an error thrown while reading `path` as `format`. */
+export function readError(err: unknown, path: string, format: FormatName): SluiceError {
+  if (err instanceof SluiceError) return err;
+  const errno = errnoCode(err);
+  if (errno === 'ENOENT') {
+    return new InputError('INPUT_NOT_FOUND', `${format} input not found: ${path}`, { path, format }, { cause: err });
+  }
+  if (errno !== undefined) {
+    return new InputError('INPUT_UNREADABLE', `Cannot read ${format} input ${path}: ${describe(err)}`, { path, format, errno }, { cause: err });
+  }
+  return new InputError(
+    'INPUT_MALFORMED',
+    `Malformed ${format} input ${path}: ${describe(err)}`,
+    { path, format },
+    { cause: err },
+  );
+}
+
+/** A malformed-input error with our own explanation. */
+export function malformed(path: string, format: FormatName, what: string, details: Record<string, unknown> = {}): InputError {
+  return new InputError('INPUT_MALFORMED', `Malformed ${format} input ${path}: ${what}`, { path, format, ...details });
+}
+
+/** Wrap an error thrown while writing `path`. */
+export function writeError(err: unknown, path: string, format: FormatName): SluiceError {
+  if (err instanceof SluiceError) return err;
+  const errno = errnoCode(err);
+  if (errno !== undefined) {
+    return new InputError('OUTPUT_UNWRITABLE', `Cannot write ${format} output ${path}: ${describe(err)}`, { path, format, errno }, { cause: err });
+  }
+  return new SluiceError('WRITE_FAILED', `Writing ${format} output ${path} failed: ${describe(err)}`, { path, format }, { cause: err });
+}
+
+/** Throw AbortError when `signal` is aborted. */
+export function throwIfAborted(signal: AbortSignal | undefined, path: string): void {
+  if (signal?.aborted) throw new AbortError(`The run was aborted (while processing ${path})`, { path }, { cause: signal.reason });
+}

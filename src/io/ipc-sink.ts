@@ -1,0 +1,119 @@
+/**
+ * Incremental Arrow IPC serialization into a file handle, batch by batch, with back-pressure.
+ *
+ * apache-arrow's RecordBatchWriter pushes its output into an AsyncByteQueue; we hand it a
+ * queue subclass that only collects the chunks, and after every batch we write them with
+ * `writev` and drop them, so memory stays bounded by one batch. Chunks may be views of
+ * SharedArrayBuffers (batches built over shared partition buffers): `writev` takes those
+ * as they are, no copy.
+ *
+ * Every batch must have the types of the writer's schema; a batch whose field names or
+ * nullability differ is re-labelled with the writer's schema (arrow's writer would otherwise
+ * silently end the stream on a "new" schema).
+ */
+import {
+  AsyncByteQueue,
+  makeData,
+  RecordBatch,
+  Struct,
+  vectorFromArray,
+  RecordBatchFileWriter,
+  RecordBatchStreamWriter,
+  util,
+  type Field,
+  type Schema,
+} from 'apache-arrow';
+import type { FileHandle } from 'node:fs/promises';
+import { ExecutionError } from '../errors.js';
+import { writeFully } from './atomic.js';
+
+export type IpcFormat = 'file' | 'stream';
+
+/** An AsyncByteQueue that just keeps what is written until `take()`. */
+class CollectingSink extends AsyncByteQueue {
+  chunks: Uint8Array[] = [];
+  override write(value: Uint8Array | ArrayBufferLike | ArrayBufferView | string): void {
+    const u8 = util.toUint8Array(value as ArrayBufferView);
+    if (u8.byteLength > 0) this.chunks.push(u8);
+  }
+  take(): Uint8Array[] {
+    const out = this.chunks;
+    this.chunks = [];
+    return out;
+  }
+}
+
+function sameSchema(a: Schema, b: Schema): boolean {
+  return util.compareSchemas(a, b);
+}
+
+/** Re-label `batch` with `schema` when names or nullability differ; throw on a type mismatch. */
+export function conformBatch(batch: RecordBatch, schema: Schema, where: string): RecordBatch {
+  const got: Field[] = batch.schema.fields;
+  if (batch.schema === schema || sameSchema(schema, batch.schema)) return batch;
+  const fields = schema.fields;
+  if (fields.length !== got.length) {
+    throw new ExecutionError(
+      'SCHEMA_MISMATCH',
+      `${where}: a batch has ${got.length} columns (${got.map((f) => f.name).join(', ')}) but the schema has ${fields.length} (${fields.map((f) => f.name).join(', ')})`,
+      { path: where },
+    );
+  }
+  for (let i = 0; i < fields.length; i++) {
+    if (!util.compareTypes(fields[i]!.type, got[i]!.type)) {
+      throw new ExecutionError(
+        'SCHEMA_MISMATCH',
+        `${where}: column ${fields[i]!.name} has type ${String(got[i]!.type)} in a batch but ${String(fields[i]!.type)} in the schema`,
+        { path: where, column: fields[i]!.name },
+      );
+    }
+  }
+  return new RecordBatch(schema, batch.data);
+}
+
+/** A zero-row batch of `schema` (nested and dictionary types included). */
+export function emptyBatch(schema: Schema): RecordBatch {
+  const children = schema.fields.map((f) => vectorFromArray([], f.type).data[0]!);
+  return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 0, nullCount: 0, children }));
+}
+
+export class IpcAppender {
+  rows = 0;
+  bytes = 0;
+  private readonly sink = new CollectingSink();
+  private readonly writer: RecordBatchFileWriter | RecordBatchStreamWriter;
+  private finished = false;
+
+  constructor(
+    private readonly handle: FileHandle,
+    readonly schema: Schema,
+    readonly format: IpcFormat,
+    private readonly where: string,
+  ) {
+    this.writer = format === 'file' ? new RecordBatchFileWriter() : new RecordBatchStreamWriter();
+    // reset(sink, schema) adopts our queue (it is an AsyncByteQueue) and writes the schema message
+    this.writer.reset(this.sink as never, schema);
+  }
+
+  /** Serialize one batch and write it out before returning. */
+  async append(batch: RecordBatch): Promise<void> {
+    if (this.finished) throw new Error(`${this.where}: append after finish`);
+    const b = conformBatch(batch, this.schema, this.where);
+    this.writer.write(b);
+    this.rows += b.numRows;
+    await this.flush();
+  }
+
+  /** Write the end-of-stream marker (and the footer for the file format). */
+  async finish(): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    this.writer.finish();
+    await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    const chunks = this.sink.take();
+    if (chunks.length > 0) this.bytes += await writeFully(this.handle, chunks);
+  }
+}

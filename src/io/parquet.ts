@@ -1,0 +1,167 @@
+/**
+ * Parquet input and output through parquet-wasm (Rust's parquet crate compiled to WASM).
+ *
+ * Reading: `ParquetFile.fromFile(await fs.openAsBlob(path))` reads byte ranges of the file on
+ * demand (footer first, then one row group's column chunks at a time); `stream({ batchSize })`
+ * decodes row group by row group into WASM RecordBatches. Each one is converted to Arrow IPC
+ * *stream* bytes (`intoIPCStream`, a copy out of WASM memory) and parsed with apache-arrow's
+ * `tableFromIPC`, so what we yield are ordinary apache-arrow RecordBatches. Memory: one batch
+ * on the JS side, one row group inside WASM.
+ *
+ * Writing: batches are fed one at a time (each through IPC bytes into a WASM RecordBatch) to
+ * `transformParquetStream`, which emits Parquet bytes as row groups fill up (ZSTD, at most
+ * `rowGroupRows` rows per group); bytes go straight to the atomic temp file. WASM linear memory
+ * never shrinks, so the row group size bounds the memory the writer keeps for good.
+ *
+ * parquet-wasm throws plain Errors ("Parquet error: …") or WASM RuntimeErrors: all become
+ * InputErrors naming the path.
+ */
+import { type RecordBatch, Table, tableFromIPC, tableToIPC, type Schema } from 'apache-arrow';
+import { openAsBlob } from 'node:fs';
+import * as pq from 'parquet-wasm';
+import { writeAtomic } from './atomic.js';
+import { readError, throwIfAborted } from './input-errors.js';
+import { conformBatch, emptyBatch } from './ipc-sink.js';
+
+const FORMAT = 'Parquet' as const;
+const DEFAULT_BATCH_ROWS = 65536;
+const DEFAULT_ROW_GROUP_ROWS = 131072;
+
+async function openParquet(path: string): Promise<pq.ParquetFile> {
+  try {
+    return await pq.ParquetFile.fromFile(await openAsBlob(path));
+  } catch (err) {
+    throw readError(err, path, FORMAT);
+  }
+}
+
+/** Read only the schema of a Parquet file (from its footer), as an apache-arrow Schema. */
+export async function readParquetSchema(path: string): Promise<Schema> {
+  const file = await openParquet(path);
+  try {
+    return tableFromIPC(file.schema().intoIPCStream()).schema;
+  } catch (err) {
+    throw readError(err, path, FORMAT);
+  } finally {
+    file.free();
+  }
+}
+
+/** Stream the rows of a Parquet file as apache-arrow RecordBatches of at most `batchRows` rows. */
+export async function* readParquetBatches(
+  path: string,
+  opts: { signal?: AbortSignal; batchRows?: number } = {},
+): AsyncGenerator<RecordBatch> {
+  throwIfAborted(opts.signal, path);
+  const file = await openParquet(path);
+  let reader: ReadableStreamDefaultReader<pq.RecordBatch> | undefined;
+  try {
+    try {
+      const stream = (await file.stream({ batchSize: opts.batchRows ?? DEFAULT_BATCH_ROWS })) as ReadableStream<pq.RecordBatch>;
+      reader = stream.getReader();
+    } catch (err) {
+      throw readError(err, path, FORMAT);
+    }
+    for (;;) {
+      throwIfAborted(opts.signal, path);
+      let batches: RecordBatch[];
+      try {
+        const r = await reader.read();
+        if (r.done) return;
+        batches = tableFromIPC(r.value.intoIPCStream()).batches;
+      } catch (err) {
+        throw readError(err, path, FORMAT);
+      }
+      for (const b of batches) yield b;
+    }
+  } finally {
+    if (reader) await reader.cancel().catch(() => {});
+    file.free();
+  }
+}
+
+function toWasmBatches(schema: Schema, batch: RecordBatch): pq.RecordBatch[] {
+  const t = pq.Table.fromIPCStream(tableToIPC(new Table(schema, [batch]), 'stream'));
+  try {
+    return t.recordBatches();
+  } finally {
+    t.free();
+  }
+}
+
+/**
+ * Write `batches` to `path` as Parquet (ZSTD), atomically; row groups of at most
+ * `rowGroupRows` rows (default 131072). Returns the row count and the byte size of the file.
+ */
+export async function writeParquetAtomic(
+  path: string,
+  schema: Schema,
+  batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>,
+  opts: { signal?: AbortSignal; rowGroupRows?: number } = {},
+): Promise<{ rows: number; bytes: number }> {
+  return writeAtomic(
+    path,
+    FORMAT,
+    async (target) => {
+      const src = (Symbol.asyncIterator in batches
+        ? (batches as AsyncIterable<RecordBatch>)[Symbol.asyncIterator]()
+        : (batches as Iterable<RecordBatch>)[Symbol.iterator]()) as AsyncIterator<RecordBatch> | Iterator<RecordBatch>;
+      let rows = 0;
+      let sourceError: unknown;
+      let sentAny = false;
+      const input = new ReadableStream<pq.RecordBatch>({
+        async pull(controller) {
+          try {
+            for (;;) {
+              throwIfAborted(opts.signal, path);
+              const r = await src.next();
+              if (r.done) {
+                // an empty output still needs its schema: send one empty batch
+                if (!sentAny) {
+                  sentAny = true;
+                  for (const wb of toWasmBatches(schema, emptyBatch(schema))) controller.enqueue(wb);
+                }
+                controller.close();
+                return;
+              }
+              const b = conformBatch(r.value, schema, path);
+              if (b.numRows === 0) continue;
+              rows += b.numRows;
+              sentAny = true;
+              for (const wb of toWasmBatches(schema, b)) controller.enqueue(wb);
+              return;
+            }
+          } catch (err) {
+            sourceError = err;
+            controller.error(err);
+          }
+        },
+        async cancel() {
+          await src.return?.();
+        },
+      });
+      const props = new pq.WriterPropertiesBuilder()
+        .setCompression(pq.Compression.ZSTD)
+        .setMaxRowGroupSize(opts.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS)
+        .build();
+      try {
+        const output = (await pq.transformParquetStream(input, props)) as ReadableStream<Uint8Array>;
+        const reader = output.getReader();
+        try {
+          for (;;) {
+            const r = await reader.read();
+            if (r.done) break;
+            await target.write(r.value);
+          }
+        } finally {
+          reader.releaseLock();
+        }
+      } catch (err) {
+        throw sourceError ?? err;
+      }
+      if (sourceError !== undefined) throw sourceError;
+      return { rows, bytes: target.bytes };
+    },
+    { signal: opts.signal },
+  );
+}

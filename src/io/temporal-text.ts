@@ -1,0 +1,133 @@
+/**
+ * ISO-8601 text for DATE and TIMESTAMP values, exact over the whole int64 range (no JS Date,
+ * no millisecond rounding): civil-date arithmetic after Howard Hinnant's days_from_civil /
+ * civil_from_days, integer seconds and nanoseconds as bigints.
+ *
+ * Formats written: `YYYY-MM-DD` and `YYYY-MM-DDTHH:MM:SS[.fraction]` (fraction only when non-zero,
+ * with 3/6/9 digits for ms/us/ns), with `Z` appended for zoned timestamps (the instant in
+ * UTC, whatever the zone). Years outside 0000..9999 get a sign and at least 4 digits.
+ * Formats read: the same, with `T` or a space, optional seconds and fraction, and an optional
+ * `Z` / `±HH:MM` / `±HHMM` / `±HH` offset (converted to UTC). A date alone is midnight.
+ */
+
+const NS_PER_S = 1_000_000_000n;
+const UNIT_NS: Record<'s' | 'ms' | 'us' | 'ns', bigint> = { s: NS_PER_S, ms: 1_000_000n, us: 1_000n, ns: 1n };
+const UNIT_DIGITS: Record<'s' | 'ms' | 'us' | 'ns', number> = { s: 0, ms: 3, us: 6, ns: 9 };
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+export type Unit = 's' | 'ms' | 'us' | 'ns';
+
+export function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+export function civilFromDays(days: number): [number, number, number] {
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
+}
+
+function isLeap(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
+
+function formatYear(y: number): string {
+  if (y >= 0 && y <= 9999) return String(y).padStart(4, '0');
+  return (y < 0 ? '-' : '+') + String(Math.abs(y)).padStart(4, '0');
+}
+
+/** Days since the epoch → `YYYY-MM-DD`. */
+export function formatDate(days: number): string {
+  const [y, m, d] = civilFromDays(days);
+  return `${formatYear(y)}-${pad2(m)}-${pad2(d)}`;
+}
+
+/** A timestamp count of `unit` since the epoch → ISO-8601 (with `Z` when `zoned`). */
+export function formatTimestamp(value: bigint, unit: Unit, zoned: boolean): string {
+  const perS = NS_PER_S / UNIT_NS[unit];
+  let secs = value / perS;
+  let frac = value % perS;
+  if (frac < 0n) {
+    frac += perS;
+    secs -= 1n;
+  }
+  let days = secs / 86400n;
+  let sod = secs % 86400n;
+  if (sod < 0n) {
+    sod += 86400n;
+    days -= 1n;
+  }
+  const s = Number(sod);
+  let out = `${formatDate(Number(days))}T${pad2(Math.floor(s / 3600))}:${pad2(Math.floor(s / 60) % 60)}:${pad2(s % 60)}`;
+  if (frac !== 0n) out += `.${frac.toString().padStart(UNIT_DIGITS[unit], '0')}`;
+  return zoned ? `${out}Z` : out;
+}
+
+const DATE_RE = /^([+-]?\d{4,})-(\d{2})-(\d{2})$/;
+const TS_RE =
+  /^([+-]?\d{4,})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+function civilDays(ys: string, ms: string, ds: string): number | null {
+  const y = Number(ys);
+  const m = Number(ms);
+  const d = Number(ds);
+  if (!Number.isSafeInteger(y) || m < 1 || m > 12 || d < 1) return null;
+  const dim = m === 2 && isLeap(y) ? 29 : MONTH_DAYS[m - 1]!;
+  if (d > dim) return null;
+  return daysFromCivil(y, m, d);
+}
+
+/** `YYYY-MM-DD` → days since the epoch, or null when not a valid date. */
+export function parseDate(s: string): number | null {
+  const m = DATE_RE.exec(s);
+  if (!m) return null;
+  const days = civilDays(m[1]!, m[2]!, m[3]!);
+  return days !== null && Math.abs(days) <= 2 ** 31 - 1 ? days : null;
+}
+
+/**
+ * ISO-8601 timestamp → count of `unit` since the epoch (UTC), or an error text: not a
+ * timestamp, finer than `unit` (e.g. a fraction for seconds), or outside int64.
+ */
+export function parseTimestamp(s: string, unit: Unit): bigint | string {
+  const m = TS_RE.exec(s);
+  if (!m) return 'not an ISO-8601 timestamp';
+  const days = civilDays(m[1]!, m[2]!, m[3]!);
+  if (days === null) return 'not a valid calendar date';
+  const hh = m[4] ? Number(m[4]) : 0;
+  const mi = m[5] ? Number(m[5]) : 0;
+  const ss = m[6] ? Number(m[6]) : 0;
+  if (hh > 23 || mi > 59 || ss > 59) return 'not a valid time of day';
+  let offsetS = 0;
+  const z = m[8];
+  if (z && z !== 'Z' && z !== 'z') {
+    const sign = z[0] === '-' ? -1 : 1;
+    const digits = z.slice(1).replace(':', '');
+    const oh = Number(digits.slice(0, 2));
+    const om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
+    if (oh > 23 || om > 59) return 'not a valid UTC offset';
+    offsetS = sign * (oh * 3600 + om * 60);
+  }
+  const fracNs = m[7] ? BigInt(m[7].padEnd(9, '0')) : 0n;
+  const step = UNIT_NS[unit];
+  if (fracNs % step !== 0n) return `has a finer fraction of a second than the column unit (${unit})`;
+  const secs = BigInt(days) * 86400n + BigInt(hh * 3600 + mi * 60 + ss - offsetS);
+  const v = secs * (NS_PER_S / step) + fracNs / step;
+  if (v < INT64_MIN || v > INT64_MAX) return `out of range for timestamp[${unit}]`;
+  return v;
+}

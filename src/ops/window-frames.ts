@@ -1,0 +1,272 @@
+/**
+ * Frame bounds: for every sorted row i, the half-open frame [lo[i], hi[i]) in sorted positions.
+ *
+ * Rows arrive sorted by (partition group, order keys, row id); frames never cross a group.
+ * - ROWS: lo = clamp(i - p, s, e), hi = clamp(i + f + 1, s, e). Offsets saturate: they are
+ *   exact integers up to 2^63-1, clamped to ±2^40 (> any row count) before becoming numbers.
+ * - peers (RANGE with only CURRENT ROW / UNBOUNDED bounds, incl. the default frame): runs of
+ *   rows equal in every order key (NULL = NULL, NaN = NaN, -0 = +0) are peer groups; CURRENT ROW
+ *   is the group's start (for the start) or end (for the end). No order key: one peer group.
+ * - RANGE with offsets (one numeric/temporal key): in order direction d = ASC ? k : -k, the frame
+ *   of a regular row is { j regular : d[j] >= d[i] - p and d[j] <= d[i] + f }; NULL and NaN rows
+ *   form their own runs: their bounded sides are their run's ends, and regular rows reach them
+ *   only through an unbounded side. Keys are turned into exact float64 numbers once per task
+ *   (ints ≤ 32 bits directly; 64-bit keys relative to the minimum when the span is ≤ 2^51, read
+ *   through 32-bit halves, no BigInt), else compared as BigInt (exact, no overflow). Float keys
+ *   use float64 arithmetic for d[i] - p and d[i] + f.
+ * Invariants: s ≤ lo[i] ≤ hi[i] ≤ e; within a group lo and hi are non-decreasing (sliding
+ * kernels rely on it). Cost: O(n) per frame (two monotone pointers), O(n) memory.
+ */
+import type { ResolvedFrame, ResolvedOffset, ResolvedOrderKey } from './window-spec.js';
+import type { KeyColumn, TypedArray } from '../types/keys.js';
+
+export interface FrameBounds {
+  lo: Int32Array;
+  hi: Int32Array;
+  /** Largest hi - lo over all rows. */
+  maxWidth: number;
+}
+
+const TWO32 = 4294967296;
+
+export function computeFrames(
+  n: number,
+  groupStarts: Uint32Array,
+  order: KeyColumn[],
+  orderKeys: ResolvedOrderKey[],
+  frame: ResolvedFrame,
+): FrameBounds {
+  const lo = new Int32Array(n);
+  const hi = new Int32Array(n);
+  if (frame.mode === 'rows') rowsFrames(groupStarts, frame, lo, hi);
+  else if (frame.mode === 'peers') peerFrames(groupStarts, order, frame, lo, hi);
+  else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi);
+  let maxWidth = 0;
+  for (let i = 0; i < n; i++) {
+    const w = hi[i]! - lo[i]!;
+    if (w > maxWidth) maxWidth = w;
+  }
+  return { lo, hi, maxWidth };
+}
+
+/** Exact integer offset clamped to ±limit, as a number. */
+export function clampOffset(o: ResolvedOffset, limit: number): number {
+  if ('float' in o) return Math.max(-limit, Math.min(limit, o.float));
+  const v = BigInt(o.int);
+  const l = BigInt(limit);
+  return Number(v > l ? l : v < -l ? -l : v);
+}
+
+function rowsFrames(gs: Uint32Array, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
+  const LIMIT = 2 ** 40;
+  const p = frame.preceding === null ? null : clampOffset(frame.preceding, LIMIT);
+  const f = frame.following === null ? null : clampOffset(frame.following, LIMIT);
+  for (let g = 0; g + 1 < gs.length; g++) {
+    const s = gs[g]!;
+    const e = gs[g + 1]!;
+    for (let i = s; i < e; i++) {
+      let a = p === null ? s : i - p;
+      let b = f === null ? e : i + f + 1;
+      if (a < s) a = s;
+      else if (a > e) a = e;
+      if (b < s) b = s;
+      else if (b > e) b = e;
+      lo[i] = a;
+      hi[i] = b < a ? a : b;
+    }
+  }
+}
+
+/** Equality of two rows of one key column (NULL = NULL, NaN = NaN, -0 = +0). */
+export function makeRowEq(col: KeyColumn): (i: number, j: number) => boolean {
+  const valid = col.valid;
+  const v = col.values;
+  let eq: (i: number, j: number) => boolean;
+  if (col.offsets) {
+    const off = col.offsets;
+    const bytes = v as Uint8Array;
+    eq = (i, j) => {
+      const a0 = off[i]!;
+      const b0 = off[j]!;
+      const len = off[i + 1]! - a0;
+      if (off[j + 1]! - b0 !== len) return false;
+      for (let k = 0; k < len; k++) if (bytes[a0 + k] !== bytes[b0 + k]) return false;
+      return true;
+    };
+  } else if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+    const u = halves(v);
+    eq = (i, j) => u[2 * i] === u[2 * j] && u[2 * i + 1] === u[2 * j + 1];
+  } else if (v instanceof Float64Array || v instanceof Float32Array) {
+    eq = (i, j) => {
+      const a = v[i]!;
+      const b = v[j]!;
+      return a === b || (a !== a && b !== b);
+    };
+  } else {
+    const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
+    eq = (i, j) => w[i] === w[j];
+  }
+  if (!valid) return eq;
+  return (i, j) => {
+    const a = valid[i]!;
+    const b = valid[j]!;
+    if (a === 0 || b === 0) return a === b;
+    return eq(i, j);
+  };
+}
+
+/** A Uint32Array view (lo, hi halves, little-endian) over a 64-bit typed array. */
+export function halves(v: BigInt64Array | BigUint64Array): Uint32Array {
+  return new Uint32Array(v.buffer, v.byteOffset, v.length * 2);
+}
+
+function peerFrames(gs: Uint32Array, order: KeyColumn[], frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
+  const eqs = order.map(makeRowEq);
+  const k = eqs.length;
+  const pUnb = frame.preceding === null;
+  const fUnb = frame.following === null;
+  for (let g = 0; g + 1 < gs.length; g++) {
+    const s = gs[g]!;
+    const e = gs[g + 1]!;
+    let a = s;
+    while (a < e) {
+      let b = a + 1;
+      if (k > 0) {
+        outer: for (; b < e; b++) {
+          for (let c = 0; c < k; c++) if (!eqs[c]!(a, b)) break outer;
+        }
+      } else b = e;
+      const l = pUnb ? s : a;
+      const h = fUnb ? e : b;
+      for (let i = a; i < b; i++) {
+        lo[i] = l;
+        hi[i] = h;
+      }
+      a = b;
+    }
+  }
+}
+
+/** Marks NULL (1) and NaN (2) keys; 0 for regular keys. */
+function specialKinds(col: KeyColumn, n: number): Uint8Array {
+  const sp = new Uint8Array(n);
+  const valid = col.valid;
+  const v = col.values;
+  const isFloat = v instanceof Float64Array || v instanceof Float32Array;
+  for (let i = 0; i < n; i++) {
+    if (valid && valid[i] === 0) sp[i] = 1;
+    else if (isFloat && v[i] !== v[i]) sp[i] = 2;
+  }
+  return sp;
+}
+
+function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
+  const n = lo.length;
+  const sp = specialKinds(col, n);
+  const P = frame.preceding;
+  const F = frame.following;
+  const v = col.values;
+  const sign = desc ? -1 : 1;
+
+  // Direction-normalised keys: exact float64 where possible, else BigInt.
+  let d: Float64Array | null = null;
+  let dBig: bigint[] | null = null;
+  let p = 0;
+  let f = 0;
+  let pBig = 0n;
+  let fBig = 0n;
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+    const signed = v instanceof BigInt64Array;
+    const u = halves(v);
+    // Minimum and maximum regular key, compared through halves.
+    let minI = -1;
+    let maxI = -1;
+    const hiOf = (i: number): number => (signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!);
+    const less = (i: number, j: number): boolean => hiOf(i) < hiOf(j) || (hiOf(i) === hiOf(j) && u[2 * i]! < u[2 * j]!);
+    for (let i = 0; i < n; i++) {
+      if (sp[i] !== 0) continue;
+      if (minI < 0 || less(i, minI)) minI = i;
+      if (maxI < 0 || less(maxI, i)) maxI = i;
+    }
+    const span = minI < 0 ? 0 : (hiOf(maxI) - hiOf(minI)) * TWO32 + (u[2 * maxI]! - u[2 * minI]!);
+    if (span <= 2 ** 51) {
+      d = new Float64Array(n);
+      if (minI >= 0) {
+        const bh = hiOf(minI);
+        const bl = u[2 * minI]!;
+        for (let i = 0; i < n; i++) if (sp[i] === 0) d[i] = sign * ((hiOf(i) - bh) * TWO32 + (u[2 * i]! - bl));
+      }
+      if (P) p = clampOffset(P, 2 ** 52);
+      if (F) f = clampOffset(F, 2 ** 52);
+    } else {
+      dBig = new Array<bigint>(n).fill(0n);
+      for (let i = 0; i < n; i++) if (sp[i] === 0) dBig[i] = desc ? -v[i]! : v[i]!;
+      if (P) pBig = BigInt((P as { int: string }).int);
+      if (F) fBig = BigInt((F as { int: string }).int);
+    }
+  } else {
+    d = new Float64Array(n);
+    const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
+    for (let i = 0; i < n; i++) if (sp[i] === 0) d[i] = sign * w[i]!;
+    const isFloat = v instanceof Float64Array || v instanceof Float32Array;
+    // Integer keys span < 2^33: clamping offsets to ±2^34 keeps every comparison unchanged.
+    if (P) p = isFloat ? clampOffset(P, Infinity) : clampOffset(P, 2 ** 34);
+    if (F) f = isFloat ? clampOffset(F, Infinity) : clampOffset(F, 2 ** 34);
+  }
+
+  for (let g = 0; g + 1 < gs.length; g++) {
+    const s = gs[g]!;
+    const e = gs[g + 1]!;
+    let i = s;
+    while (i < e) {
+      const kind = sp[i]!;
+      let j = i + 1;
+      while (j < e && sp[j] === kind) j++;
+      if (kind !== 0) {
+        // NULL or NaN run: its own peer group.
+        const l = P === null ? s : i;
+        const h = F === null ? e : j;
+        for (let r = i; r < j; r++) {
+          lo[r] = l;
+          hi[r] = h;
+        }
+      } else if (d) {
+        let a = i;
+        let b = i;
+        for (let r = i; r < j; r++) {
+          if (P === null) lo[r] = s;
+          else {
+            const t = d[r]! - p;
+            while (a < j && d[a]! < t) a++;
+            lo[r] = a;
+          }
+          if (F === null) hi[r] = e;
+          else {
+            const t = d[r]! + f;
+            while (b < j && d[b]! <= t) b++;
+            hi[r] = b;
+          }
+        }
+      } else {
+        const db = dBig!;
+        let a = i;
+        let b = i;
+        for (let r = i; r < j; r++) {
+          if (P === null) lo[r] = s;
+          else {
+            const t = db[r]! - pBig;
+            while (a < j && db[a]! < t) a++;
+            lo[r] = a;
+          }
+          if (F === null) hi[r] = e;
+          else {
+            const t = db[r]! + fBig;
+            while (b < j && db[b]! <= t) b++;
+            hi[r] = b;
+          }
+        }
+      }
+      i = j;
+    }
+  }
+}

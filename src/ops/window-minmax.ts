@@ -1,0 +1,135 @@
+/**
+ * Sliding min / max over precomputed frames [lo, hi) with a monotonic deque.
+ *
+ * Steps per partition group: rows enter the deque as the frame end passes them (NULLs are
+ * skipped); before pushing x, entries not strictly better than x are popped from the back, so
+ * the deque holds strictly improving candidates in position order; entries below the frame
+ * start leave from the front; the front is the answer (none left → NULL).
+ * Order: a total order on values — integers/bools/dates numerically, 64-bit values through
+ * their 32-bit halves (no BigInt), floats with -0 < +0 and NaN above every number (all NaNs
+ * equal) — so ties are bit-identical and the result does not depend on the algorithm.
+ * Invariants: within a group lo and hi are non-decreasing, so each row is pushed and popped at
+ * most once: O(1) amortized per row per column, one Int32Array deque of n slots.
+ * Output keeps the input's typed-array kind (values copied bit for bit from the chosen row).
+ */
+import type { KeyColumn, TypedArray } from '../types/keys.js';
+import { halves } from './window-frames.js';
+
+/** Strict "a before b" in the total order of the column's values (rows a, b non-NULL). */
+export function makeLess(col: KeyColumn): (a: number, b: number) => boolean {
+  const v = col.values;
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+    const u = halves(v);
+    if (v instanceof BigInt64Array) {
+      return (a, b) => {
+        const ha = u[2 * a + 1]! | 0;
+        const hb = u[2 * b + 1]! | 0;
+        return ha < hb || (ha === hb && u[2 * a]! < u[2 * b]!);
+      };
+    }
+    return (a, b) => {
+      const ha = u[2 * a + 1]!;
+      const hb = u[2 * b + 1]!;
+      return ha < hb || (ha === hb && u[2 * a]! < u[2 * b]!);
+    };
+  }
+  if (v instanceof Float64Array || v instanceof Float32Array) {
+    return (a, b) => {
+      const x = v[a]!;
+      const y = v[b]!;
+      if (x < y) return true;
+      if (x > y) return false;
+      if (x === y) return x === 0 && 1 / x < 0 && 1 / y > 0;
+      return x === x; // y is NaN (above every number), x is a number
+    };
+  }
+  const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
+  return (a, b) => w[a]! < w[b]!;
+}
+
+/**
+ * For each row, the sorted position holding the frame's min (or max), or -1 when the frame
+ * has no non-NULL value.
+ */
+export function minMaxArgs(col: KeyColumn, groupStarts: Uint32Array, lo: Int32Array, hi: Int32Array, isMax: boolean): Int32Array {
+  const n = lo.length;
+  const arg = new Int32Array(n);
+  const valid = col.valid;
+  const less = makeLess(col);
+  const dq = new Int32Array(Math.max(n, 1));
+  for (let g = 0; g + 1 < groupStarts.length; g++) {
+    const s = groupStarts[g]!;
+    const e = groupStarts[g + 1]!;
+    let head = 0;
+    let tail = 0;
+    let next = s;
+    for (let r = s; r < e; r++) {
+      const a = lo[r]!;
+      const b = hi[r]!;
+      if (next < a) {
+        next = a;
+        head = tail; // every queued row is before the frame
+      }
+      for (; next < b; next++) {
+        if (valid && valid[next] === 0) continue;
+        if (isMax) while (tail > head && !less(next, dq[tail - 1]!)) tail--;
+        else while (tail > head && !less(dq[tail - 1]!, next)) tail--;
+        dq[tail++] = next;
+      }
+      while (head < tail && dq[head]! < a) head++;
+      arg[r] = head < tail ? dq[head]! : -1;
+    }
+  }
+  return arg;
+}
+
+/** Naive path: rescans each frame (same total order, same tie rule: the latest best row). */
+export function minMaxArgsNaive(col: KeyColumn, lo: Int32Array, hi: Int32Array, isMax: boolean): Int32Array {
+  const n = lo.length;
+  const arg = new Int32Array(n);
+  const valid = col.valid;
+  const less = makeLess(col);
+  for (let r = 0; r < n; r++) {
+    let best = -1;
+    for (let j = lo[r]!; j < hi[r]!; j++) {
+      if (valid && valid[j] === 0) continue;
+      if (best < 0 || (isMax ? !less(j, best) : !less(best, j))) best = j;
+    }
+    arg[r] = best;
+  }
+  return arg;
+}
+
+/** Copies values[arg[r]] into out[r] bit for bit; returns a validity array or null. */
+export function gatherArgs(col: KeyColumn, arg: Int32Array, out: TypedArray, validOut: () => Uint8Array): Uint8Array | null {
+  const n = arg.length;
+  const v = col.values;
+  let valid: Uint8Array | null = null;
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+    const u = halves(v);
+    const o = halves(out as BigInt64Array);
+    for (let r = 0; r < n; r++) {
+      const a = arg[r]!;
+      if (a < 0) {
+        valid ??= validOut();
+        valid[r] = 0;
+        continue;
+      }
+      o[2 * r] = u[2 * a]!;
+      o[2 * r + 1] = u[2 * a + 1]!;
+    }
+    return valid;
+  }
+  const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
+  const o = out as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
+  for (let r = 0; r < n; r++) {
+    const a = arg[r]!;
+    if (a < 0) {
+      valid ??= validOut();
+      valid[r] = 0;
+      continue;
+    }
+    o[r] = w[a]!;
+  }
+  return valid;
+}

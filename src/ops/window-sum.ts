@@ -1,0 +1,252 @@
+/**
+ * Sliding sum / count / avg kernels over precomputed frames [lo, hi).
+ *
+ * Integer measures — prefix differences (after Spark PR 58926), ONE prefix per measure shared
+ * by every output column that reads it:
+ *   1. Range check per task: Σ|x| < 2^52 ⇒ every prefix is an exact float64 integer, so
+ *      sum(frame) = P[hi] - P[lo] exactly (fast path, no BigInt).
+ *   2. Otherwise a 96-bit two's-complement prefix in three 32-bit limbs (L, M unsigned; H signed,
+ *      |prefix| < 2^95 for n < 2^32): differences are exact; the int64/uint64 result is the low
+ *      64 bits (M, L) = the wrapping fold, bit-identical to a row-by-row fold (Z/2^64Z).
+ *   avg of ints = correctly rounded exact (wide) sum / count, like Number(BigInt sum) / count.
+ *   Outputs are written through 32-bit halves of the BigInt64Array, never through BigInt.
+ * Counts: a running non-NULL count C; count(frame) = C[hi] - C[lo] (or hi - lo without NULLs).
+ * Float measures — no prefix differences, no add/subtract sliding: a sparse table of pairwise
+ *   block sums S_j[i] = S_{j-1}[i] + S_{j-1}[i + 2^(j-1)] (built in place, level by level) and a
+ *   frame of m values is the left fold of its binary decomposition, smallest block first,
+ *   starting at lo. The summation tree depends only on m and the frame's values, never on its
+ *   position, so equal frames give bit-identical sums; m-1 additions ⇒ error ≤ (m-1)·2^-53·Σ|x|.
+ *   NULLs are replaced by -0 (an exact identity of IEEE addition). NaN/±Inf propagate.
+ * Cost: O(n) per measure for the prefix + O(1) per row per column; floats O(n log W) per column.
+ */
+import type { KeyColumn, TypedArray } from '../types/keys.js';
+import { halves } from './window-frames.js';
+
+const TWO32 = 4294967296;
+
+export type IntPrefix = { kind: 'f64'; P: Float64Array } | { kind: 'limbs'; L: Uint32Array; M: Uint32Array; H: Int32Array };
+
+/** Running non-NULL count, length n + 1. */
+export function countPrefix(valid: Uint8Array, n: number): Int32Array {
+  const C = new Int32Array(n + 1);
+  let c = 0;
+  for (let i = 0; i < n; i++) {
+    c += valid[i]!;
+    C[i + 1] = c;
+  }
+  return C;
+}
+
+/** The one running prefix of an integer measure (length n + 1). */
+export function intPrefix(col: KeyColumn, n: number): IntPrefix {
+  const valid = col.valid;
+  const v = col.values;
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+    const u = halves(v);
+    const signed = v instanceof BigInt64Array;
+    let abs = 0;
+    for (let i = 0; i < n; i++) {
+      if (valid && valid[i] === 0) continue;
+      const h = signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!;
+      abs += Math.abs(h * TWO32 + u[2 * i]!);
+    }
+    if (abs < 2 ** 52) {
+      const P = new Float64Array(n + 1);
+      let acc = 0;
+      for (let i = 0; i < n; i++) {
+        if (!valid || valid[i] !== 0) acc += (signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!) * TWO32 + u[2 * i]!;
+        P[i + 1] = acc;
+      }
+      return { kind: 'f64', P };
+    }
+    const L = new Uint32Array(n + 1);
+    const M = new Uint32Array(n + 1);
+    const H = new Int32Array(n + 1);
+    let l = 0;
+    let m = 0;
+    let h = 0;
+    for (let i = 0; i < n; i++) {
+      if (!valid || valid[i] !== 0) {
+        const xh = u[2 * i + 1]!;
+        l += u[2 * i]!;
+        if (l >= TWO32) {
+          l -= TWO32;
+          m += 1;
+        }
+        m += xh;
+        if (m >= TWO32) {
+          m -= TWO32;
+          h += 1;
+        }
+        if (signed && xh >= 0x80000000) h -= 1;
+      }
+      L[i + 1] = l;
+      M[i + 1] = m;
+      H[i + 1] = h;
+    }
+    return { kind: 'limbs', L, M, H };
+  }
+  const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
+  let abs = 0;
+  for (let i = 0; i < n; i++) if (!valid || valid[i] !== 0) abs += Math.abs(w[i]!);
+  if (abs < 2 ** 52) {
+    const P = new Float64Array(n + 1);
+    let acc = 0;
+    for (let i = 0; i < n; i++) {
+      if (!valid || valid[i] !== 0) acc += w[i]!;
+      P[i + 1] = acc;
+    }
+    return { kind: 'f64', P };
+  }
+  const L = new Uint32Array(n + 1);
+  const M = new Uint32Array(n + 1);
+  const H = new Int32Array(n + 1);
+  let l = 0;
+  let m = 0;
+  let h = 0;
+  for (let i = 0; i < n; i++) {
+    if (!valid || valid[i] !== 0) {
+      const x = w[i]!;
+      const xh = x < 0 ? TWO32 - 1 : 0; // sign extension of a ≤ 32-bit integer
+      l += x < 0 ? x + TWO32 : x;
+      if (l >= TWO32) {
+        l -= TWO32;
+        m += 1;
+      }
+      m += xh;
+      if (m >= TWO32) {
+        m -= TWO32;
+        h += 1;
+      }
+      if (x < 0) h -= 1;
+    }
+    L[i + 1] = l;
+    M[i + 1] = m;
+    H[i + 1] = h;
+  }
+  return { kind: 'limbs', L, M, H };
+}
+
+/** Correctly rounded float64 of h·2^64 + m·2^32 + l (m, l in [0, 2^32)). */
+export function wideToNumber(h: number, m: number, l: number): number {
+  if (h >= -1048576 && h < 1048576) return (h * TWO32 + m) * TWO32 + l;
+  return Number((BigInt(h) << 64n) + (BigInt(m) << 32n) + BigInt(l));
+}
+
+/**
+ * Writes, for each row r, the wrapping 64-bit sum of the frame into out32 (the Uint32 halves of
+ * an int64/uint64 output) and, when `avg` is given, the exact sum / count into avg.
+ * `cnt(r)` is the number of non-NULL values in the frame (rows with 0 are left to the caller).
+ */
+export function intSumAvg(
+  prefix: IntPrefix,
+  lo: Int32Array,
+  hi: Int32Array,
+  out32: Uint32Array | null,
+  avg: Float64Array | null,
+  counts: Int32Array | null,
+): void {
+  const n = lo.length;
+  if (prefix.kind === 'f64') {
+    const P = prefix.P;
+    for (let r = 0; r < n; r++) {
+      const a = lo[r]!;
+      const b = hi[r]!;
+      const s = P[b]! - P[a]!;
+      if (out32) {
+        const hw = Math.floor(s / TWO32);
+        out32[2 * r] = s - hw * TWO32;
+        out32[2 * r + 1] = hw;
+      }
+      if (avg) avg[r] = s / (counts ? counts[b]! - counts[a]! : b - a);
+    }
+    return;
+  }
+  const { L, M, H } = prefix;
+  for (let r = 0; r < n; r++) {
+    const a = lo[r]!;
+    const b = hi[r]!;
+    let dl = L[b]! - L[a]!;
+    let dm = M[b]! - M[a]!;
+    let dh = H[b]! - H[a]!;
+    if (dl < 0) {
+      dl += TWO32;
+      dm -= 1;
+    }
+    if (dm < 0) {
+      dm += TWO32;
+      dh -= 1;
+    }
+    if (out32) {
+      out32[2 * r] = dl;
+      out32[2 * r + 1] = dm;
+    }
+    if (avg) avg[r] = wideToNumber(dh, dm, dl) / (counts ? counts[b]! - counts[a]! : b - a);
+  }
+}
+
+/** float64 copy of a float measure with NULLs replaced by -0 (the identity of IEEE addition). */
+export function floatBase(col: KeyColumn, n: number): Float64Array {
+  const base = new Float64Array(n);
+  const v = col.values as Float64Array | Float32Array;
+  const valid = col.valid;
+  for (let i = 0; i < n; i++) base[i] = valid && valid[i] === 0 ? -0 : v[i]!;
+  return base;
+}
+
+export interface FloatSumJob {
+  lo: Int32Array;
+  hi: Int32Array;
+  maxWidth: number;
+  /** Receives the frame sums (rows with an empty frame keep 0). */
+  out: Float64Array;
+}
+
+/** Canonical-order float sums of several frames over one measure (see file doc). */
+export function floatSums(col: KeyColumn, n: number, jobs: FloatSumJob[]): void {
+  const S = floatBase(col, n);
+  let maxW = 0;
+  for (const job of jobs) if (job.maxWidth > maxW) maxW = job.maxWidth;
+  // Level 0: single values.
+  for (const { lo, hi, out } of jobs) {
+    for (let r = 0; r < n; r++) out[r] = (hi[r]! - lo[r]!) & 1 ? S[lo[r]!]! : 0;
+  }
+  for (let size = 2; size <= maxW; size *= 2) {
+    const half = size >>> 1;
+    const last = n - size;
+    for (let i = 0; i <= last; i++) S[i] = S[i]! + S[i + half]!;
+    const lowMask = size - 1;
+    for (const { lo, hi, out, maxWidth } of jobs) {
+      if (maxWidth < size) continue;
+      for (let r = 0; r < n; r++) {
+        const m = hi[r]! - lo[r]!;
+        if ((m & size) === 0) continue;
+        const below = m & lowMask;
+        const x = S[lo[r]! + below]!;
+        out[r] = below === 0 ? x : out[r]! + x;
+      }
+    }
+  }
+}
+
+/** The same canonical order, folded from scratch for one frame (naive path; O(m)). */
+export function floatSumNaive(base: Float64Array, a: number, b: number): number {
+  const m = b - a;
+  let acc = 0;
+  let pos = a;
+  let first = true;
+  for (let size = 1; size <= m; size *= 2) {
+    if ((m & size) === 0) continue;
+    const x = pairwise(base, pos, size);
+    acc = first ? x : acc + x;
+    first = false;
+    pos += size;
+  }
+  return acc;
+}
+
+function pairwise(x: Float64Array, start: number, size: number): number {
+  if (size === 1) return x[start]!;
+  const h = size >>> 1;
+  return pairwise(x, start, h) + pairwise(x, start + h, h);
+}

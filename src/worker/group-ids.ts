@@ -1,0 +1,411 @@
+/**
+ * Dense group ids of key rows, in first-appearance order, by open addressing over typed arrays.
+ *
+ * Steps: hash every row (shuffle/hash with a private seed, or an inline hash on the single-key
+ * fast paths); probe a power-of-two table of group ids linearly from hash & mask; on a slot
+ * whose stored hash matches, compare the actual values with the group's first row (or the
+ * group's stored key on the fast paths); a miss creates group `groups++`. The table doubles
+ * when it is half full (rehash from the stored per-group hashes).
+ * Equality: NULL == NULL only when nullsEqual; -0 == +0; NaN == NaN; integers of any width and
+ * signedness compare by value (uint64 >= 2^63 never equals a negative int64); values of
+ * different hash classes (shuffle/hash keyClass: int, float, date32, timestamp[unit] ...) never
+ * compare equal; strings/binary compare bytes.
+ * matchGroupIds builds the table on `build` and probes it with `probe`, so build group g and
+ * probe rows with the same key get the same id g; probe keys absent from build get -1.
+ * Complexity: O(n) expected time, O(n) memory; no allocation per row.
+ */
+import type { KeyColumn } from '../types/keys.js';
+import { hashColumns, keyClass, KeyClass, words64 } from '../shuffle/hash.js';
+
+const GROUP_SEED = 0x2f1e7a3b;
+
+const R_NUM = 0; // JS number per row: ints <= 32 bits, bool, date32, float32/64
+const R_I64 = 1; // lo/hi words: int64/uint64, date64, timestamp, duration
+const R_BYTES = 2; // utf8/binary
+const R_NULL = 3; // type null: every row is NULL
+
+interface Acc {
+  cls: number;
+  repr: number;
+  num: ArrayLike<number>;
+  w: Uint32Array;
+  signed: boolean;
+  bytes: Uint8Array;
+  offs: Int32Array;
+  valid: Uint8Array | null;
+}
+
+const EMPTY_U32 = new Uint32Array(0);
+const EMPTY_U8 = new Uint8Array(0);
+const EMPTY_I32 = new Int32Array(0);
+
+function accessor(c: KeyColumn): Acc {
+  const cls = keyClass(c.type);
+  const v = c.values;
+  const a: Acc = { cls, repr: R_NUM, num: EMPTY_U32, w: EMPTY_U32, signed: true, bytes: EMPTY_U8, offs: EMPTY_I32, valid: c.valid };
+  if (cls === KeyClass.Null) a.repr = R_NULL;
+  else if (cls === KeyClass.Utf8 || cls === KeyClass.Binary) {
+    a.repr = R_BYTES;
+    a.bytes = v as Uint8Array;
+    a.offs = c.offsets!;
+  } else if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+    a.repr = R_I64;
+    a.w = words64(v);
+    a.signed = v instanceof BigInt64Array;
+  } else {
+    a.num = v as ArrayLike<number>;
+  }
+  return a;
+}
+
+/** Values of row a of column A and row b of column B are equal (both non-NULL). */
+function valuesEqual(A: Acc, a: number, B: Acc, b: number): boolean {
+  if (A.repr === R_NUM) {
+    const x = A.num[a]!;
+    if (B.repr === R_NUM) {
+      const y = B.num[b]!;
+      return x === y || (x !== x && y !== y);
+    }
+    // number (an integer here: same class) vs 64-bit words
+    const lo = B.w[2 * b]!;
+    const hi = B.w[2 * b + 1]!;
+    const neg = B.signed && hi >= 0x80000000;
+    return neg === x < 0 && lo === x >>> 0 && hi === (x < 0 ? 0xffffffff : 0);
+  }
+  if (A.repr === R_I64) {
+    if (B.repr === R_NUM) return valuesEqual(B, b, A, a);
+    const ahi = A.w[2 * a + 1]!;
+    const bhi = B.w[2 * b + 1]!;
+    return (
+      A.w[2 * a] === B.w[2 * b] && ahi === bhi && (A.signed && ahi >= 0x80000000) === (B.signed && bhi >= 0x80000000)
+    );
+  }
+  if (A.repr === R_BYTES) {
+    const as = A.offs[a]!;
+    const len = A.offs[a + 1]! - as;
+    const bs = B.offs[b]!;
+    if (B.offs[b + 1]! - bs !== len) return false;
+    const x = A.bytes;
+    const y = B.bytes;
+    for (let k = 0; k < len; k++) if (x[as + k] !== y[bs + k]) return false;
+    return true;
+  }
+  return true; // R_NULL: unreachable for non-NULL values
+}
+
+/** Rows equal on every column; NULL equals NULL (callers exclude NULL rows when !nullsEqual). */
+function rowsEqual(A: Acc[], a: number, B: Acc[], b: number): boolean {
+  for (let c = 0; c < A.length; c++) {
+    const x = A[c]!;
+    const y = B[c]!;
+    const xn = x.repr === R_NULL || (x.valid !== null && x.valid[a] === 0);
+    const yn = y.repr === R_NULL || (y.valid !== null && y.valid[b] === 0);
+    if (xn || yn) {
+      if (xn !== yn) return false;
+      continue;
+    }
+    if (x.cls !== y.cls) return false;
+    if (!valuesEqual(x, a, y, b)) return false;
+  }
+  return true;
+}
+
+/** 1 for rows with a NULL in any column, or null when no row has one. */
+function nullRows(columns: KeyColumn[], n: number): Uint8Array | null {
+  let out: Uint8Array | null = null;
+  for (const c of columns) {
+    if (c.type.kind === 'null') {
+      out ??= new Uint8Array(n);
+      out.fill(1, 0, n);
+      continue;
+    }
+    const v = c.valid;
+    if (v === null) continue;
+    for (let i = 0; i < n; i++) {
+      if (v[i] === 0) {
+        out ??= new Uint8Array(n);
+        out[i] = 1;
+      }
+    }
+  }
+  return out;
+}
+
+function tableCap(n: number): number {
+  let cap = 1024;
+  while (cap < 2 * n && cap < 4096 * 1024) cap *= 2;
+  return cap;
+}
+
+/** Open-addressing table of group ids keyed by the rows of `accs`. */
+interface Table {
+  accs: Acc[];
+  hashes: Uint32Array;
+  slots: Int32Array;
+  mask: number;
+  /** group g: its hash and its first row */
+  ghash: Uint32Array;
+  first: Uint32Array;
+  groups: number;
+}
+
+function rehash(t: Table): void {
+  const cap = t.slots.length * 2;
+  const slots = new Int32Array(cap).fill(-1);
+  const mask = cap - 1;
+  const ghash = t.ghash;
+  for (let s = 0; s < t.slots.length; s++) {
+    const g = t.slots[s]!;
+    if (g < 0) continue;
+    let p = ghash[g]! & mask;
+    while (slots[p] !== -1) p = (p + 1) & mask;
+    slots[p] = g;
+  }
+  t.slots = slots;
+  t.mask = mask;
+}
+
+/**
+ * Build the table over rows 0..n-1. Rows with a NULL key: when nullsEqual they group together;
+ * otherwise each gets `nullId` (-1) or, when nullId is 'fresh', a new singleton group.
+ */
+function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: boolean, ids: Int32Array | Uint32Array): Table {
+  const accs = columns.map(accessor);
+  const hashes = hashColumns(columns, n, GROUP_SEED);
+  const nulls = nullsEqual ? null : nullRows(columns, n);
+  let slots: Int32Array = new Int32Array(tableCap(Math.min(n, 4096))).fill(-1);
+  const t: Table = { accs, hashes, slots, mask: slots.length - 1, ghash: new Uint32Array(n), first: new Uint32Array(n), groups: 0 };
+  const { ghash, first } = t;
+  let mask = t.mask;
+  let inTable = 0;
+  let groups = 0;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) {
+      if (fresh) {
+        first[groups] = i;
+        ids[i] = groups++;
+      } else ids[i] = -1;
+      continue;
+    }
+    const h = hashes[i]!;
+    let p = h & mask;
+    for (;;) {
+      const g = slots[p]!;
+      if (g < 0) {
+        slots[p] = groups;
+        ghash[groups] = h;
+        first[groups] = i;
+        ids[i] = groups++;
+        if (++inTable * 2 > slots.length) {
+          t.groups = groups;
+          rehash(t);
+          slots = t.slots;
+          mask = t.mask;
+        }
+        break;
+      }
+      if (ghash[g] === h && rowsEqual(accs, i, accs, first[g]!)) {
+        ids[i] = g;
+        break;
+      }
+      p = (p + 1) & mask;
+    }
+  }
+  t.groups = groups;
+  return t;
+}
+
+function hash64(lo: number, hi: number): number {
+  let x = Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1);
+  x ^= x >>> 15;
+  x = Math.imul(x, 0x2c1b3c6d);
+  return x ^ (x >>> 12);
+}
+
+/** Fast path: one column of 64-bit integers (int64, uint64, date64, timestamp, duration). */
+function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array): number {
+  const w = words64(c.values as BigInt64Array);
+  const valid = c.valid;
+  const keyLo = new Uint32Array(n);
+  const keyHi = new Uint32Array(n);
+  let slots: Int32Array = new Int32Array(tableCap(Math.min(n, 4096))).fill(-1);
+  let mask = slots.length - 1;
+  let inTable = 0;
+  let groups = 0;
+  let nullGroup = -1;
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) {
+      if (!nullsEqual) ids[i] = groups++;
+      else {
+        if (nullGroup < 0) nullGroup = groups++;
+        ids[i] = nullGroup;
+      }
+      continue;
+    }
+    const lo = w[2 * i]!;
+    const hi = w[2 * i + 1]!;
+    let p = hash64(lo, hi) & mask;
+    for (;;) {
+      const g = slots[p]!;
+      if (g < 0) {
+        slots[p] = groups;
+        keyLo[groups] = lo;
+        keyHi[groups] = hi;
+        ids[i] = groups++;
+        if (++inTable * 2 > slots.length) {
+          const cap = slots.length * 2;
+          const old = slots;
+          slots = new Int32Array(cap).fill(-1);
+          mask = cap - 1;
+          for (let s = 0; s < old.length; s++) {
+            const q = old[s]!;
+            if (q < 0) continue;
+            let r = hash64(keyLo[q]!, keyHi[q]!) & mask;
+            while (slots[r] !== -1) r = (r + 1) & mask;
+            slots[r] = q;
+          }
+        }
+        break;
+      }
+      if (keyLo[g] === lo && keyHi[g] === hi) {
+        ids[i] = g;
+        break;
+      }
+      p = (p + 1) & mask;
+    }
+  }
+  return groups;
+}
+
+/** Fast path: one column of integers up to 32 bits (also bool, date32). */
+function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array): number {
+  const v = c.values as Int32Array;
+  const valid = c.valid;
+  const keys = new Int32Array(n);
+  let slots: Int32Array = new Int32Array(tableCap(Math.min(n, 4096))).fill(-1);
+  let mask = slots.length - 1;
+  let inTable = 0;
+  let groups = 0;
+  let nullGroup = -1;
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) {
+      if (!nullsEqual) ids[i] = groups++;
+      else {
+        if (nullGroup < 0) nullGroup = groups++;
+        ids[i] = nullGroup;
+      }
+      continue;
+    }
+    const k = v[i]! | 0;
+    let p = hash64(k, 0) & mask;
+    for (;;) {
+      const g = slots[p]!;
+      if (g < 0) {
+        slots[p] = groups;
+        keys[groups] = k;
+        ids[i] = groups++;
+        if (++inTable * 2 > slots.length) {
+          const cap = slots.length * 2;
+          const old = slots;
+          slots = new Int32Array(cap).fill(-1);
+          mask = cap - 1;
+          for (let s = 0; s < old.length; s++) {
+            const q = old[s]!;
+            if (q < 0) continue;
+            let r = hash64(keys[q]!, 0) & mask;
+            while (slots[r] !== -1) r = (r + 1) & mask;
+            slots[r] = q;
+          }
+        }
+        break;
+      }
+      if (keys[g] === k) {
+        ids[i] = g;
+        break;
+      }
+      p = (p + 1) & mask;
+    }
+  }
+  return groups;
+}
+
+/**
+ * Dense group id per row (0..groups-1, in order of first appearance) of the key tuple of
+ * `columns` over rows 0..n-1. When nullsEqual is false, every row with a NULL key gets its own
+ * singleton group.
+ */
+export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true): { ids: Uint32Array; groups: number } {
+  const ids = new Uint32Array(n);
+  if (columns.length === 0) return { ids, groups: n > 0 ? 1 : 0 };
+  if (columns.length === 1) {
+    const c = columns[0]!;
+    const cls = keyClass(c.type);
+    if (cls !== KeyClass.Float && cls !== KeyClass.Utf8 && cls !== KeyClass.Binary && cls !== KeyClass.Null) {
+      const v = c.values;
+      const groups =
+        v instanceof BigInt64Array || v instanceof BigUint64Array ? groupIds64(c, n, nullsEqual, ids) : groupIds32(c, n, nullsEqual, ids);
+      return { ids, groups };
+    }
+  }
+  const t = build(columns, n, nullsEqual, true, ids);
+  return { ids, groups: t.groups };
+}
+
+/**
+ * groupIds plus `first[g]`, the first row of group g (length >= groups), for callers that need
+ * a representative row per group (e.g. ranking distinct strings). Generic path only.
+ */
+export function groupIdsWithFirst(columns: KeyColumn[], n: number, nullsEqual = true): { ids: Uint32Array; groups: number; first: Uint32Array } {
+  const ids = new Uint32Array(n);
+  const t = build(columns, n, nullsEqual, true, ids);
+  return { ids, groups: t.groups, first: t.first };
+}
+
+/**
+ * Shared group ids for two sides of a join: build rows and probe rows with equal keys get the
+ * same id in 0..groups-1 (groups = distinct build keys). Probe keys absent from build get -1.
+ * When nullsEqual is false, rows with any NULL key get -1 on both sides. Paired columns may
+ * differ in integer width/signedness (compared as integers) and float32/float64.
+ */
+export function matchGroupIds(
+  build_: KeyColumn[],
+  probe: KeyColumn[],
+  nb: number,
+  np: number,
+  nullsEqual: boolean,
+): { buildIds: Int32Array; probeIds: Int32Array; groups: number } {
+  if (build_.length !== probe.length) {
+    throw new RangeError(`matchGroupIds: ${build_.length} build key columns vs ${probe.length} probe key columns`);
+  }
+  const buildIds = new Int32Array(nb);
+  const probeIds = new Int32Array(np);
+  if (build_.length === 0) {
+    if (nb > 0) return { buildIds, probeIds, groups: 1 };
+    probeIds.fill(-1);
+    return { buildIds, probeIds, groups: 0 };
+  }
+  const t = build(build_, nb, nullsEqual, false, buildIds);
+  const accs = probe.map(accessor);
+  const hashes = hashColumns(probe, np, GROUP_SEED);
+  const nulls = nullsEqual ? null : nullRows(probe, np);
+  const { slots, mask, ghash, first } = t;
+  const baccs = t.accs;
+  for (let i = 0; i < np; i++) {
+    let id = -1;
+    if (nulls === null || nulls[i] === 0) {
+      const h = hashes[i]!;
+      let p = h & mask;
+      for (;;) {
+        const g = slots[p]!;
+        if (g < 0) break;
+        if (ghash[g] === h && rowsEqual(accs, i, baccs, first[g]!)) {
+          id = g;
+          break;
+        }
+        p = (p + 1) & mask;
+      }
+    }
+    probeIds[i] = id;
+  }
+  return { buildIds, probeIds, groups: t.groups };
+}

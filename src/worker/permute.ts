@@ -1,0 +1,75 @@
+/**
+ * Reorders a KeyColumn by a permutation (sorted position -> source row), on typed arrays.
+ * 64-bit values are moved as two 32-bit words so no BigInt is created per value.
+ */
+import type { KeyColumn, TypedArray } from '../types/keys.js';
+
+export function permuteKey(col: KeyColumn, perm: Uint32Array): KeyColumn {
+  const n = perm.length;
+  const valid = col.valid ? permuteBytes(col.valid, perm) : null;
+  if (col.offsets) {
+    const src = col.offsets;
+    const offsets = new Int32Array(n + 1);
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const r = perm[i]!;
+      total += src[r + 1]! - src[r]!;
+      offsets[i + 1] = total;
+    }
+    const bytes = new Uint8Array(total);
+    const from = col.values as Uint8Array;
+    for (let i = 0; i < n; i++) {
+      const r = perm[i]!;
+      bytes.set(from.subarray(src[r]!, src[r + 1]!), offsets[i]!);
+    }
+    return { type: col.type, length: n, values: bytes, offsets, valid };
+  }
+  return { type: col.type, length: n, values: permuteValues(col.values, perm), offsets: null, valid };
+}
+
+export function permuteBytes(src: Uint8Array, perm: Uint32Array): Uint8Array {
+  const out = new Uint8Array(perm.length);
+  for (let i = 0; i < perm.length; i++) out[i] = src[perm[i]!]!;
+  return out;
+}
+
+export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array): T {
+  const n = perm.length;
+  const Ctor = src.constructor as new (n: number) => T;
+  const out = new Ctor(n);
+  if (src.BYTES_PER_ELEMENT === 8) {
+    const s = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
+    const d = new Int32Array(out.buffer, out.byteOffset, n * 2);
+    for (let i = 0; i < n; i++) {
+      const r = perm[i]! * 2;
+      d[i << 1] = s[r]!;
+      d[(i << 1) + 1] = s[r + 1]!;
+    }
+    return out;
+  }
+  const s = src as unknown as Int32Array;
+  const d = out as unknown as Int32Array;
+  for (let i = 0; i < n; i++) d[i] = s[perm[i]!]!;
+  return out;
+}
+
+/**
+ * out[target[i]] = src[i] for every i, moving 8-byte values as two words; `valid` bytes alike.
+ * Used to write sorted-order kernel outputs to their rows' global positions.
+ */
+export function scatterValues(src: TypedArray, target: Uint32Array, out: TypedArray): void {
+  const n = target.length;
+  if (src.BYTES_PER_ELEMENT === 8) {
+    const s = new Int32Array(src.buffer, src.byteOffset, n * 2);
+    const d = new Int32Array(out.buffer, out.byteOffset, out.length * 2);
+    for (let i = 0; i < n; i++) {
+      const t = target[i]! * 2;
+      d[t] = s[i << 1]!;
+      d[t + 1] = s[(i << 1) + 1]!;
+    }
+    return;
+  }
+  const s = src as unknown as Int32Array;
+  const d = out as unknown as Int32Array;
+  for (let i = 0; i < n; i++) d[target[i]!] = s[i]!;
+}

@@ -1,0 +1,62 @@
+/**
+ * Row-local task: applies a fused chain of select / withColumns / filter / explode to one
+ * batch, column at a time (expressions evaluated vectorized, src/expr/evaluate), and returns
+ * the output columns in shared memory. Columns that pass through unchanged are not copied.
+ */
+import type * as A from 'apache-arrow';
+import { SharedArena } from '../columns/arena.js';
+import { gatherData } from '../columns/gather.js';
+import { describeData, isAllShared, rebuildData, toSharedData } from '../columns/shared.js';
+import type { BoundExpr } from '../expr/bind.js';
+import { evaluate, evaluatePredicate } from '../expr/evaluate.js';
+import type { ResolvedExplode } from '../ops/explode-spec.js';
+import type { RowLocalResult, RowLocalTask } from '../types/tasks.js';
+import { explodeBatch } from './explode-batch.js';
+
+export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
+  let columns: A.Data[] = task.batch.columns.map(rebuildData);
+  let length = task.batch.length;
+  const arena = new SharedArena();
+  const alloc = arena.alloc as never;
+
+  for (const op of task.ops) {
+    switch (op.kind) {
+      case 'select':
+        columns = op.items.map((it) => evaluate(it.expr as BoundExpr, columns, length, alloc));
+        break;
+      case 'withColumns': {
+        const values = op.columns.map((c) => evaluate(c.expr as BoundExpr, columns, length, alloc));
+        const next = columns.slice();
+        op.columns.forEach((c, i) => {
+          if (c.replace >= 0) next[c.replace] = values[i]!;
+          else next.push(values[i]!);
+        });
+        columns = next;
+        break;
+      }
+      case 'filter': {
+        const keep = evaluatePredicate(op.predicate as BoundExpr, columns, length);
+        let count = 0;
+        for (let i = 0; i < length; i++) count += keep[i]!;
+        if (count === length) break;
+        const idx = new Int32Array(count);
+        for (let i = 0, k = 0; i < length; i++) if (keep[i]) idx[k++] = i;
+        columns = columns.map((c) => gatherData(c, idx, count, alloc));
+        length = count;
+        break;
+      }
+      case 'explode': {
+        const inputs = op.inputs.map((inp) => (inp.expr === null ? columns[inp.column!]! : evaluate(inp.expr as BoundExpr, columns, length, alloc)));
+        const spec = op.spec as ResolvedExplode;
+        columns = explodeBatch(columns, inputs, spec, task.rowBase, alloc);
+        length = columns.length > 0 ? columns[0]!.length : 0;
+        if (columns.length === 0) length = 0;
+        break;
+      }
+    }
+  }
+  return {
+    length,
+    columns: columns.map((c) => describeData(isAllShared(c) ? c : toSharedData(c, arena.alloc))),
+  };
+}

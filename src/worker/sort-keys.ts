@@ -1,0 +1,411 @@
+/**
+ * Sort-key encoders: key columns -> Uint32Array words (most significant first) whose
+ * lexicographic unsigned order is the wanted row order, for the radix argsort in ./sort.ts.
+ *
+ * Steps per column (encodeKeyField):
+ *   1. map each valid value to an order-preserving unsigned integer u (up to 64 bits, lo/hi):
+ *      signed ints flip the sign bit (64-bit: hi/lo words of a Uint32Array view, no BigInt);
+ *      floats canonicalize (-0 -> +0, every NaN -> +NaN) then flip all bits when negative,
+ *      else the sign bit (-Inf < ... < -0 = +0 < ... < +Inf < NaN); bool 0/1; date/timestamp/
+ *      duration as their signed integer; utf8/binary as the dense rank of the row's bytes among
+ *      the distinct values (distinct values sorted by unsigned bytes = UTF-8 code point order);
+ *   2. range-reduce: u -= min over valid rows, so only log2(range) bits remain;
+ *      DESC complements within the range: u = range - u;
+ *   3. NULLs take a reserved code: 0 with valid values shifted +1 (NULLS FIRST) or range+1
+ *      (NULLS LAST); only a full 64-bit range needs a separate 1-bit NULL field instead.
+ * A field with range 0 (constant column) has 0 bits and disappears.
+ * packFields concatenates fields MSB-first into ceil(totalBits / 32) words, so e.g. a group id
+ * of 11 bits and a timestamp spanning 2^33 ms take 44 bits = 2 words, not 1 + 2.
+ * Invariants: equal keys (incl. NULL = NULL, NaN = NaN, -0 = +0) give equal words; the word
+ * order is exactly the requested order. Complexity: O(n) per key (utf8: O(n + d log d) for d
+ * distinct strings, the only comparator sort), no allocation per row.
+ */
+import type { KeyColumn } from '../types/keys.js';
+import { ExecutionError } from '../errors.js';
+import { keyClass, KeyClass, words64 } from '../shuffle/hash.js';
+import { groupIdsWithFirst } from './group-ids.js';
+
+/** Source of temporary Uint32Arrays of length n (contents unspecified), e.g. a reused arena. */
+export type Alloc = (n: number) => Uint32Array;
+const freshAlloc: Alloc = (n) => new Uint32Array(n);
+
+export interface SortOrder {
+  descending: boolean;
+  nullsFirst: boolean;
+}
+
+export interface SortKeySpec extends SortOrder {
+  column: KeyColumn;
+}
+
+/** An order-preserving unsigned field: row value = hi[i] * 2^32 + lo[i] < 2^bits (hi null: 0). */
+export interface KeyField {
+  bits: number;
+  lo: Uint32Array;
+  hi: Uint32Array | null;
+}
+
+function bitLength32(x: number): number {
+  return 32 - Math.clz32(x);
+}
+
+// Hot loops live in small functions: V8 optimizes each once and reuses it, instead of
+// deoptimizing a large function at every loop it has not run yet.
+
+/** float32 bits -> order-preserving unsigned (-0 -> +0, NaN -> +NaN above +Inf). */
+function biasedFloat32(w: Uint32Array, n: number, lo: Uint32Array): void {
+  for (let i = 0; i < n; i++) {
+    let b = w[i]!;
+    const mag = b & 0x7fffffff;
+    if (mag > 0x7f800000) b = 0x7fc00000;
+    else if (mag === 0) b = 0;
+    lo[i] = b & 0x80000000 ? ~b : b | 0x80000000;
+  }
+}
+
+function biasedSigned32(a: ArrayLike<number>, n: number, lo: Uint32Array): void {
+  for (let i = 0; i < n; i++) lo[i] = a[i]! ^ 0x80000000;
+}
+
+function biasedUnsigned32(a: ArrayLike<number>, n: number, lo: Uint32Array): void {
+  for (let i = 0; i < n; i++) lo[i] = a[i]!;
+}
+
+/** Step 1 for <= 32-bit values: biased unsigned value per row into lo (NULL rows: anything). */
+function biased32(c: KeyColumn, n: number, lo: Uint32Array): void {
+  const t = c.type;
+  const v = c.values;
+  if (t.kind === 'float') biasedFloat32(new Uint32Array(v.buffer, v.byteOffset, n), n, lo);
+  else if (v instanceof Int32Array) biasedSigned32(v, n, lo); // int32, date32: the common case
+  else if (t.kind === 'int' ? t.signed : t.kind !== 'bool') biasedSigned32(v as unknown as ArrayLike<number>, n, lo);
+  else biasedUnsigned32(v as unknown as ArrayLike<number>, n, lo);
+}
+
+function biasedFloat64(w: Uint32Array, n: number, lo: Uint32Array, hi: Uint32Array): void {
+  for (let i = 0; i < n; i++) {
+    let l = w[2 * i]!;
+    let h = w[2 * i + 1]!;
+    const mag = h & 0x7fffffff;
+    if (mag >= 0x7ff00000 && (mag > 0x7ff00000 || l !== 0)) {
+      h = 0x7ff80000; // NaN
+      l = 0;
+    } else if (mag === 0 && l === 0) h = 0; // -0
+    if (h & 0x80000000) {
+      lo[i] = ~l;
+      hi[i] = ~h;
+    } else {
+      lo[i] = l;
+      hi[i] = h | 0x80000000;
+    }
+  }
+}
+
+function biasedInt64(w: Uint32Array, flip: number, n: number, lo: Uint32Array, hi: Uint32Array): void {
+  for (let i = 0; i < n; i++) {
+    lo[i] = w[2 * i]!;
+    hi[i] = w[2 * i + 1]! ^ flip;
+  }
+}
+
+/** Step 1 for 64-bit values: biased unsigned lo/hi words per row. */
+function biased64(c: KeyColumn, n: number, lo: Uint32Array, hi: Uint32Array): void {
+  const w = words64(c.values as BigInt64Array);
+  if (c.type.kind === 'float') biasedFloat64(w, n, lo, hi);
+  else biasedInt64(w, c.values instanceof BigUint64Array ? 0 : 0x80000000, n, lo, hi);
+}
+
+function compareBytes(bytes: Uint8Array, offs: Int32Array, a: number, b: number): number {
+  const as = offs[a]!;
+  const bs = offs[b]!;
+  const la = offs[a + 1]! - as;
+  const lb = offs[b + 1]! - bs;
+  const m = la < lb ? la : lb;
+  for (let k = 0; k < m; k++) {
+    const d = bytes[as + k]! - bytes[bs + k]!;
+    if (d !== 0) return d;
+  }
+  return la - lb;
+}
+
+function mapRanks(ids: Uint32Array, rankOf: Uint32Array, n: number, lo: Uint32Array): void {
+  for (let i = 0; i < n; i++) lo[i] = rankOf[ids[i]!]!;
+}
+
+/** Step 1 for utf8/binary: dense rank of the row's bytes among distinct valid values. */
+function ranks(c: KeyColumn, n: number, lo: Uint32Array): void {
+  const { ids, groups, first } = groupIdsWithFirst([c], n, true);
+  const bytes = c.values as Uint8Array;
+  const offs = c.offsets!;
+  const valid = c.valid;
+  const reps: number[] = [];
+  for (let g = 0; g < groups; g++) {
+    const r = first[g]!;
+    if (valid === null || valid[r] !== 0) reps.push(r);
+  }
+  reps.sort((a, b) => compareBytes(bytes, offs, a, b));
+  const rankOf = new Uint32Array(groups);
+  for (let r = 0; r < reps.length; r++) rankOf[ids[reps[r]!]!] = r;
+  mapRanks(ids, rankOf, n, lo);
+}
+
+// min/max results of the last minMax* call (no allocation)
+let minLo = 0;
+let minHi = 0;
+let maxLo = 0;
+let maxHi = 0;
+let nullCount = 0;
+
+function minMax32(lo: Uint32Array, valid: Uint8Array | null, n: number): void {
+  let mn = 0xffffffff;
+  let mx = 0;
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) {
+      nulls++;
+      continue;
+    }
+    const x = lo[i]!;
+    if (x < mn) mn = x;
+    if (x > mx) mx = x;
+  }
+  minLo = mn;
+  maxLo = mx;
+  minHi = maxHi = 0;
+  nullCount = nulls;
+}
+
+function minMax64(lo: Uint32Array, hi: Uint32Array, valid: Uint8Array | null, n: number): void {
+  let mnL = 0xffffffff;
+  let mnH = 0xffffffff;
+  let mxL = 0;
+  let mxH = 0;
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) {
+      nulls++;
+      continue;
+    }
+    const l = lo[i]!;
+    const h = hi[i]!;
+    if (h < mnH || (h === mnH && l < mnL)) {
+      mnH = h;
+      mnL = l;
+    }
+    if (h > mxH || (h === mxH && l > mxL)) {
+      mxH = h;
+      mxL = l;
+    }
+  }
+  minLo = mnL;
+  minHi = mnH;
+  maxLo = mxL;
+  maxHi = mxH;
+  nullCount = nulls;
+}
+
+/** lo = desc ? max - lo : lo - min; NULL rows 0. */
+function reduce32(lo: Uint32Array, valid: Uint8Array | null, n: number, min: number, max: number, desc: boolean): void {
+  if (desc) for (let i = 0; i < n; i++) lo[i] = max - lo[i]!;
+  else for (let i = 0; i < n; i++) lo[i] = lo[i]! - min;
+  if (valid !== null) for (let i = 0; i < n; i++) if (valid[i] === 0) lo[i] = 0;
+}
+
+function reduce64Asc(lo: Uint32Array, hi: Uint32Array, n: number, mL: number, mH: number): void {
+  for (let i = 0; i < n; i++) {
+    const l = lo[i]!;
+    lo[i] = l - mL;
+    hi[i] = hi[i]! - mH - (l < mL ? 1 : 0);
+  }
+}
+
+function reduce64Desc(lo: Uint32Array, hi: Uint32Array, n: number, mL: number, mH: number): void {
+  for (let i = 0; i < n; i++) {
+    const l = lo[i]!;
+    lo[i] = mL - l;
+    hi[i] = mH - hi[i]! - (mL < l ? 1 : 0);
+  }
+}
+
+function zeroNulls(a: Uint32Array, valid: Uint8Array, n: number): void {
+  for (let i = 0; i < n; i++) if (valid[i] === 0) a[i] = 0;
+}
+
+/** Valid rows += 1 (NULL rows stay 0), carrying into hi. */
+function shiftValid(lo: Uint32Array, hi: Uint32Array | null, valid: Uint8Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    if (valid[i] === 0) continue;
+    const l = lo[i]!;
+    lo[i] = l + 1;
+    if (l === 0xffffffff) hi![i]!++;
+  }
+}
+
+function setNulls(lo: Uint32Array, hi: Uint32Array | null, valid: Uint8Array, n: number, cLo: number, cHi: number): void {
+  for (let i = 0; i < n; i++) {
+    if (valid[i] !== 0) continue;
+    lo[i] = cLo;
+    if (hi !== null) hi[i] = cHi;
+  }
+}
+
+/**
+ * Order-preserving fields of one key column (usually one; two when a full 64-bit range with
+ * NULLs needs a separate NULL bit; none when every row is equal).
+ */
+export function encodeKeyField(c: KeyColumn, order: SortOrder, n: number = c.length, alloc: Alloc = freshAlloc): KeyField[] {
+  const cls = keyClass(c.type);
+  if (cls === KeyClass.Null || n === 0) return [];
+  if (cls === KeyClass.Float && (c.type as { bits: number }).bits === 16) {
+    throw new ExecutionError('UNSUPPORTED_KEY_TYPE', 'float16 is not supported as a sort key', { type: 'float16' });
+  }
+  const valid = c.valid;
+  const wide = c.values instanceof BigInt64Array || c.values instanceof BigUint64Array || c.values instanceof Float64Array;
+  const lo = alloc(n);
+  let hi: Uint32Array | null = null;
+  if (cls === KeyClass.Utf8 || cls === KeyClass.Binary) ranks(c, n, lo);
+  else if (wide) {
+    hi = alloc(n);
+    biased64(c, n, lo, hi);
+  } else biased32(c, n, lo);
+
+  // step 2: range-reduce over valid rows
+  if (hi === null) minMax32(lo, valid, n);
+  else minMax64(lo, hi, valid, n);
+  if (nullCount === n) return []; // all NULL: constant
+  const nulls = nullCount;
+  const mnL = minLo;
+  const mnH = minHi;
+  const mxL = maxLo;
+  const mxH = maxHi;
+  let rLo = (mxL - mnL) >>> 0;
+  let rHi = (mxH - mnH - (mxL < mnL ? 1 : 0)) >>> 0;
+  const desc = order.descending;
+  if (hi === null) reduce32(lo, valid, n, mnL, mxL, desc);
+  else {
+    if (desc) reduce64Desc(lo, hi, n, mxL, mxH);
+    else reduce64Asc(lo, hi, n, mnL, mnH);
+    if (valid !== null) {
+      zeroNulls(lo, valid, n);
+      zeroNulls(hi, valid, n);
+    }
+  }
+  // step 3: NULL code
+  const fields: KeyField[] = [];
+  if (nulls > 0) {
+    const v = valid!;
+    const first = order.nullsFirst;
+    if (rLo === 0xffffffff && rHi === 0xffffffff) {
+      // no spare code in 64 bits: a separate NULL bit, valid rows' bit = nullsFirst ? 1 : 0
+      const bit = alloc(n);
+      for (let i = 0; i < n; i++) bit[i] = (v[i] === 0) === first ? 0 : 1;
+      fields.push({ bits: 1, lo: bit, hi: null });
+    } else {
+      if (rLo === 0xffffffff && hi === null) hi = alloc(n).fill(0); // range + 1 = 2^32
+      if (first) shiftValid(lo, hi, v, n);
+      else setNulls(lo, hi, v, n, (rLo + 1) >>> 0, rLo === 0xffffffff ? rHi + 1 : rHi);
+      rHi = rLo === 0xffffffff ? rHi + 1 : rHi;
+      rLo = (rLo + 1) >>> 0;
+    }
+  }
+  const bits = rHi !== 0 ? 32 + bitLength32(rHi) : bitLength32(rLo);
+  if (bits > 0) fields.push({ bits, lo, hi: bits > 32 ? hi : null });
+  return fields;
+}
+
+/** A dense group id (or any unsigned 32-bit key) as a field, range-reduced. */
+export function groupIdField(ids: Uint32Array, n: number = ids.length, alloc: Alloc = freshAlloc): KeyField[] {
+  let min = 0xffffffff;
+  let max = 0;
+  for (let i = 0; i < n; i++) {
+    const x = ids[i]!;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  if (n === 0 || max === min) return [];
+  let lo = ids.length === n ? ids : ids.subarray(0, n);
+  if (min !== 0) {
+    lo = alloc(n);
+    for (let i = 0; i < n; i++) lo[i] = ids[i]! - min;
+  }
+  return [{ bits: bitLength32(max - min), lo, hi: null }];
+}
+
+function orAligned(w: Uint32Array, a: Uint32Array, n: number): void {
+  for (let i = 0; i < n; i++) w[i] |= a[i]!;
+}
+
+function orShifted(w0: Uint32Array, lo: Uint32Array, sh: number, n: number): void {
+  for (let i = 0; i < n; i++) w0[i] |= lo[i]! << sh;
+}
+
+function orSplit(w0: Uint32Array, w1: Uint32Array, lo: Uint32Array, sh: number, n: number): void {
+  const back = 32 - sh;
+  for (let i = 0; i < n; i++) {
+    const l = lo[i]!;
+    w0[i] |= l << sh;
+    w1[i] |= l >>> back;
+  }
+}
+
+/** (hi, lo) << sh into w0 (low), w1 and w2 (high, may be null when those bits are zero). */
+function orSplit64(w0: Uint32Array, w1: Uint32Array, w2: Uint32Array | null, lo: Uint32Array, hi: Uint32Array, sh: number, n: number): void {
+  const back = 32 - sh;
+  for (let i = 0; i < n; i++) {
+    const l = lo[i]!;
+    const h = hi[i]!;
+    w0[i] |= l << sh;
+    w1[i] |= (l >>> back) | (h << sh);
+  }
+  if (w2 !== null) for (let i = 0; i < n; i++) w2[i] |= hi[i]! >>> back;
+}
+
+/**
+ * Concatenate fields (first = most significant) into ceil(sum(bits) / 32) words, most
+ * significant word first; the top word holds the leftover high bits, right-aligned.
+ */
+export function packFields(fields: KeyField[], n: number, alloc: Alloc = freshAlloc): Uint32Array[] {
+  let total = 0;
+  for (const f of fields) total += f.bits;
+  if (total === 0) return [];
+  if (fields.length === 1) {
+    const f = fields[0]!;
+    return f.bits > 32 ? [f.hi!, f.lo] : [f.lo];
+  }
+  const nw = Math.ceil(total / 32);
+  const lsw: Uint32Array[] = []; // least significant first
+  for (let k = 0; k < nw; k++) lsw.push(alloc(n).fill(0));
+  let pos = total;
+  for (const f of fields) {
+    pos -= f.bits;
+    const k = pos >>> 5;
+    const sh = pos & 31;
+    const w0 = lsw[k]!;
+    const w1 = k + 1 < nw ? lsw[k + 1]! : null;
+    const w2 = k + 2 < nw ? lsw[k + 2]! : null;
+    if (sh === 0) {
+      orAligned(w0, f.lo, n);
+      if (f.hi !== null) orAligned(w1!, f.hi, n);
+    } else if (w1 === null) orShifted(w0, f.lo, sh, n);
+    else if (f.hi === null) orSplit(w0, w1, f.lo, sh, n);
+    else orSplit64(w0, w1, w2, f.lo, f.hi, sh, n);
+  }
+  return lsw.reverse();
+}
+
+/** Words of one key column alone (range-reduced, constant words dropped). */
+export function encodeSortKey(column: KeyColumn, order: SortOrder, n: number = column.length): Uint32Array[] {
+  return packFields(encodeKeyField(column, order, n), n);
+}
+
+/** A dense group id as (at most) one word; none when all ids are equal. */
+export function encodeGroupIdKey(ids: Uint32Array, n: number = ids.length): Uint32Array[] {
+  return packFields(groupIdField(ids, n), n);
+}
+
+/** Words of the whole key: `leading` (e.g. group ids, most significant) then the keys in order. */
+export function encodeSortWords(keys: SortKeySpec[], n: number, leading?: Uint32Array, alloc: Alloc = freshAlloc): Uint32Array[] {
+  const fields: KeyField[] = [];
+  if (leading !== undefined) fields.push(...groupIdField(leading, n, alloc));
+  for (const k of keys) fields.push(...encodeKeyField(k.column, k, n, alloc));
+  return packFields(fields, n, alloc);
+}
