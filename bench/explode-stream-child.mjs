@@ -4,10 +4,12 @@
 const [url, inPath, outPath, threads] = process.argv.slice(2);
 const { Engine } = await import(url);
 const engine = new Engine({ threads: Number(threads) });
+const c0 = process.cpuUsage();
 const t0 = performance.now();
 const stats = await engine.readIpc(inPath)
   .explode(['items', 'quantities'], { outputColumn: ['item', 'quantity'] })
   .writeIpc(outPath);
 const ms = performance.now() - t0;
+const c = process.cpuUsage(c0);
 await engine.close();
-process.stdout.write(JSON.stringify({ ms, rowsOut: stats?.rowsOut ?? -1, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\n');
+process.stdout.write(JSON.stringify({ ms, cpuMs: (c.user + c.system) / 1000, rowsOut: stats?.rowsOut ?? -1, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\n');

@@ -45,7 +45,7 @@ export async function writeOrdersIpc(path: string, rows: number, batchRows = 65_
   return statSync(path).size;
 }
 
-interface StreamResult { ms: number; rowsOut: number; peakRss: number; sampledPeak: number; inBytes: number; outBytes: number; }
+interface StreamResult { ms: number; cpuMs: number; rowsOut: number; peakRss: number; sampledPeak: number; inBytes: number; outBytes: number; }
 
 async function streamingRun(inPath: string, outPath: string, threads: number): Promise<StreamResult> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./explode-stream-child.mjs', import.meta.url)), SLUICE_URL.href, inPath, outPath, String(threads)], {
@@ -58,8 +58,8 @@ async function streamingRun(inPath: string, outPath: string, threads: number): P
   const [code] = await once(child, 'exit') as [number | null];
   clearInterval(timer);
   if (code !== 0) throw new Error(`streaming child exited with ${code}: ${stdout}`);
-  const r = JSON.parse(stdout.trim().split('\n').pop()!) as { ms: number; rowsOut: number; maxRssBytes: number };
-  return { ms: r.ms, rowsOut: r.rowsOut, peakRss: Math.max(r.maxRssBytes, sampled), sampledPeak: sampled, inBytes: statSync(inPath).size, outBytes: statSync(outPath).size };
+  const r = JSON.parse(stdout.trim().split('\n').pop()!) as { ms: number; cpuMs: number; rowsOut: number; maxRssBytes: number };
+  return { ms: r.ms, cpuMs: r.cpuMs, rowsOut: r.rowsOut, peakRss: Math.max(r.maxRssBytes, sampled), sampledPeak: sampled, inBytes: statSync(inPath).size, outBytes: statSync(outPath).size };
 }
 
 export async function runExplode(args: BenchArgs): Promise<string> {
@@ -116,7 +116,7 @@ export async function runExplode(args: BenchArgs): Promise<string> {
       process.stderr.write(`  wrote ${streamRows} rows (${fmtBytes(size)}) to ${inPath} in ${fmtS(performance.now() - t0)} s\n`);
       const r = await streamingRun(inPath, outPath, threads);
       ms.push({
-        group: 'streaming', name: `sluice threads=${threads}`, medianMs: r.ms, minMs: r.ms, runsMs: [r.ms], peakRss: r.peakRss, baseRss: 0,
+        group: 'streaming', name: `sluice threads=${threads}`, medianMs: r.ms, minMs: r.ms, runsMs: [r.ms], cpuMs: r.cpuMs, peakRss: r.peakRss, baseRss: 0,
         note: `readIpc -> explode -> writeIpc, ${streamRows} rows in (${fmtBytes(r.inBytes)}), ${r.rowsOut} out (${fmtBytes(r.outBytes)}); child peak RSS (target < 300 MiB); 1 run`,
       });
     } finally {

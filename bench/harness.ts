@@ -109,6 +109,9 @@ export interface Measurement {
   medianMs: number;
   minMs: number;
   runsMs: number[];
+  /** median CPU time (user + system, all threads of the process) per run; less sensitive than
+   * wall time to other processes competing for the cores */
+  cpuMs?: number;
   peakRss: number;
   /** RSS before the first run (input data and earlier allocations included) */
   baseRss: number;
@@ -127,6 +130,7 @@ export async function measure(
   group: string, name: string, opts: RunOptions, fn: () => Promise<number | void> | number | void, note?: string,
 ): Promise<Measurement> {
   const runs: number[] = [];
+  const cpus: number[] = [];
   gc();
   const baseRss = rssBytes();
   const reset = resetPeakRss();
@@ -134,10 +138,12 @@ export async function measure(
   try {
     for (let i = 0; i < opts.warmup + opts.repeat; i++) {
       gc();
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       const r = await fn();
       const ms = typeof r === 'number' ? r : performance.now() - t0;
-      if (i >= opts.warmup) runs.push(ms);
+      const c = process.cpuUsage(c0);
+      if (i >= opts.warmup) { runs.push(ms); cpus.push((c.user + c.system) / 1000); }
       peak = Math.max(peak, peakRssBytes());
       process.stderr.write(`  ${group} / ${name}: run ${i + 1}/${opts.warmup + opts.repeat} ${i < opts.warmup ? '(warmup) ' : ''}${fmtS(ms)} s\n`);
     }
@@ -147,7 +153,7 @@ export async function measure(
     return { name, group, medianMs: NaN, minMs: NaN, runsMs: runs, peakRss: peak, baseRss, note, error: String(err.message ?? err).split('\n')[0] };
   }
   if (!reset) peak = Math.max(peak, baseRss);
-  return { name, group, medianMs: median(runs), minMs: Math.min(...runs), runsMs: runs, peakRss: peak, baseRss, note };
+  return { name, group, medianMs: median(runs), minMs: Math.min(...runs), runsMs: runs, cpuMs: median(cpus), peakRss: peak, baseRss, note };
 }
 
 export function median(xs: number[]): number {
@@ -160,16 +166,16 @@ export function median(xs: number[]): number {
 // printing
 
 export function printTable(title: string, ms: Measurement[], ratios: Array<[string, Measurement | undefined, Measurement | undefined]>): string {
-  const rows: string[][] = [['group', 'system', 'median s', 'min s', 'peak RSS', 'RSS before', 'note']];
+  const rows: string[][] = [['group', 'system', 'median s', 'min s', 'CPU s', 'peak RSS', 'RSS before', 'note']];
   for (const m of ms) {
-    rows.push([m.group, m.name, m.error ? 'FAILED' : fmtS(m.medianMs), m.error ? '' : fmtS(m.minMs), m.peakRss ? fmtBytes(m.peakRss) : '',
+    rows.push([m.group, m.name, m.error ? 'FAILED' : fmtS(m.medianMs), m.error ? '' : fmtS(m.minMs), m.cpuMs === undefined || m.error ? '' : fmtS(m.cpuMs), m.peakRss ? fmtBytes(m.peakRss) : '',
       m.baseRss ? fmtBytes(m.baseRss) : '', m.error ?? m.note ?? '']);
   }
   let out = `\n## ${title}\n\n` + mdTable(rows);
-  const rr: string[][] = [['ratio', 'value (median / median)']];
+  const rr: string[][] = [['ratio', 'wall (median / median)', 'CPU (median / median)']];
   for (const [label, a, b] of ratios) {
     if (!a || !b || a.error || b.error) continue;
-    rr.push([label, `${(a.medianMs / b.medianMs).toFixed(2)}x`]);
+    rr.push([label, `${(a.medianMs / b.medianMs).toFixed(2)}x`, a.cpuMs && b.cpuMs ? `${(a.cpuMs / b.cpuMs).toFixed(2)}x` : '']);
   }
   if (rr.length > 1) out += '\n' + mdTable(rr);
   out += `\nload average at the end: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (other processes on the machine skew timings)\n`;

@@ -1,5 +1,6 @@
 /** Runs a stage tree as a stream of record batches. */
 import type * as A from 'apache-arrow';
+import { batchFromColumns } from '../columns/shared.js';
 import { execAsof } from './exec-asof.js';
 import { execRowLocal } from './exec-rowlocal.js';
 import { execWindow } from './exec-window.js';
@@ -11,7 +12,12 @@ export function ownsBatches(stage: Stage): boolean {
   return stage.kind === 'scan' ? stage.source.owned : stage.kind === 'limit' ? ownsBatches(stage.input) : true;
 }
 
+/** The stage's batches, each carrying exactly the stage's planned schema. */
 export function runStage(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch> {
+  return conform(stage.schema, runStageRaw(ctx, stage));
+}
+
+function runStageRaw(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch> {
   switch (stage.kind) {
     case 'scan':
       return readSource(ctx, stage);
@@ -23,6 +29,12 @@ export function runStage(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordB
       return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
     case 'asof':
       return execAsof(ctx, stage.plan, stage.left, stage.right);
+  }
+}
+
+async function* conform(schema: A.Schema, input: AsyncIterable<A.RecordBatch>): AsyncGenerator<A.RecordBatch> {
+  for await (const batch of input) {
+    yield batch.schema === schema ? batch : batchFromColumns(schema, batch.data.children, batch.numRows);
   }
 }
 

@@ -222,6 +222,9 @@ class Binder {
         let t: TypeDesc = { kind: 'null' };
         for (const a of args) t = commonType(t, a.type, a);
         if (t.kind === 'null') t = INT64;
+        if (!['bool', 'int', 'float', 'utf8', 'binary', 'date', 'timestamp', 'duration'].includes(t.kind)) {
+          throw new PlanError('UNSUPPORTED', `array() items of type ${typeToString(t)} are not supported (primitive types only)`);
+        }
         const items = args.map((a) => castTo(a, t));
         const child: FieldDesc = { name: 'item', type: t, nullable: items.some((a) => a.nullable) };
         return { kind: 'call', fn, args: items, type: { kind: 'list', child }, nullable: false, name };
@@ -443,6 +446,6 @@ function castCanFail(from: TypeDesc, to: TypeDesc): boolean {
     if (from.signed === to.signed) return to.bits < from.bits;
     return from.signed || to.bits <= from.bits;
   }
-  if (from.kind === 'date' && to.kind === 'date') return to.unit === 'day' ? false : false;
+  if (from.kind === 'date' && to.kind === 'date') return to.unit === 'day';
   return true;
 }

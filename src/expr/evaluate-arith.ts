@@ -23,6 +23,7 @@ type Big = BigInt64Array; // any 64-bit array read as bigints
 
 export function arith(op: ArithOp, t: TypeDesc, a: Val, b: Val, n: number, alloc: Alloc, nullOnZero: boolean): Data {
   if ((isConst(a) && a.value === null) || (isConst(b) && b.value === null)) return materialize(null, t, n, alloc);
+  if (isConst(a) && isConst(b)) a = materialize(a.value, t, n, alloc);
   const validity = andValidity(alloc, n, isConst(a) ? null : validityOf(a), isConst(b) ? null : validityOf(b));
   const out = alloc(ctorOf(t), n);
   const A = isConst(a) ? null : a.values;

@@ -63,7 +63,7 @@ function clear(valid: Uint8Array, i: number): void {
 /** Source values as doubles (bool → 0/1, 64-bit via halves, correctly rounded). */
 function asNumbers(from: TypeDesc, a: Data, n: number): ArrayLike<number> {
   if (from.kind === 'bool') return unpackBits(boolBitsOf(a), n, new Uint8Array(n));
-  if (!is64(from)) return a.values as Float64Array;
+  if (!is64(from)) return (a.values as Float64Array).subarray(0, n);
   const { lo, hi, uhi } = halves(a.values as BigInt64Array);
   const h = from.kind === 'int' && !from.signed ? uhi : hi;
   const out = new Float64Array(n);
@@ -92,8 +92,7 @@ function numeric(from: TypeDesc, to: TypeDesc, a: Data, n: number, valid: Uint8A
   }
   const out = alloc(ctorOf(to), n);
   if (to.kind === 'float') {
-    if (is64(from)) (out as Float64Array).set(asNumbers(from, a, n));
-    else (out as Float64Array).set(asNumbers(from, a, n) as Float64Array);
+    (out as Float64Array).set(asNumbers(from, a, n) as Float64Array);
     return makeResult(to, n, valid, { data: out });
   }
   if (to.kind !== 'int') throw new Error(`cast: unexpected target ${to.kind}`);

@@ -1,12 +1,13 @@
 /**
  * Parquet input and output through parquet-wasm (Rust's parquet crate compiled to WASM).
  *
- * Reading: `ParquetFile.fromFile(await fs.openAsBlob(path))` reads byte ranges of the file on
- * demand (footer first, then one row group's column chunks at a time); `stream({ batchSize })`
- * decodes row group by row group into WASM RecordBatches. Each one is converted to Arrow IPC
- * *stream* bytes (`intoIPCStream`, a copy out of WASM memory) and parsed with apache-arrow's
- * `tableFromIPC`, so what we yield are ordinary apache-arrow RecordBatches. Memory: one batch
- * on the JS side, one row group inside WASM.
+ * Reading (in a worker thread, see parquet-read-worker.ts, because parquet-wasm can panic on
+ * corrupt data in a way that escapes every promise): `ParquetFile.fromFile(await
+ * fs.openAsBlob(path))` reads byte ranges of the file on demand (footer first, then one row
+ * group's column chunks at a time); `stream({ batchSize })` decodes row group by row group into
+ * WASM RecordBatches. Each one is converted to Arrow IPC *stream* bytes (`intoIPCStream`),
+ * transferred to this thread and parsed with apache-arrow's `tableFromIPC`, so what we yield
+ * are ordinary apache-arrow RecordBatches. Memory: one batch here, one row group in WASM.
  *
  * Writing: batches are fed one at a time (each through IPC bytes into a WASM RecordBatch) to
  * `transformParquetStream`, which emits Parquet bytes as row groups fill up (ZSTD, at most
@@ -17,33 +18,47 @@
  * InputErrors naming the path.
  */
 import { type RecordBatch, Table, tableFromIPC, tableToIPC, type Schema } from 'apache-arrow';
-import { openAsBlob } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import * as pq from 'parquet-wasm';
+import { InputError } from '../errors.js';
 import { writeAtomic } from './atomic.js';
 import { readError, throwIfAborted } from './input-errors.js';
 import { conformBatch, emptyBatch } from './ipc-sink.js';
+import { ParquetReadWorker } from './parquet-read-worker.js';
 
 const FORMAT = 'Parquet' as const;
 const DEFAULT_BATCH_ROWS = 65536;
 const DEFAULT_ROW_GROUP_ROWS = 131072;
 
-async function openParquet(path: string): Promise<pq.ParquetFile> {
+async function checkFile(path: string): Promise<void> {
+  // openAsBlob throws ERR_INVALID_ARG_VALUE for a missing file: stat first for a clear error
+  let st;
   try {
-    return await pq.ParquetFile.fromFile(await openAsBlob(path));
+    st = await stat(path);
   } catch (err) {
     throw readError(err, path, FORMAT);
   }
+  if (!st.isFile()) throw new InputError('INPUT_UNREADABLE', `Cannot read Parquet input ${path}: not a regular file`, { path, format: FORMAT });
+}
+
+function workerFailure(path: string, message: string): InputError {
+  return new InputError('INPUT_MALFORMED', `Malformed Parquet input ${path}: ${message}`, { path, format: FORMAT });
 }
 
 /** Read only the schema of a Parquet file (from its footer), as an apache-arrow Schema. */
 export async function readParquetSchema(path: string): Promise<Schema> {
-  const file = await openParquet(path);
+  await checkFile(path);
+  const w = new ParquetReadWorker(path, { batchRows: 1, schemaOnly: true });
   try {
-    return tableFromIPC(file.schema().intoIPCStream()).schema;
-  } catch (err) {
-    throw readError(err, path, FORMAT);
+    const r = await w.next();
+    if (r.kind !== 'schema') throw workerFailure(path, r.kind === 'error' ? r.message : 'no schema');
+    try {
+      return tableFromIPC(r.ipc).schema;
+    } catch (err) {
+      throw readError(err, path, FORMAT);
+    }
   } finally {
-    file.free();
+    await w.close();
   }
 }
 
@@ -53,30 +68,26 @@ export async function* readParquetBatches(
   opts: { signal?: AbortSignal; batchRows?: number } = {},
 ): AsyncGenerator<RecordBatch> {
   throwIfAborted(opts.signal, path);
-  const file = await openParquet(path);
-  let reader: ReadableStreamDefaultReader<pq.RecordBatch> | undefined;
+  await checkFile(path);
+  const w = new ParquetReadWorker(path, { batchRows: opts.batchRows ?? DEFAULT_BATCH_ROWS, schemaOnly: false });
   try {
-    try {
-      const stream = (await file.stream({ batchSize: opts.batchRows ?? DEFAULT_BATCH_ROWS })) as ReadableStream<pq.RecordBatch>;
-      reader = stream.getReader();
-    } catch (err) {
-      throw readError(err, path, FORMAT);
-    }
+    const first = await w.next();
+    if (first.kind !== 'schema') throw workerFailure(path, first.kind === 'error' ? first.message : 'no schema');
     for (;;) {
       throwIfAborted(opts.signal, path);
+      const r = await w.next();
+      if (r.kind === 'done') return;
+      if (r.kind !== 'batch') throw workerFailure(path, r.kind === 'error' ? r.message : 'unexpected reply');
       let batches: RecordBatch[];
       try {
-        const r = await reader.read();
-        if (r.done) return;
-        batches = tableFromIPC(r.value.intoIPCStream()).batches;
+        batches = tableFromIPC(r.ipc).batches;
       } catch (err) {
         throw readError(err, path, FORMAT);
       }
       for (const b of batches) yield b;
     }
   } finally {
-    if (reader) await reader.cancel().catch(() => {});
-    file.free();
+    await w.close();
   }
 }
 

@@ -499,7 +499,7 @@ export function limbGap(ah: number, am: number, al: number, bh: number, bm: numb
     gm += P32;
     borrow = 1;
   }
-  limbScratch[0] = ah - bh;
+  limbScratch[0] = ah - bh - borrow;
   limbScratch[1] = gm;
   limbScratch[2] = gl;
 }

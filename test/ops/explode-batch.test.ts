@@ -146,6 +146,37 @@ describe('explode batch: FLINK-40856 acceptance', () => {
     ]);
   });
 
+  it('sliced fixed-size, large and map inputs read from the slice', () => {
+    const fixedT: TypeDesc = { kind: 'fixedSizeList', size: 2, child: { name: 'item', type: int32, nullable: true } };
+    const largeT = listOf(utf8, 'largeList');
+    const fixed = makeColumn([[1, 2], [3, 4], null, [5, 6]], fixedT).slice(1, 3);
+    const large = makeColumn([['z'], ['a', 'b'], null, ['c', null]], largeT).slice(1, 3);
+    const schema = [f('p', fixedT), f('q', largeT)];
+    const spec = resolveExplode(
+      [
+        { direct: true, columnIndex: 0, name: 'p', type: fixedT },
+        { direct: true, columnIndex: 1, name: 'q', type: largeT },
+      ],
+      undefined,
+      'pos',
+      false,
+      schema,
+    );
+    const out = explodeBatch([fixed, large], [fixed, large], spec, 0);
+    expect(out.map(readData)).toEqual([
+      [3, 4, null, 5, 6],
+      ['a', 'b', null, 'c', null],
+      [1, 2, null, 1, 2],
+    ]);
+    const m = mapType(utf8, int32);
+    const map = makeColumn([new Map([['x', 0]]), new Map([['a', 1]]), null, new Map([['b', 2], ['c', 3]])], m).slice(1, 3);
+    const mspec = resolveExplode([{ direct: true, columnIndex: 0, name: 'm', type: m }], ['k', 'v'], undefined, true, [f('m', m)]);
+    expect(explodeBatch([map], [map], mspec, 0).map(readData)).toEqual([
+      ['a', 'b', 'c'],
+      [1, 2, 3],
+    ]);
+  });
+
   it('outputs are contiguous shared-memory columns', () => {
     const { out } = run(seed, [{ direct: 'items' }, { direct: 'quantities' }], { ordinality: 'pos' });
     for (const d of out) expect(checkLayout(d)).toEqual([]);

@@ -244,7 +244,7 @@ export function referenceWindowDetailed(rows: RefRow[], schema: FieldDesc[], opt
         }
         if (vals.length === 0) continue; // NULL
         if (col.fn === 'min' || col.fn === 'max') {
-          let best = vals[0]!;
+          let best: RefValue = vals[0]!;
           for (const v of vals) if (col.fn === 'min' ? minMaxLess(v, best) : minMaxLess(best, v)) best = v;
           out[target] = best as RefOut;
           continue;
@@ -431,13 +431,13 @@ export function keyColumnFromValues(type: TypeDesc, values: RefValue[]): KeyColu
       arr = Uint8Array.from(values, (v) => (v === true ? 1 : 0));
       break;
     case 'date':
-      if (type.unit === 'day') {
+    case 'timestamp':
+    case 'duration': {
+      if (type.kind === 'date' && type.unit === 'day') {
         arr = Int32Array.from(values, (v) => (v === null ? 0 : Number(v)));
         break;
       }
-    // falls through: date64 is int64 milliseconds
-    case 'timestamp':
-    case 'duration': {
+      // date64 is int64 milliseconds
       const a = new BigInt64Array(n);
       values.forEach((v, i) => {
         if (v !== null) a[i] = BigInt(v as number | bigint);
