@@ -219,7 +219,10 @@ class Binder {
     const name = sqlText(node);
     switch (fn) {
       case 'array': {
+        // non-literal items decide the type; integer/float literals adopt it when they fit
         let t: TypeDesc = { kind: 'null' };
+        for (const a of args) if (!isDynamicLiteral(a)) t = commonType(t, a.type, a);
+        if (t.kind !== 'null') args = args.map((a) => adoptLiteral(a, t));
         for (const a of args) t = commonType(t, a.type, a);
         if (t.kind === 'null') t = INT64;
         if (!['bool', 'int', 'float', 'utf8', 'binary', 'date', 'timestamp', 'duration'].includes(t.kind)) {

@@ -1,15 +1,22 @@
 /**
- * Decodes a Parquet file inside a short-lived worker thread with its own parquet-wasm instance.
+ * Decodes Parquet files inside worker threads, each with its own parquet-wasm instance.
  *
- * Why a thread: on some corrupt files parquet-wasm panics inside an async task; the panic is
+ * Why threads: on some corrupt files parquet-wasm panics inside an async task; the panic is
  * a WASM trap ("RuntimeError: unreachable") thrown outside any promise, which would crash the
- * process and leave the read pending forever. In a worker it only ends that worker, and we
- * report an InputError. A side benefit: WASM memory, which never shrinks, goes away with it.
+ * process and leave the read pending forever. In a worker it only ends that worker, and the
+ * read fails with an InputError.
  *
- * Protocol (request/response, one batch in flight, so memory stays bounded by a batch): the
- * worker posts `{ kind: 'schema', ipc }` first, then answers each `'next'` with
- * `{ kind: 'batch', ipc }` (Arrow IPC stream bytes, transferred) or `{ kind: 'done' }`;
- * failures are `{ kind: 'error', message }` or the worker's 'error' event.
+ * Starting a worker compiles the WASM module (~0.3–1 s), so workers are reused: a read takes an
+ * idle worker (or starts one), and gives it back when it ends cleanly; a worker that failed or
+ * whose read was cut short by a crash is terminated. At most two idle workers are kept; they
+ * are unref'ed, so they never hold the process open. An idle worker keeps its WASM memory
+ * (sized by the largest row group it decoded: WASM memory never shrinks).
+ *
+ * Protocol per read (request/response, one batch in flight, so memory stays bounded by a
+ * batch): `{ op: 'open', path, batchRows, schemaOnly }` → `{ kind: 'schema', ipc }`; each
+ * `{ op: 'next' }` → `{ kind: 'batch', ipc }` (Arrow IPC stream bytes, transferred) or
+ * `{ kind: 'done' }`; `{ op: 'close' }` → `{ kind: 'closed' }`. Failures are
+ * `{ kind: 'error', message }` or the worker's 'error'/'exit' events.
  * The worker source is inline (eval) so that it runs the same from src/ and dist/.
  */
 import { Worker } from 'node:worker_threads';
@@ -17,83 +24,130 @@ import { Worker } from 'node:worker_threads';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { openAsBlob } = require('node:fs');
-(async () => {
-  const pq = await import(workerData.moduleUrl);
-  let file;
+const pqp = import(workerData.moduleUrl);
+let file = null, reader = null;
+const msg = (e) => String((e && e.message) || e);
+async function closeSession() {
+  if (reader) { try { await reader.cancel(); } catch {} reader = null; }
+  if (file) { try { file.free(); } catch {} file = null; }
+}
+parentPort.on('message', async (m) => {
   try {
-    file = await pq.ParquetFile.fromFile(await openAsBlob(workerData.path));
-    const schemaIpc = file.schema().intoIPCStream();
-    parentPort.postMessage({ kind: 'schema', ipc: schemaIpc }, [schemaIpc.buffer]);
-    if (workerData.schemaOnly) return;
-    const reader = (await file.stream({ batchSize: workerData.batchRows })).getReader();
-    parentPort.on('message', async () => {
-      try {
-        const r = await reader.read();
-        if (r.done) { parentPort.postMessage({ kind: 'done' }); return; }
-        const ipc = r.value.intoIPCStream();
-        parentPort.postMessage({ kind: 'batch', ipc }, [ipc.buffer]);
-      } catch (err) {
-        parentPort.postMessage({ kind: 'error', message: String(err && err.message || err) });
-      }
-    });
+    if (m.op === 'open') {
+      const pq = await pqp;
+      file = await pq.ParquetFile.fromFile(await openAsBlob(m.path));
+      const ipc = file.schema().intoIPCStream();
+      if (!m.schemaOnly) reader = (await file.stream({ batchSize: m.batchRows })).getReader();
+      parentPort.postMessage({ kind: 'schema', ipc }, [ipc.buffer]);
+    } else if (m.op === 'next') {
+      const r = await reader.read();
+      if (r.done) { parentPort.postMessage({ kind: 'done' }); return; }
+      const ipc = r.value.intoIPCStream();
+      parentPort.postMessage({ kind: 'batch', ipc }, [ipc.buffer]);
+    } else if (m.op === 'close') {
+      await closeSession();
+      parentPort.postMessage({ kind: 'closed' });
+    }
   } catch (err) {
-    parentPort.postMessage({ kind: 'error', message: String(err && err.message || err) });
+    await closeSession();
+    parentPort.postMessage({ kind: 'error', message: msg(err) });
   }
-})();
+});
 `;
 
-export type WorkerReply = { kind: 'schema'; ipc: Uint8Array } | { kind: 'batch'; ipc: Uint8Array } | { kind: 'done' } | { kind: 'error'; message: string };
+export type WorkerReply =
+  | { kind: 'schema'; ipc: Uint8Array }
+  | { kind: 'batch'; ipc: Uint8Array }
+  | { kind: 'done' }
+  | { kind: 'closed' }
+  | { kind: 'error'; message: string };
 
-/** A Parquet decoding worker: `next()` gives the next reply; `close()` ends the thread. */
+const MAX_IDLE = 2;
+const idle: Worker[] = [];
+
+function startWorker(): Worker {
+  const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { moduleUrl: import.meta.resolve('parquet-wasm') } });
+  w.unref();
+  // keep an idle worker from crashing the process if it fails between reads
+  w.on('error', () => {});
+  w.on('exit', () => {
+    const i = idle.indexOf(w);
+    if (i >= 0) idle.splice(i, 1);
+  });
+  return w;
+}
+
+/** One read of one Parquet file on a (possibly reused) worker. */
 export class ParquetReadWorker {
   private readonly worker: Worker;
   private readonly queue: WorkerReply[] = [];
-  private waiting: { resolve: (r: WorkerReply) => void } | null = null;
-  private failed: WorkerReply | null = null;
-  private started = false;
+  private waiting: ((r: WorkerReply) => void) | null = null;
+  private failure: WorkerReply | null = null;
+  private readonly onMessage = (m: WorkerReply): void => this.deliver(m);
+  private readonly onError = (err: Error): void => this.fail(`${err.name}: ${err.message}`);
+  private readonly onExit = (code: number): void => this.fail(`the Parquet decoder stopped (exit code ${code})`);
 
   constructor(path: string, opts: { batchRows: number; schemaOnly: boolean }) {
-    const moduleUrl = import.meta.resolve('parquet-wasm');
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { moduleUrl, path, batchRows: opts.batchRows, schemaOnly: opts.schemaOnly },
-    });
-    this.worker.unref();
-    this.worker.on('message', (m: WorkerReply) => this.deliver(m));
-    this.worker.on('error', (err: Error) => this.fail(`${err.name}: ${err.message}`));
-    this.worker.on('exit', (code) => this.fail(`the Parquet decoder stopped (exit code ${code})`));
+    this.worker = idle.pop() ?? startWorker();
+    this.worker.on('message', this.onMessage);
+    this.worker.on('error', this.onError);
+    this.worker.on('exit', this.onExit);
+    this.worker.postMessage({ op: 'open', path, batchRows: opts.batchRows, schemaOnly: opts.schemaOnly });
   }
 
   private deliver(m: WorkerReply): void {
+    if (m.kind === 'error') this.failure ??= m;
     if (this.waiting) {
       const w = this.waiting;
       this.waiting = null;
-      w.resolve(m);
+      w(m);
     } else this.queue.push(m);
   }
 
   private fail(message: string): void {
-    if (this.failed) return;
-    this.failed = { kind: 'error', message };
-    this.deliver(this.failed);
+    if (this.failure?.kind === 'error' && this.failure.message.startsWith('__crash')) return;
+    const f: WorkerReply = { kind: 'error', message };
+    this.failure = { kind: 'error', message: `__crash${message}` };
+    this.deliver(f);
   }
 
-  /** The first reply is the schema; later ones answer a request for the next batch. */
-  next(): Promise<WorkerReply> {
-    if (this.started) {
-      if (this.failed === null) this.worker.postMessage('next');
-    }
-    this.started = true;
+  private reply(): Promise<WorkerReply> {
     const q = this.queue.shift();
     if (q) return Promise.resolve(q);
-    if (this.failed) return Promise.resolve(this.failed);
     return new Promise((resolve) => {
-      this.waiting = { resolve };
+      this.waiting = resolve;
     });
   }
 
+  /** The schema reply (first call), then one reply per batch request. */
+  private opened = false;
+  next(): Promise<WorkerReply> {
+    if (this.opened && this.failure === null) this.worker.postMessage({ op: 'next' });
+    this.opened = true;
+    if (this.failure !== null && this.queue.length === 0) return Promise.resolve(this.failure.kind === 'error' ? { kind: 'error', message: this.failure.message.replace(/^__crash/, '') } : this.failure);
+    return this.reply();
+  }
+
+  /** End the read; the worker goes back to the idle list when it is healthy. */
   async close(): Promise<void> {
-    this.failed ??= { kind: 'error', message: 'closed' };
-    await this.worker.terminate();
+    let healthy = this.failure === null || !(this.failure.kind === 'error' && this.failure.message.startsWith('__crash'));
+    if (healthy) {
+      this.queue.length = 0;
+      this.worker.postMessage({ op: 'close' });
+      // drain replies still in flight until the close is acknowledged
+      for (;;) {
+        const r = await this.reply();
+        if (r.kind === 'closed') break;
+        if (this.failure?.kind === 'error' && this.failure.message.startsWith('__crash')) {
+          healthy = false;
+          break;
+        }
+      }
+    }
+    this.worker.off('message', this.onMessage);
+    this.worker.off('error', this.onError);
+    this.worker.off('exit', this.onExit);
+    if (healthy && idle.length < MAX_IDLE) idle.push(this.worker);
+    else await this.worker.terminate();
   }
 }

@@ -191,7 +191,9 @@ export function asofMatch(input: AsofKernelInput): Int32Array {
   const sc = checkPairs ? new Int32Array(nL).fill(-1) : null;
 
   // ---- 2. merge-like cursors per group
-  for (let g = 0; g < G; g++) {
+  if (k.mode !== MODE_WIDE) {
+    scanF64(k, lValid, lStarts, rStarts, G, back, fwd, allowExactMatches, res, rMap, pc, sc);
+  } else for (let g = 0; g < G; g++) {
     const ls = lStarts[g]!;
     const le = lStarts[g + 1]!;
     const rs = rStarts[g]!;
@@ -298,6 +300,81 @@ export function asofMatch(input: AsofKernelInput): Int32Array {
     nActive = nNext;
   }
   return res;
+}
+
+/** Step 2 specialized for doubles (exact integers, ranks or floats): plain array reads. */
+function scanF64(
+  k: Keys,
+  lValid: Uint8Array | null,
+  lStarts: Int32Array,
+  rStarts: Int32Array,
+  G: number,
+  back: boolean,
+  fwd: boolean,
+  allowExact: boolean,
+  res: Int32Array,
+  rMap: Int32Array | null,
+  pc: Int32Array | null,
+  sc: Int32Array | null,
+): void {
+  const lv = k.lv;
+  const rv = k.rv;
+  const tol = k.tol;
+  const exact = k.mode === MODE_EXACT;
+  // exact integers: |x - k| is exact, so `<= tol.lo` decides; floats go through withinF
+  const tolLo = tol === null || tol.unbounded ? Infinity : tol.lo;
+  const floatTol = !exact && tol !== null && !tol.unbounded;
+  for (let g = 0; g < G; g++) {
+    const ls = lStarts[g]!;
+    const le = lStarts[g + 1]!;
+    const rs = rStarts[g]!;
+    const re = rStarts[g + 1]!;
+    if (ls >= le || rs >= re) continue;
+    let jb = rs;
+    let jf = rs;
+    for (let i = ls; i < le; i++) {
+      if (lValid !== null && lValid[i] === 0) continue;
+      const x = lv[i]!;
+      let P = -1;
+      let S = -1;
+      if (back) {
+        if (allowExact) while (jb < re && rv[jb]! <= x) jb++;
+        else while (jb < re && rv[jb]! < x) jb++;
+        if (jb > rs) {
+          const y = rv[jb - 1]!;
+          if (floatTol ? withinF(x, y, tol!) : x - y <= tolLo || x === y) P = jb - 1;
+        }
+      }
+      if (fwd) {
+        if (allowExact) while (jf < re && rv[jf]! < x) jf++;
+        else while (jf < re && rv[jf]! <= x) jf++;
+        if (jf < re) {
+          const y = rv[jf]!;
+          if (floatTol ? withinF(x, y, tol!) : y - x <= tolLo || x === y) S = jf;
+        }
+      }
+      if (pc !== null) {
+        pc[i] = P;
+        sc![i] = S;
+        continue;
+      }
+      let best = P;
+      if (S >= 0) {
+        if (P < 0) best = S;
+        else if (exact) {
+          if (rv[S]! - x < x - rv[P]!) best = S;
+        } else {
+          const ds = rv[S]! - x;
+          const dp = x - rv[P]!;
+          if (ds < dp || (ds === dp && gapSignF(x, rv[P]!, rv[S]!) < 0)) best = S;
+          else if (ds !== ds || dp !== dp) {
+            if (gapSignF(x, rv[P]!, rv[S]!) < 0) best = S; // an infinity on both sides
+          }
+        }
+      }
+      if (best >= 0) res[i] = rMap === null ? best : rMap[best]!;
+    }
+  }
 }
 
 function gatherF(src: Float64Array, map: Int32Array | null): Float64Array {

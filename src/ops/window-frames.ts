@@ -11,7 +11,7 @@
  *   of a regular row is { j regular : d[j] >= d[i] - p and d[j] <= d[i] + f }; NULL and NaN rows
  *   form their own runs: their bounded sides are their run's ends, and regular rows reach them
  *   only through an unbounded side. Keys are turned into exact float64 numbers once per task
- *   (ints ≤ 32 bits directly; 64-bit keys relative to the minimum when the span is ≤ 2^51, read
+ *   (ints ≤ 32 bits directly; 64-bit keys relative to a base key when the span is ≤ 2^50, read
  *   through 32-bit halves, no BigInt), else compared as BigInt (exact, no overflow). Float keys
  *   use float64 arithmetic for d[i] - p and d[i] + f.
  * Invariants: s ≤ lo[i] ≤ hi[i] ≤ e; within a group lo and hi are non-decreasing (sliding
@@ -176,25 +176,27 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
   let pBig = 0n;
   let fBig = 0n;
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    const signed = v instanceof BigInt64Array;
     const u = halves(v);
-    // Minimum and maximum regular key, compared through halves.
-    let minI = -1;
-    let maxI = -1;
-    const hiOf = (i: number): number => (signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!);
-    const less = (i: number, j: number): boolean => hiOf(i) < hiOf(j) || (hiOf(i) === hiOf(j) && u[2 * i]! < u[2 * j]!);
+    // High words read signed for int64 keys, unsigned for uint64 keys.
+    const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;
+    // Approximate extremes (one rounding each) decide whether keys relative to a base key
+    // stay exact float64 integers (|k - base| ≤ span + rounding slack < 2^53).
+    let lo = Infinity;
+    let hi = -Infinity;
+    let base = -1;
     for (let i = 0; i < n; i++) {
       if (sp[i] !== 0) continue;
-      if (minI < 0 || less(i, minI)) minI = i;
-      if (maxI < 0 || less(maxI, i)) maxI = i;
+      const x = hw[2 * i + 1]! * TWO32 + u[2 * i]!;
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+      if (base < 0) base = i;
     }
-    const span = minI < 0 ? 0 : (hiOf(maxI) - hiOf(minI)) * TWO32 + (u[2 * maxI]! - u[2 * minI]!);
-    if (span <= 2 ** 51) {
+    if (base < 0 || hi - lo <= 2 ** 50) {
       d = new Float64Array(n);
-      if (minI >= 0) {
-        const bh = hiOf(minI);
-        const bl = u[2 * minI]!;
-        for (let i = 0; i < n; i++) if (sp[i] === 0) d[i] = sign * ((hiOf(i) - bh) * TWO32 + (u[2 * i]! - bl));
+      if (base >= 0) {
+        const bh = hw[2 * base + 1]!;
+        const bl = u[2 * base]!;
+        for (let i = 0; i < n; i++) if (sp[i] === 0) d[i] = sign * ((hw[2 * i + 1]! - bh) * TWO32 + (u[2 * i]! - bl));
       }
       if (P) p = clampOffset(P, 2 ** 52);
       if (F) f = clampOffset(F, 2 ** 52);

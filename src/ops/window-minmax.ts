@@ -20,6 +20,16 @@ export function makeLess(col: KeyColumn): (a: number, b: number) => boolean {
   const v = col.values;
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
     const u = halves(v);
+    // Fast path: every value an exact float64 integer (|x| < 2^53) → compare as numbers.
+    const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;
+    const asNum = new Float64Array(v.length);
+    let exact = true;
+    for (let i = 0; i < v.length && exact; i++) {
+      const h = hw[2 * i + 1]!;
+      if (h >= 0x200000 || h < -0x200000) exact = false;
+      else asNum[i] = h * 4294967296 + u[2 * i]!;
+    }
+    if (exact) return (a, b) => asNum[a]! < asNum[b]!;
     if (v instanceof BigInt64Array) {
       return (a, b) => {
         const ha = u[2 * a + 1]! | 0;
@@ -113,6 +123,7 @@ export function gatherArgs(col: KeyColumn, arg: Int32Array, out: TypedArray, val
       if (a < 0) {
         valid ??= validOut();
         valid[r] = 0;
+        o[2 * r] = o[2 * r + 1] = 0;
         continue;
       }
       o[2 * r] = u[2 * a]!;
@@ -127,6 +138,7 @@ export function gatherArgs(col: KeyColumn, arg: Int32Array, out: TypedArray, val
     if (a < 0) {
       valid ??= validOut();
       valid[r] = 0;
+      o[r] = 0;
       continue;
     }
     o[r] = w[a]!;

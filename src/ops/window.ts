@@ -55,7 +55,7 @@ export type TypedArrayCtor =
   | Float32ArrayConstructor
   | Float64ArrayConstructor;
 
-/** Allocates a zero-filled output array (e.g. over a SharedArrayBuffer). */
+/** Allocates an output array (e.g. over a SharedArrayBuffer); every element is written. */
 export type WindowAlloc = (ctor: TypedArrayCtor, length: number) => TypedArray;
 
 const defaultAlloc: WindowAlloc = (ctor, length) => new ctor(length);
@@ -131,7 +131,7 @@ export function computeWindowNaive(input: WindowKernelInput, alloc: WindowAlloc 
 
 function run(input: WindowKernelInput, alloc: WindowAlloc, naive: boolean): WindowColumnOut[] {
   const ctx: Ctx = { input, alloc, frames: new Map(), counts: new Map(), prefixes: new Map(), floatOut: new Map() };
-  const { window, n } = input;
+  const { window } = input;
   if (!naive) prepareFloatSums(ctx);
   return window.columns.map((col) => (naive ? naiveColumn(ctx, col) : fastColumn(ctx, col)));
 }
@@ -164,7 +164,10 @@ function fastColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
   if (col.fn === 'count') {
     const out = ctx.alloc(BigInt64Array, n) as BigInt64Array;
     const o = halves(out);
-    for (let r = 0; r < n; r++) o[2 * r] = counts ? counts[hi[r]!]! - counts[lo[r]!]! : hi[r]! - lo[r]!;
+    for (let r = 0; r < n; r++) {
+      o[2 * r] = counts ? counts[hi[r]!]! - counts[lo[r]!]! : hi[r]! - lo[r]!;
+      o[2 * r + 1] = 0;
+    }
     return { type: col.type, values: out, valid: null };
   }
   const m = mcol!;
@@ -218,6 +221,7 @@ function naiveColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
       let c = 0;
       for (let j = lo[r]!; j < hi[r]!; j++) if (!mv || mv[j] !== 0) c++;
       o[2 * r] = c;
+      o[2 * r + 1] = 0;
     }
     return { type: col.type, values: out, valid: null };
   }
@@ -239,6 +243,7 @@ function naiveColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
       if (c === 0) {
         valid ??= newValid(ctx, n);
         valid[r] = 0;
+        o[r] = 0;
         continue;
       }
       const s = floatSumNaive(base, lo[r]!, hi[r]!);
@@ -286,6 +291,8 @@ function naiveColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
     if (c === 0) {
       valid ??= newValid(ctx, n);
       valid[r] = 0;
+      if (o32) o32[2 * r] = o32[2 * r + 1] = 0;
+      else (out as Float64Array)[r] = 0;
       continue;
     }
     if (o32) {

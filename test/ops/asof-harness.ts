@@ -27,7 +27,7 @@ export function keyColumn(type: TypeDesc, values: unknown[]): KeyColumn {
       if (type.bits === 64) arr = type.signed ? BigInt64Array.from(values, big) : BigUint64Array.from(values, big);
       else {
         const C = { 8: [Int8Array, Uint8Array], 16: [Int16Array, Uint16Array], 32: [Int32Array, Uint32Array] }[type.bits][type.signed ? 0 : 1]!;
-        arr = C.from(values, num);
+        arr = C.from(values.map(num));
       }
       break;
     }

@@ -123,7 +123,7 @@ describe('hashColumns', () => {
         });
         if (byValue.size > 1) expect(new Set(a).size).toBeGreaterThan(1);
       }),
-      { numRuns: 100 },
+      { numRuns: 50 },
     );
     const x = col(I(32, true), Int32Array.of(1, 2));
     const y = col(I(32, true), Int32Array.of(2, 1));

@@ -29,7 +29,6 @@ export type RefOut = number | bigint | boolean | null;
 
 function cmpStrings(a: string, b: string): number {
   // Code-point order, which is UTF-8 byte order.
-  const n = Math.min(a.length, b.length);
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
@@ -39,7 +38,6 @@ function cmpStrings(a: string, b: string): number {
     i += ca > 0xffff ? 2 : 1;
     j += cb > 0xffff ? 2 : 1;
   }
-  void n;
   return i < a.length ? 1 : j < b.length ? -1 : 0;
 }
 

@@ -1,0 +1,49 @@
+/** Run folders: unique, hand out unique file names, removed recursively, idempotently, and on exit. */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PlanError } from '../../src/errors.js';
+import { createRunDir } from '../../src/memory/temp-dir.js';
+
+const root = mkdtempSync(join(tmpdir(), 'sluice-mem-tmp-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('createRunDir', () => {
+  it('makes a unique sluice-run- folder with unique file names; remove() is recursive and idempotent', async () => {
+    const a = await createRunDir(root);
+    const b = await createRunDir(root);
+    expect(a.path).not.toBe(b.path);
+    expect(dirname(a.path)).toBe(root);
+    expect(basename(a.path)).toMatch(/^sluice-run-/);
+    const f1 = a.file('spill', '.arrows');
+    const f2 = a.file('spill', '.arrows');
+    expect(f1).not.toBe(f2);
+    expect(dirname(f1)).toBe(a.path);
+    writeFileSync(f1, 'x');
+    writeFileSync(f2, 'y');
+    await a.remove();
+    expect(existsSync(a.path)).toBe(false);
+    await a.remove();
+    await b.remove();
+    expect(existsSync(b.path)).toBe(false);
+  });
+
+  it('a spillDir that does not exist is PlanError BAD_SPILL_DIR', async () => {
+    const err = await createRunDir(join(root, 'missing')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PlanError);
+    expect((err as PlanError).code).toBe('BAD_SPILL_DIR');
+  });
+
+  it('leftover folders are removed when the process exits', () => {
+    const mod = new URL('../../src/memory/temp-dir.ts', import.meta.url).href;
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', `const { createRunDir } = await import(${JSON.stringify(mod)}); const d = await createRunDir(${JSON.stringify(root)}); (await import('node:fs')).writeFileSync(d.file('x'), 'data'); console.log(d.path);`],
+      { encoding: 'utf8' },
+    ).trim();
+    expect(out.startsWith(join(root, 'sluice-run-'))).toBe(true);
+    expect(existsSync(out)).toBe(false);
+  });
+});

@@ -1,0 +1,210 @@
+// Group ids: dense, first-appearance order, equal to a naive Map over canonical key strings;
+// matchGroupIds pairs build and probe keys across integer widths with the NULL rules.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import type { TypeDesc } from '../../src/types/column.js';
+import type { KeyColumn } from '../../src/types/keys.js';
+import { groupIds, matchGroupIds } from '../../src/worker/group-ids.js';
+
+type V = number | bigint | string | boolean | null;
+
+function makeColumn(type: TypeDesc, vals: V[]): KeyColumn {
+  const n = vals.length;
+  const valid = vals.some((v) => v === null) ? Uint8Array.from(vals, (v) => (v === null ? 0 : 1)) : null;
+  const num = (v: V) => (v === null ? 77 : typeof v === 'boolean' ? +v : Number(v));
+  const big = (v: V) => (v === null ? 77n : (v as bigint));
+  if (type.kind === 'utf8') {
+    const parts = vals.map((v) => Buffer.from(v === null ? 'junk' : (v as string)));
+    const offsets = new Int32Array(n + 1);
+    parts.forEach((p, i) => (offsets[i + 1] = offsets[i]! + p.length));
+    return { type, length: n, values: new Uint8Array(Buffer.concat(parts)), offsets, valid };
+  }
+  let values: KeyColumn['values'];
+  if (type.kind === 'int' && type.bits === 64) values = type.signed ? BigInt64Array.from(vals, big) : BigUint64Array.from(vals, big);
+  else if (type.kind === 'int') {
+    const C = { 8: [Int8Array, Uint8Array], 16: [Int16Array, Uint16Array], 32: [Int32Array, Uint32Array] }[type.bits][type.signed ? 0 : 1]!;
+    values = C.from(vals, num);
+  } else if (type.kind === 'float') {
+    values = (type.bits === 32 ? Float32Array : Float64Array).from(vals, num);
+    // vary NaN payloads
+    const w = new Uint32Array(values.buffer);
+    vals.forEach((v, i) => {
+      if (typeof v === 'number' && Number.isNaN(v)) {
+        if (type.bits === 32) w[i] = 0xffc00000 | (i & 0xff);
+        else w[2 * i + 1] = (i % 2 ? 0xfff80000 : 0x7ff80000) | (i & 0xff);
+      }
+    });
+  } else if (type.kind === 'bool') values = Uint8Array.from(vals, num);
+  else if (type.kind === 'date' && type.unit === 'day') values = Int32Array.from(vals, num);
+  else values = BigInt64Array.from(vals, big);
+  return { type, length: n, values, offsets: null, valid };
+}
+
+/** Canonical text of a value: -0 -> 0, NaN -> NaN, ints by value. */
+function canon(v: V): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'number') return Object.is(v, -0) ? 'n0' : `n${v}`;
+  if (typeof v === 'bigint') return `n${v}`;
+  return `${typeof v}:${String(v)}`;
+}
+
+function naiveGroups(cols: V[][], n: number, nullsEqual: boolean): { ids: number[]; groups: number } {
+  const m = new Map<string, number>();
+  const ids: number[] = [];
+  let groups = 0;
+  for (let i = 0; i < n; i++) {
+    const row = cols.map((c) => c[i]!);
+    if (!nullsEqual && row.some((v) => v === null)) {
+      ids.push(groups++);
+      continue;
+    }
+    const k = JSON.stringify(row.map(canon));
+    let g = m.get(k);
+    if (g === undefined) m.set(k, (g = groups++));
+    ids.push(g);
+  }
+  return { ids, groups };
+}
+
+const TYPES: Array<[TypeDesc, fc.Arbitrary<Exclude<V, null>>]> = [
+  [{ kind: 'int', bits: 64, signed: true }, fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, 0n, -1n, 5n, 2n ** 32n, 2n ** 32n + 1n)],
+  [{ kind: 'int', bits: 64, signed: false }, fc.constantFrom(0n, 2n ** 64n - 1n, 2n ** 63n, 5n)],
+  [{ kind: 'timestamp', unit: 'ms', timezone: null }, fc.constantFrom(1_700_000_000_000n, 1_700_000_000_001n, -1n)],
+  [{ kind: 'int', bits: 32, signed: true }, fc.constantFrom(-(2 ** 31), 2 ** 31 - 1, 0, -1, 5)],
+  [{ kind: 'int', bits: 32, signed: false }, fc.constantFrom(0, 2 ** 32 - 1, 2 ** 31, 5)],
+  [{ kind: 'int', bits: 8, signed: true }, fc.constantFrom(-128, 127, 0, -1)],
+  [{ kind: 'bool' }, fc.boolean()],
+  [{ kind: 'date', unit: 'day' }, fc.constantFrom(0, 19000, -5)],
+  [{ kind: 'float', bits: 64 }, fc.constantFrom(NaN, -0, 0, Infinity, -Infinity, 1.5, 2 ** 60)],
+  [{ kind: 'float', bits: 32 }, fc.constantFrom(NaN, -0, 0, Infinity, 1.5)],
+  [{ kind: 'utf8' }, fc.constantFrom('', 'a', 'ab', '\uFFFD', '\u{1F600}', 'a\u0000')],
+];
+
+const colArb = (k: number, n: number) => fc.array(fc.option(TYPES[k]![1], { freq: 4 }), { minLength: n, maxLength: n });
+
+describe('groupIds', () => {
+  it('equals a naive map, in first-appearance order, for one or two columns of every type', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 300 }).chain((n) =>
+          fc.tuple(
+            fc.constant(n),
+            fc.integer({ min: 0, max: TYPES.length - 1 }).chain((k) => fc.tuple(fc.constant(k), colArb(k, n))),
+            fc.option(fc.integer({ min: 0, max: TYPES.length - 1 }).chain((k) => fc.tuple(fc.constant(k), colArb(k, n)))),
+            fc.boolean(),
+          ),
+        ),
+        ([n, [k1, v1], second, nullsEqual]) => {
+          const vals = [v1, ...(second ? [second[1]] : [])];
+          const cols = [makeColumn(TYPES[k1]![0], v1), ...(second ? [makeColumn(TYPES[second[0]]![0], second[1])] : [])];
+          const got = groupIds(cols, n, nullsEqual);
+          const want = naiveGroups(vals, n, nullsEqual);
+          expect(got.groups).toBe(want.groups);
+          expect(Array.from(got.ids)).toEqual(want.ids);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('handles many groups (table growth) on the fast and generic paths', () => {
+    const n = 30000;
+    const a = Array.from({ length: n }, (_, i) => BigInt((i * 7919) % 12000) * 1_000_003n);
+    const b = Array.from({ length: n }, (_, i) => (i * 31) % 9000);
+    const s = b.map((x) => `k${x % 5000}`);
+    for (const cols of [
+      [[{ kind: 'int', bits: 64, signed: true } as TypeDesc, a]],
+      [[{ kind: 'int', bits: 32, signed: true } as TypeDesc, b]],
+      [[{ kind: 'utf8' } as TypeDesc, s]],
+      [
+        [{ kind: 'int', bits: 64, signed: true } as TypeDesc, a],
+        [{ kind: 'int', bits: 32, signed: true } as TypeDesc, b],
+      ],
+    ] as Array<Array<[TypeDesc, V[]]>>) {
+      const got = groupIds(
+        cols.map(([t, v]) => makeColumn(t, v)),
+        n,
+      );
+      const want = naiveGroups(
+        cols.map(([, v]) => v),
+        n,
+        true,
+      );
+      expect(got.groups).toBe(want.groups);
+      expect(Array.from(got.ids)).toEqual(want.ids);
+    }
+  });
+});
+
+describe('matchGroupIds', () => {
+  const INTS: TypeDesc[] = [
+    { kind: 'int', bits: 8, signed: true },
+    { kind: 'int', bits: 16, signed: false },
+    { kind: 'int', bits: 32, signed: true },
+    { kind: 'int', bits: 32, signed: false },
+    { kind: 'int', bits: 64, signed: true },
+    { kind: 'int', bits: 64, signed: false },
+  ];
+  const fits = (t: TypeDesc, v: number) =>
+    t.kind === 'int' && (t.signed ? v >= -(2 ** (t.bits - 1)) && v < 2 ** (t.bits - 1) : v >= 0 && v < 2 ** t.bits);
+  it('gives equal keys the same id across integer widths, -1 for absent keys and NULLs', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: INTS.length - 1 }),
+        fc.integer({ min: 0, max: INTS.length - 1 }),
+        fc.array(fc.option(fc.integer({ min: -3, max: 120 }), { freq: 5 }), { maxLength: 60 }),
+        fc.array(fc.option(fc.integer({ min: -3, max: 120 }), { freq: 5 }), { maxLength: 60 }),
+        fc.array(fc.option(fc.constantFrom('x', 'y', '\u{1F600}'), { freq: 5 }), { minLength: 120, maxLength: 120 }),
+        fc.boolean(),
+        (tb, tp, bv, pv, sv, nullsEqual) => {
+          const tB = INTS[tb]!;
+          const tP = INTS[tp]!;
+          const B = bv.map((v) => (v === null || !fits(tB, v) ? null : v));
+          const P = pv.map((v) => (v === null || !fits(tP, v) ? null : v));
+          const bs = sv.slice(0, B.length);
+          const ps = sv.slice(60, 60 + P.length);
+          const conv = (t: TypeDesc, vs: Array<number | null>) => (t.kind === 'int' && t.bits === 64 ? vs.map((v) => (v === null ? null : BigInt(v))) : vs);
+          const build = [makeColumn(tB, conv(tB, B)), makeColumn({ kind: 'utf8' }, bs)];
+          const probe = [makeColumn(tP, conv(tP, P)), makeColumn({ kind: 'utf8' }, ps)];
+          const r = matchGroupIds(build, probe, B.length, P.length, nullsEqual);
+          // build ids: naive grouping, with -1 for NULL rows when !nullsEqual
+          const keyOf = (v: number | null, s: string | null) => JSON.stringify([v, s]);
+          const ids = new Map<string, number>();
+          let g = 0;
+          const wantB = B.map((v, i) => {
+            if (!nullsEqual && (v === null || bs[i] === null)) return -1;
+            const k = keyOf(v, bs[i]!);
+            if (!ids.has(k)) ids.set(k, g++);
+            return ids.get(k)!;
+          });
+          const wantP = P.map((v, i) => {
+            if (!nullsEqual && (v === null || ps[i] === null)) return -1;
+            return ids.get(keyOf(v, ps[i]!)) ?? -1;
+          });
+          expect(r.groups).toBe(g);
+          expect(Array.from(r.buildIds)).toEqual(wantB);
+          expect(Array.from(r.probeIds)).toEqual(wantP);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('matches uint64 >= 2^63 only to itself, float32 to float64, and never across classes', () => {
+    const b = [makeColumn({ kind: 'int', bits: 64, signed: false }, [2n ** 64n - 1n, 2n ** 63n, 5n])];
+    const p = [makeColumn({ kind: 'int', bits: 64, signed: true }, [-1n, -(2n ** 63n), 5n])];
+    expect(Array.from(matchGroupIds(b, p, 3, 3, true).probeIds)).toEqual([-1, -1, 2]);
+    const p32 = [makeColumn({ kind: 'int', bits: 32, signed: false }, [2 ** 32 - 1, 5, 0])];
+    expect(Array.from(matchGroupIds([makeColumn({ kind: 'int', bits: 64, signed: true }, [-1n, 2n ** 32n - 1n, 5n])], p32, 3, 3, true).probeIds)).toEqual([1, 2, -1]);
+    const f = matchGroupIds(
+      [makeColumn({ kind: 'float', bits: 64 }, [1.5, -0, NaN])],
+      [makeColumn({ kind: 'float', bits: 32 }, [NaN, 0, 1.5, 2])],
+      3,
+      4,
+      true,
+    );
+    expect(Array.from(f.probeIds)).toEqual([2, 1, 0, -1]);
+    const d = matchGroupIds([makeColumn({ kind: 'date', unit: 'day' }, [5])], [makeColumn({ kind: 'int', bits: 32, signed: true }, [5])], 1, 1, true);
+    expect(Array.from(d.probeIds)).toEqual([-1]);
+  });
+});
