@@ -155,10 +155,10 @@ const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'GOOG', 'META', 'TSLA', 'AMD'] 
 const SYMBOL_PRICES = [182, 415, 880, 178, 141, 505, 190, 180];
 const VENUES = ['XNAS', 'XNYS', 'BATS', 'IEXG'] as const;
 
-/** Timestamps in ns over a 6.5-hour session, unsorted, with ms-scale clustering. */
+/** Timestamps in ns over the first 30 minutes of a session, unsorted. */
 function marketTimes(rng: Rng, n: number): BigInt64Array {
   const out = new BigInt64Array(n);
-  const sessionNs = 6.5 * 3600 * 1e9;
+  const sessionNs = 1800 * 1e9;
   const base = BigInt(SESSION_MS) * 1_000_000n;
   for (let i = 0; i < n; i++) out[i] = base + BigInt(Math.floor(rng.next() * sessionNs));
   return out;

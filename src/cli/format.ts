@@ -493,8 +493,23 @@ export class TableView {
     const n = this.total.toLocaleString('en-US');
     const footer = shown < this.total ? `${n} rows (${shown.toLocaleString('en-US')} shown)` : `${n} row${this.total === 1 ? '' : 's'}`;
     const cols = `${fields.length} column${fields.length === 1 ? '' : 's'}`;
-    return `${fields.length > 0 ? table.toString() : '(no columns)'}\n${footer}, ${cols}\n`;
+    return `${fields.length > 0 ? onlyHeaderRule(table.toString()) : '(no columns)'}\n${footer}, ${cols}\n`;
   }
+}
+
+/** cli-table3 draws a rule between every two rows: keep only the one under the header. */
+function onlyHeaderRule(text: string): string {
+  let seen = false;
+  return text
+    .split('\n')
+    .filter((line) => {
+      // eslint-disable-next-line no-control-regex
+      if (!line.replace(/\x1b\[[0-9;]*m/g, '').startsWith('├')) return true;
+      if (seen) return false;
+      seen = true;
+      return true;
+    })
+    .join('\n');
 }
 
 function clip(s: string, width: number): string {

@@ -82,7 +82,9 @@ export class ParquetReadWorker {
   private readonly worker: Worker;
   private readonly queue: WorkerReply[] = [];
   private waiting: ((r: WorkerReply) => void) | null = null;
-  private failure: WorkerReply | null = null;
+  /** set when the worker thread itself failed (a WASM trap, an exit) */
+  private crash: string | null = null;
+  private opened = false;
   private readonly onMessage = (m: WorkerReply): void => this.deliver(m);
   private readonly onError = (err: Error): void => this.fail(`${err.name}: ${err.message}`);
   private readonly onExit = (code: number): void => this.fail(`the Parquet decoder stopped (exit code ${code})`);
@@ -96,7 +98,6 @@ export class ParquetReadWorker {
   }
 
   private deliver(m: WorkerReply): void {
-    if (m.kind === 'error') this.failure ??= m;
     if (this.waiting) {
       const w = this.waiting;
       this.waiting = null;
@@ -105,49 +106,41 @@ export class ParquetReadWorker {
   }
 
   private fail(message: string): void {
-    if (this.failure?.kind === 'error' && this.failure.message.startsWith('__crash')) return;
-    const f: WorkerReply = { kind: 'error', message };
-    this.failure = { kind: 'error', message: `__crash${message}` };
-    this.deliver(f);
+    if (this.crash !== null) return;
+    this.crash = message;
+    this.deliver({ kind: 'error', message });
   }
 
   private reply(): Promise<WorkerReply> {
     const q = this.queue.shift();
     if (q) return Promise.resolve(q);
+    if (this.crash !== null) return Promise.resolve({ kind: 'error', message: this.crash });
     return new Promise((resolve) => {
       this.waiting = resolve;
     });
   }
 
   /** The schema reply (first call), then one reply per batch request. */
-  private opened = false;
   next(): Promise<WorkerReply> {
-    if (this.opened && this.failure === null) this.worker.postMessage({ op: 'next' });
+    if (this.opened && this.crash === null) this.worker.postMessage({ op: 'next' });
     this.opened = true;
-    if (this.failure !== null && this.queue.length === 0) return Promise.resolve(this.failure.kind === 'error' ? { kind: 'error', message: this.failure.message.replace(/^__crash/, '') } : this.failure);
     return this.reply();
   }
 
   /** End the read; the worker goes back to the idle list when it is healthy. */
   async close(): Promise<void> {
-    let healthy = this.failure === null || !(this.failure.kind === 'error' && this.failure.message.startsWith('__crash'));
-    if (healthy) {
-      this.queue.length = 0;
+    if (this.crash === null) {
       this.worker.postMessage({ op: 'close' });
-      // drain replies still in flight until the close is acknowledged
+      // skip replies still in flight until the close is acknowledged (or the worker dies)
       for (;;) {
         const r = await this.reply();
-        if (r.kind === 'closed') break;
-        if (this.failure?.kind === 'error' && this.failure.message.startsWith('__crash')) {
-          healthy = false;
-          break;
-        }
+        if (r.kind === 'closed' || this.crash !== null) break;
       }
     }
     this.worker.off('message', this.onMessage);
     this.worker.off('error', this.onError);
     this.worker.off('exit', this.onExit);
-    if (healthy && idle.length < MAX_IDLE) idle.push(this.worker);
+    if (this.crash === null && idle.length < MAX_IDLE) idle.push(this.worker);
     else await this.worker.terminate();
   }
 }

@@ -17,7 +17,8 @@
  *    - forward cursor: first right position with key >= x (> x when excluded); S = it, the
  *      FIRST of equal keys.
  *    backward takes P, forward takes S, nearest takes S only if |S - x| < |x - P| (exact gaps);
- *    a candidate with gap > tolerance (inclusive, exact) is absent.
+ *    a candidate with gap > tolerance (inclusive, exact) is absent. Doubles run a specialized
+ *    loop on plain array reads (`scanF64`); limbs go through the `Keys` methods.
  * 3. With a residual condition (`checkPairs`): vectorized rounds. Every unresolved left row
  *    proposes its current candidate(s) (P walking down, S walking up); one `checkPairs` call
  *    judges all of them; rejected candidates step outward. A walk ends at the group boundary
