@@ -39,7 +39,7 @@ export function releaseSortScratch(): void {
   cursor = 0;
 }
 
-const MAX_DIGIT = 31;
+const MAX_DIGIT = 11;
 const SMALL = 64;
 
 function identity(out: Uint32Array, n: number): Uint32Array {

@@ -25,6 +25,18 @@ export const T = {
 } satisfies Record<string, TypeDesc>;
 
 export function column(type: TypeDesc, values: unknown[]): Data {
+  if (type.kind === 'date' || type.kind === 'timestamp') {
+    // raw stored counts (days, or units since the epoch), bypassing arrow's Date conversions
+    const n = values.length;
+    const data = type.kind === 'date' && type.unit === 'day' ? new Int32Array(n) : new BigInt64Array(n);
+    const bits = new Uint8Array((n + 7) >> 3);
+    values.forEach((v, i) => {
+      if (v === null) return;
+      bits[i >> 3] |= 1 << (i & 7);
+      (data as Int32Array)[i] = (data instanceof BigInt64Array ? BigInt(v as bigint) : Number(v)) as number;
+    });
+    return arrow.makeData({ type: typeToArrow(type), length: n, nullBitmap: bits, data } as never) as Data;
+  }
   return arrow.vectorFromArray(values as never[], typeToArrow(type) as never).data[0] as Data;
 }
 

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, tempDir, tradesJob, writeJob } from './helpers.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeAll(async () => ({ dir, cleanup } = await tempDir()));
+afterAll(async () => cleanup());
+
+describe('sluice usage errors (exit 2)', () => {
+  it('--help and --version exit 0', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage: sluice/);
+    expect(help.stdout).toMatch(/demo/);
+    expect(help.stdout).toMatch(/--memory-limit/);
+    const v = await cli(['--version']);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it.each([
+    [['frobnicate']],
+    [['run']],
+    [['demo', '--no-such-flag']],
+    [['--threads', 'two', 'demo']],
+    [['--threads', '-1', 'demo']],
+    [['--partitions', '0', 'demo']],
+    [['--format', 'xml', 'demo']],
+    [['--stats', 'yaml', 'demo']],
+    [['--max-rows', '1.5', 'demo']],
+    [[]],
+  ])('%j exits 2', async (argv) => {
+    const r = await cli(argv);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.length).toBeGreaterThan(0);
+  });
+
+  it('a bad --memory-limit exits 2 naming the flag', async () => {
+    const job = await writeJob(dir, 'ok.json', tradesJob);
+    const r = await cli(['--memory-limit', 'lots', 'run', job]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--memory-limit/);
+  });
+
+  it('a missing job file exits 2', async () => {
+    const r = await cli(['run', `${dir}/nope.json`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/job file not found/);
+  });
+
+  it('invalid JSON exits 2', async () => {
+    const job = await writeJob(dir, 'broken.json', '{ "sources": ');
+    const r = await cli(['explain', job]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not valid JSON/);
+  });
+
+  it.each([
+    [{}, /\$\.sources: expected an object/],
+    [{ sources: { a: { type: 'excel', path: 'x' } } }, /\$\.sources\.a\.type: expected one of/],
+    [{ sources: { a: { type: 'demo', dataset: 'trades' } }, steps: [{ op: 'pivot' }] }, /\$\.steps\[0\]\.op: expected one of/],
+    [{ sources: { a: { type: 'demo', dataset: 'trades' } }, steps: [{ op: 'limit', n: -1 }] }, /\$\.steps\[0\]\.n: expected an integer >= 0/],
+    [{ sources: { a: { type: 'demo', dataset: 'trades' } }, steps: [{ op: 'filter', where: 'x', typo: 1 }] }, /\$\.steps\[0\]: unknown key "typo"/],
+    [
+      { sources: { a: { type: 'demo', dataset: 'trades' } }, steps: [{ op: 'window', orderBy: 'ts', columns: { s: { fn: 'total', column: 'qty' } } }] },
+      /\$\.steps\[0\]\.columns\.s\.fn/,
+    ],
+    [{ sources: { a: { type: 'demo', dataset: 'trades' } }, steps: [{ op: 'asofJoin', right: 'b', on: 'ts' }] }, /\$\.steps\[0\]\.right: unknown source "b"/],
+    [{ sources: { a: { type: 'demo', dataset: 'trades' } }, output: { format: 'xls' } }, /\$\.output\.format/],
+  ])('job %j is rejected with its JSON path', async (doc, message) => {
+    const job = await writeJob(dir, 'bad.json', doc);
+    const r = await cli(['run', job]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe('');
+  });
+
+  it('a PlanError in a job exits 2 with the message and the step', async () => {
+    const job = await writeJob(dir, 'plan.json', {
+      sources: { t: { type: 'demo', dataset: 'trades', rows: 10 } },
+      steps: [{ op: 'withColumns', columns: { x: 'price + 1' } }, { op: 'select', exprs: ['sym', 'no_such_column'] }],
+    });
+    const r = await cli(['run', job]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/PlanError/);
+    expect(r.stderr).toMatch(/\$\.steps\[1\] \(select\)/);
+    expect(r.stderr).toMatch(/no_such_column/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('a window frame error (RANGE over a string key) is a PlanError, exit 2', async () => {
+    const job = await writeJob(dir, 'plan2.json', {
+      sources: { t: { type: 'demo', dataset: 'trades', rows: 10 } },
+      steps: [{ op: 'window', orderBy: 'sym', columns: { s: { fn: 'sum', column: 'qty', range: [5, 0] } } }],
+    });
+    const r = await cli(['explain', job]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/PlanError/);
+    expect(r.stderr).toMatch(/\$\.steps\[0\] \(window\)/);
+  });
+
+  it('an unknown output extension without --format exits 2', async () => {
+    const job = await writeJob(dir, 'ok2.json', tradesJob);
+    const r = await cli(['run', job, '-o', `${dir}/out.xlsx`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot tell the output format/);
+  });
+
+  it('refuses binary output on a terminal', async () => {
+    const job = await writeJob(dir, 'ok3.json', tradesJob);
+    const r = await cli(['--threads', '0', 'run', job, '--format', 'parquet'], { tty: true });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/terminal/);
+  });
+});
