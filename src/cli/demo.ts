@@ -92,7 +92,7 @@ export async function runDemo(engine: Engine, opts: DemoOptions): Promise<Record
     },
     asof: {
       title: 'asofJoin: each trade with the nearest quote of its symbol on the same venue',
-      what: "trades.asofJoin(quotes, { on: 'ts', by: 'sym', direction: 'nearest', tolerance: '1s',\n  condition: 'venue = venue_right' })",
+      what: "trades.asofJoin(quotes, { on: 'ts', by: 'sym', direction: 'nearest', tolerance: '200ms',\n  condition: 'venue = venue_right' })",
       inputs: [
         ['trades', tr.numRows],
         ['quotes', qu.numRows],
@@ -102,7 +102,7 @@ export async function runDemo(engine: Engine, opts: DemoOptions): Promise<Record
           on: 'ts',
           by: 'sym',
           direction: 'nearest',
-          tolerance: '1s',
+          tolerance: '200ms',
           condition: 'venue = venue_right',
         }),
       extra: (t) => {

@@ -12,8 +12,8 @@
  * `runCli(argv, io)` is the whole CLI as a function (tests call it in-process); this module only
  * runs it, wired to the process, when it is executed as a script.
  */
-import { readFileSync, realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { AbortError, Engine, InputError, PlanError, SluiceError, type EngineOptions, type RunStats } from '../index.js';
@@ -65,6 +65,16 @@ function intArg(name: string, min: number): (value: string) => number {
   };
 }
 
+function mustBeFolder(path: string, what: string): void {
+  let ok = false;
+  try {
+    ok = statSync(path).isDirectory();
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new UsageError(`${what}: ${JSON.stringify(path)} is not an existing folder`);
+}
+
 function isTTY(stream: NodeJS.WritableStream): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
@@ -93,6 +103,7 @@ class Invocation {
   }
 
   engine(g: GlobalOptions, progress: ProgressReporter): Engine {
+    if (g.tempDir !== undefined) mustBeFolder(g.tempDir, '--temp-dir');
     const options: EngineOptions = { onProgress: (p) => progress.onProgress(p) };
     if (g.threads !== undefined) options.threads = g.threads;
     if (g.memoryLimit !== undefined) options.memoryBudget = g.memoryLimit;
@@ -134,7 +145,19 @@ function buildProgram(inv: Invocation): Command {
     .addOption(new Option('-o, --output <path>', 'write the result to a file (atomically: temp name, then rename)'))
     .addOption(new Option('--max-rows <n>', 'table view: rows shown (half head, half tail)').argParser(intArg('--max-rows', 0)).default(20))
     .addOption(new Option('--stats <kind>', 'print run statistics to stderr').choices(['json']))
-    .addOption(new Option('-q, --quiet', 'no progress bars or log lines'));
+    .addOption(new Option('-q, --quiet', 'no progress bars or log lines'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  sluice demo --rows 200000 --threads 2
+  sluice run job.json -o out.parquet --stats json
+  sluice --format ndjson run job.json | head
+  sluice explain job.json
+
+Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md).
+Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted.`,
+    );
 
   program
     .command('demo')
@@ -186,6 +209,7 @@ function buildProgram(inv: Invocation): Command {
         }
       }
       format ??= io.stdoutIsTTY ? 'table' : 'csv';
+      if (path !== undefined) mustBeFolder(dirname(path), 'output folder');
       const progress = inv.progress(g);
       const engine = inv.engine(g, progress);
       try {

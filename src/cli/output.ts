@@ -15,7 +15,7 @@ import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { tableToIPC, type RecordBatch, type Table } from 'apache-arrow';
-import { AbortError, type DataFrame, type RunStats } from '../index.js';
+import { AbortError, InputError, type DataFrame, type RunStats } from '../index.js';
 import { UsageError } from './errors.js';
 import { renderDelimited, renderJson, renderNdjson, TableView, type TextSink } from './format.js';
 import type { OutputFormat } from './job.js';
@@ -112,6 +112,12 @@ export async function writeTextFileAtomic(path: string, body: (sink: ByteSink) =
     await rename(temp, path);
     created = false;
     return bytes;
+  } catch (err) {
+    const errno = (err as { code?: unknown }).code;
+    if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
+      throw new InputError('OUTPUT_UNWRITABLE', `Cannot write output ${path}: ${(err as Error).message}`, { path, errno }, { cause: err });
+    }
+    throw err;
   } finally {
     if (handle) await handle.close().catch(() => {});
     if (created) await unlink(temp).catch(() => {});

@@ -155,7 +155,10 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     await runAll(
       parts.map((p) => async () => {
         const task: AsofTask = { kind: 'asof', left: left.exchange.inputFor(p), right: right!.exchange.inputFor(p), spec: plan.task, matches: matchesDesc };
-        await ctx.run(task);
+        const res = await ctx.run<{ rows: number; rightRows: number }>(task);
+        if (res.rows !== left.exchange.rowsOf(p) || res.rightRows !== right!.exchange.rowsOf(p)) {
+          throw new ExecutionError('INTERNAL', `asofJoin: partition ${p} lost rows on its way to the worker; refusing to return a partial result`);
+        }
         left.exchange.drop(p);
         right!.exchange.drop(p);
       }),

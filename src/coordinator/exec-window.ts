@@ -82,7 +82,7 @@ export async function* execWindow(
     }));
     const parts = exchange.nonEmpty();
     const t0 = performance.now();
-    await runAll(
+    const done = await runAll(
       parts.map((p) => async () => {
         const task: WindowTask = {
           kind: 'window',
@@ -95,12 +95,17 @@ export async function* execWindow(
           naive: ctx.config.windowAlgorithm === 'naive',
           outputs: outDescs,
         };
-        await ctx.run(task);
+        const res = await ctx.run<{ rows: number }>(task);
         exchange.drop(p);
+        return res.rows;
       }),
       ctx.concurrency,
-      (done) => ctx.progress('kernel', done, parts.length),
+      (k) => ctx.progress('kernel', k, parts.length),
     );
+    const processed = done.reduce((s, r) => s + r, 0);
+    if (processed !== rows) {
+      throw new ExecutionError('INTERNAL', `window: partitions held ${processed} rows but ${rows} came in; refusing to return a partial result`);
+    }
     ctx.addPhase('kernel', performance.now() - t0);
     exchange.release();
 

@@ -46,8 +46,20 @@ export class Exchange {
     this.spillSchema = new A.Schema([new A.Field('__row_id', new A.Uint32(), false), ...s.fields]);
   }
 
-  /** Takes one slab's partition regions: kept in memory if the budget allows, else spilled. */
-  async add(result: PartitionResult, bytes: number): Promise<void> {
+  private tail: Promise<void> = Promise.resolve();
+
+  /**
+   * Takes one slab's partition regions: kept in memory if the budget allows, else spilled.
+   * Calls are serialized: slabs finish in any order, and two spilling at once must not both
+   * create a partition's spill file.
+   */
+  add(result: PartitionResult, bytes: number): Promise<void> {
+    const next = this.tail.then(() => this.addNow(result, bytes));
+    this.tail = next.catch(() => {});
+    return next;
+  }
+
+  private async addNow(result: PartitionResult, bytes: number): Promise<void> {
     for (const { partition, chunk } of result.parts) this.rows[partition]! += chunk.length;
     if (this.reservation.tryGrow(bytes)) {
       for (const { partition, chunk } of result.parts) this.chunks[partition]!.push(chunk);
@@ -72,6 +84,7 @@ export class Exchange {
 
   /** Closes the spill files; call once every slab is in. */
   async seal(): Promise<void> {
+    await this.tail;
     for (const w of this.writers) if (w) await w.finish();
   }
 

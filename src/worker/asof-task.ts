@@ -44,7 +44,7 @@ interface SortedSide {
   groupStarts: Uint32Array;
 }
 
-export async function runAsofTask(task: AsofTask): Promise<{ rows: number }> {
+export async function runAsofTask(task: AsofTask): Promise<{ rows: number; rightRows: number }> {
   const spec = task.spec as AsofTaskSpec;
   const [left, right] = await Promise.all([loadPartition(task.left), loadPartition(task.right)]);
   const lk = left.columns.map(toKeyColumn);
@@ -94,7 +94,7 @@ export async function runAsofTask(task: AsofTask): Promise<{ rows: number }> {
     const m = match[i]!;
     matches[left.rowIds[ls.perm[i]!]!] = m < 0 ? -1 : right.rowIds[rs.perm[m]!]!;
   }
-  return { rows: left.n };
+  return { rows: left.n, rightRows: right.n };
 }
 
 /**

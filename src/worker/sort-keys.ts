@@ -236,7 +236,7 @@ function shiftValid(lo: Uint32Array, hi: Uint32Array | null, valid: Uint8Array, 
     if (valid[i] === 0) continue;
     const l = lo[i]!;
     lo[i] = l + 1;
-    
+    if (l === 0xffffffff) hi![i]!++;
   }
 }
 

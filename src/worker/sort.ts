@@ -14,7 +14,7 @@
  * Complexity: O(n * passes) with passes = sum over words of ceil(varying bits / MAX_DIGIT);
  * memory 4 Uint32Array(n) (2 for keys, 2 for rows) plus histograms.
  */
-import { encodeSortWords, type SortKeySpec } from './sort-keys.js';
+import { encodeKeyField, groupIdField, packFields, type KeyField, type SortKeySpec } from './sort-keys.js';
 
 // Scratch arena: temporaries (encoded words, ping-pong buffers) are reused across calls, since
 // first-touching fresh memory costs more than a radix pass. Stack discipline: a call takes
@@ -287,14 +287,50 @@ function argsortWordsInner(words: Uint32Array[], n: number, out?: Uint32Array): 
   return res;
 }
 
+/** Field values of row a <= row b, lexicographically over the fields. */
+function rowLE(fields: KeyField[], a: number, b: number): boolean {
+  for (let f = 0; f < fields.length; f++) {
+    const { lo, hi } = fields[f]!;
+    if (hi !== null && hi[a] !== hi[b]) return hi[a]! < hi[b]!;
+    if (lo[a] !== lo[b]) return lo[a]! < lo[b]!;
+  }
+  return true;
+}
+
+function isSorted32(lo: Uint32Array, n: number): boolean {
+  for (let i = 1; i < n; i++) if (lo[i - 1]! > lo[i]!) return false;
+  return true;
+}
+
+/** Rows 0..n-1 are already in non-decreasing key order (stops at the first descent). */
+function isSortedFields(fields: KeyField[], n: number): boolean {
+  if (fields.length === 0) return true;
+  if (fields.length === 1 && fields[0]!.hi === null) return isSorted32(fields[0]!.lo, n);
+  for (let i = 1; i < n; i++) if (!rowLE(fields, i - 1, i)) return false;
+  return true;
+}
+
 /**
  * Stable argsort of rows 0..n-1 by `leading` (e.g. dense group ids, most significant, ascending)
  * then the keys in order, each with its direction and NULL placement.
+ * Shortcuts (each check stops at the first descent, so unsorted input pays ~nothing): input
+ * already sorted by the whole key -> identity; input already sorted by the keys alone (e.g.
+ * event logs in time order) -> a stable sort by `leading` only.
  */
 export function argsortKeys(keys: SortKeySpec[], n: number, leading?: Uint32Array, out?: Uint32Array): Uint32Array {
   const mark = cursor;
   try {
-    return argsortWords(encodeSortWords(keys, n, leading, take), n, out);
+    const lead = leading === undefined ? [] : groupIdField(leading, n, take);
+    const rest: KeyField[] = [];
+    for (const k of keys) rest.push(...encodeKeyField(k.column, k, n, take));
+    const all = [...lead, ...rest];
+    if (isSortedFields(all, n)) {
+      const res = out ?? new Uint32Array(n);
+      for (let i = 0; i < n; i++) res[i] = i;
+      return res;
+    }
+    if (lead.length > 0 && isSortedFields(rest, n)) return argsortWords(packFields(lead, n, take), n, out);
+    return argsortWords(packFields(all, n, take), n, out);
   } finally {
     cursor = mark;
   }

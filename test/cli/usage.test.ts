@@ -107,6 +107,16 @@ describe('sluice usage errors (exit 2)', () => {
     expect(r.stderr).toMatch(/cannot tell the output format/);
   });
 
+  it('a missing --temp-dir or output folder exits 2 before running', async () => {
+    const job = await writeJob(dir, 'ok4.json', tradesJob);
+    const a = await cli(['--temp-dir', `${dir}/no/such/dir`, 'run', job]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/--temp-dir: .* is not an existing folder/);
+    const b = await cli(['run', job, '-o', `${dir}/no/such/out.csv`]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/output folder/);
+  });
+
   it('refuses binary output on a terminal', async () => {
     const job = await writeJob(dir, 'ok3.json', tradesJob);
     const r = await cli(['--threads', '0', 'run', job, '--format', 'parquet'], { tty: true });

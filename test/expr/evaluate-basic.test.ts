@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { col, lit, expr } from '../../src/expr/builders.js';
 import { T, table, run, pred, runData } from './helpers.js';
+import { bindExpr } from '../../src/expr/bind.js';
+import { evaluate } from '../../src/expr/evaluate.js';
 
 describe('evaluate: basics', () => {
   const t = table({
@@ -42,5 +44,28 @@ describe('evaluate: basics', () => {
     const d = runData(t, lit(1).add(2));
     expect(d.length).toBe(4);
     expect(run(t, lit(1).add(2))).toEqual([3n, 3n, 3n, 3n]);
+  });
+});
+
+describe('evaluate: buffers', () => {
+  const t = table({ a: [T.i32, [1, 2, 3]], s: [T.utf8, ['a', 'b', null]] });
+  it('results live on SharedArrayBuffers by default, or come from the given allocator', () => {
+    const d = runData(t, col('a').add(1));
+    expect(d.values.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const s = runData(t, col('s').cast('utf8').eq('a'));
+    expect((s.values as Uint8Array).buffer).toBeInstanceOf(SharedArrayBuffer);
+    let calls = 0;
+    const b = bindExpr(col('a').mul(3).node, t.schema);
+    const out = evaluate(b, t.columns, 3, (ctor, n) => {
+      calls++;
+      return new ctor(n);
+    });
+    expect(calls).toBeGreaterThan(0);
+    expect(out.values.buffer).toBeInstanceOf(ArrayBuffer);
+  });
+  it('expression trees from the builders survive JSON and structuredClone', () => {
+    const e = col('a').add(lit(2n ** 64n)).mul(lit(NaN)).or(lit(-0).eq(col('b'))).alias('z');
+    expect(structuredClone(e.node)).toEqual(e.node);
+    expect(JSON.parse(JSON.stringify(e.node))).toEqual(e.node);
   });
 });

@@ -42,6 +42,10 @@ export function column(type: TypeDesc, values: unknown[]): Data {
 
 /** Values of a Data as JS (bigints for 64-bit, arrays for lists, objects for structs). */
 export function values(d: Data): unknown[] {
+  if (arrow.DataType.isDate(d.type) || arrow.DataType.isTimestamp(d.type)) {
+    // raw stored counts (vector.get() returns lossy milliseconds)
+    return Array.from({ length: d.length }, (_, i) => (d.getValid(i) ? (d.values as ArrayLike<unknown>)[i] : null));
+  }
   const v = arrow.makeVector(d);
   const out: unknown[] = [];
   for (let i = 0; i < v.length; i++) out.push(plain(v.get(i)));

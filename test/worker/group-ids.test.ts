@@ -8,6 +8,12 @@ import { groupIds, matchGroupIds } from '../../src/worker/group-ids.js';
 
 type V = number | bigint | string | boolean | null;
 
+function smallInts(bits: number, signed: boolean, xs: number[]): KeyColumn['values'] {
+  if (bits === 8) return signed ? Int8Array.from(xs) : Uint8Array.from(xs);
+  if (bits === 16) return signed ? Int16Array.from(xs) : Uint16Array.from(xs);
+  return signed ? Int32Array.from(xs) : Uint32Array.from(xs);
+}
+
 function makeColumn(type: TypeDesc, vals: V[]): KeyColumn {
   const n = vals.length;
   const valid = vals.some((v) => v === null) ? Uint8Array.from(vals, (v) => (v === null ? 0 : 1)) : null;
@@ -22,10 +28,9 @@ function makeColumn(type: TypeDesc, vals: V[]): KeyColumn {
   let values: KeyColumn['values'];
   if (type.kind === 'int' && type.bits === 64) values = type.signed ? BigInt64Array.from(vals, big) : BigUint64Array.from(vals, big);
   else if (type.kind === 'int') {
-    const C = { 8: [Int8Array, Uint8Array], 16: [Int16Array, Uint16Array], 32: [Int32Array, Uint32Array] }[type.bits][type.signed ? 0 : 1]!;
-    values = C.from(vals, num);
+    values = smallInts(type.bits, type.signed, vals.map(num));
   } else if (type.kind === 'float') {
-    values = (type.bits === 32 ? Float32Array : Float64Array).from(vals, num);
+    values = type.bits === 32 ? Float32Array.from(vals.map(num)) : Float64Array.from(vals.map(num));
     // vary NaN payloads
     const w = new Uint32Array(values.buffer);
     vals.forEach((v, i) => {
@@ -194,6 +199,8 @@ describe('matchGroupIds', () => {
     const b = [makeColumn({ kind: 'int', bits: 64, signed: false }, [2n ** 64n - 1n, 2n ** 63n, 5n])];
     const p = [makeColumn({ kind: 'int', bits: 64, signed: true }, [-1n, -(2n ** 63n), 5n])];
     expect(Array.from(matchGroupIds(b, p, 3, 3, true).probeIds)).toEqual([-1, -1, 2]);
+    const neg = matchGroupIds([makeColumn({ kind: 'int', bits: 8, signed: true }, [-1, 1])], [makeColumn({ kind: 'int', bits: 64, signed: false }, [2n ** 64n - 1n, 1n])], 2, 2, true);
+    expect(Array.from(neg.probeIds)).toEqual([-1, 1]);
     const p32 = [makeColumn({ kind: 'int', bits: 32, signed: false }, [2 ** 32 - 1, 5, 0])];
     expect(Array.from(matchGroupIds([makeColumn({ kind: 'int', bits: 64, signed: true }, [-1n, 2n ** 32n - 1n, 5n])], p32, 3, 3, true).probeIds)).toEqual([1, 2, -1]);
     const f = matchGroupIds(

@@ -45,8 +45,14 @@ const SPECS: Spec[] = [
 
 const enc = new TextEncoder();
 
+function smallInts(bits: number, signed: boolean, xs: number[]): KeyColumn['values'] {
+  if (bits === 8) return signed ? Int8Array.from(xs) : Uint8Array.from(xs);
+  if (bits === 16) return signed ? Int16Array.from(xs) : Uint16Array.from(xs);
+  return signed ? Int32Array.from(xs) : Uint32Array.from(xs);
+}
+
 /** Build a KeyColumn; NULL rows get junk values (they must be ignored); NaNs get varied payloads. */
-export function makeColumn(type: TypeDesc, vals: V[]): KeyColumn {
+function makeColumn(type: TypeDesc, vals: V[]): KeyColumn {
   const n = vals.length;
   const valid = vals.some((v) => v === null) ? Uint8Array.from(vals, (v) => (v === null ? 0 : 1)) : null;
   if (type.kind === 'utf8') {
@@ -64,8 +70,7 @@ export function makeColumn(type: TypeDesc, vals: V[]): KeyColumn {
     case 'int':
       if (type.bits === 64) values = type.signed ? BigInt64Array.from(vals, big) : BigUint64Array.from(vals, big);
       else {
-        const C = { 8: [Int8Array, Uint8Array], 16: [Int16Array, Uint16Array], 32: [Int32Array, Uint32Array] }[type.bits][type.signed ? 0 : 1]!;
-        values = C.from(vals, (v) => num(v, 7));
+        values = smallInts(type.bits, type.signed, vals.map((v) => num(v, 7)));
       }
       break;
     case 'float':
@@ -98,7 +103,7 @@ function bytesCmp(a: string, b: string): number {
 }
 
 /** Naive comparator: total order, NaN greatest, -0 == +0, strings by UTF-8 bytes. */
-export function cmpValue(a: V, b: V, desc: boolean, nullsFirst: boolean): number {
+function cmpValue(a: V, b: V, desc: boolean, nullsFirst: boolean): number {
   if (a === null || b === null) {
     if (a === b) return 0;
     return (a === null) === nullsFirst ? -1 : 1;
@@ -162,6 +167,24 @@ describe('encodeSortKey', () => {
     expect(fw.length).toBe(3);
     expect(cmpWords(fw, 0, 1)).toBe(-1);
     expect(cmpWords(fw, 1, 2)).toBe(-1);
+  });
+
+  it('carries into the high word when NULLS FIRST shifts a full 32-bit range', () => {
+    for (const [type, vals] of [
+      [{ kind: 'int', bits: 32, signed: false }, [0xffffffff, 0, null, 0xfffffffe, 1]],
+      [{ kind: 'int', bits: 32, signed: true }, [2 ** 31 - 1, -(2 ** 31), null, 0]],
+      [{ kind: 'int', bits: 64, signed: true }, [0xffffffffn, 0n, null, 0x100000000n, 0xfffffffen]],
+      [{ kind: 'int', bits: 64, signed: true }, [0n, -1n, I64MAX, null]],
+    ] as Array<[TypeDesc, V[]]>) {
+      for (const nullsFirst of [true, false]) {
+        for (const descending of [false, true]) {
+          const words = encodeSortKey(makeColumn(type, vals), { descending, nullsFirst });
+          for (let i = 0; i < vals.length; i++) {
+            for (let j = 0; j < vals.length; j++) expect(cmpWords(words, i, j)).toBe(sgn(cmpValue(vals[i]!, vals[j]!, descending, nullsFirst)));
+          }
+        }
+      }
+    }
   });
 
   it('packs several keys into shared words (11-bit group id + 33-bit timestamp = 2 words)', () => {

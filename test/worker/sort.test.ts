@@ -121,6 +121,26 @@ describe('argsortKeys', () => {
     );
   });
 
+  it('takes the presorted shortcuts correctly (keys already in order, whole key in order)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 3 })), { maxLength: 200 }), fc.boolean(), (rows, desc) => {
+        const n = rows.length;
+        // timestamps non-decreasing in row order (DESC: non-increasing), group ids random
+        let t = 1_700_000_000_000n;
+        const ts = BigInt64Array.from(rows, ([, step]) => (t += desc ? -BigInt(step) : BigInt(step)));
+        const g = Uint32Array.from(rows, ([gid]) => gid);
+        const col: KeyColumn = { type: { kind: 'timestamp', unit: 'ms', timezone: null }, length: n, values: ts, offsets: null, valid: null };
+        const spec = [{ column: col, descending: desc, nullsFirst: true }];
+        const cmpTs = (x: number, y: number) => (desc ? -1 : 1) * cmpBig(ts[x]!, ts[y]!);
+        expect(Array.from(argsortKeys(spec, n, g))).toEqual(naiveArgsort(n, (x, y) => g[x]! - g[y]! || cmpTs(x, y)));
+        expect(Array.from(argsortKeys(spec, n))).toEqual(naiveArgsort(n, cmpTs));
+        const sortedG = Uint32Array.from(g).sort();
+        expect(Array.from(argsortKeys(spec, n, sortedG))).toEqual(naiveArgsort(n, (x, y) => sortedG[x]! - sortedG[y]! || cmpTs(x, y)));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('sorts a large (group id, timestamp) input with ties by row id', () => {
     const n = 50000;
     const g = Uint32Array.from({ length: n }, (_, i) => (i * 7919) % 613);
