@@ -106,7 +106,7 @@ function oneOf<T extends string>(v: unknown, path: string, values: readonly T[])
   return v as T;
 }
 
-function count_(v: unknown, path: string, min: number): number {
+function integer(v: unknown, path: string, min: number): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) fail(path, `an integer >= ${min}`, v);
   return v;
 }
@@ -198,8 +198,8 @@ function parseSource(v: unknown, path: string): SourceSpec {
       return {
         type,
         dataset: oneOf(o.dataset, `${path}.dataset`, DATASETS),
-        rows: o.rows === undefined ? 10_000 : count_(o.rows, `${path}.rows`, 0),
-        seed: o.seed === undefined ? undefined : count_(o.seed, `${path}.seed`, 0),
+        rows: o.rows === undefined ? 10_000 : integer(o.rows, `${path}.rows`, 0),
+        seed: o.seed === undefined ? undefined : integer(o.seed, `${path}.seed`, 0),
       };
     }
   }
@@ -307,7 +307,7 @@ function parseStep(v: unknown, path: string, sources: Set<string>): StepSpec {
     }
     case 'limit': {
       const o = obj(v, path, ['op', 'n']);
-      return { op, n: count_(o.n, `${path}.n`, 0) };
+      return { op, n: integer(o.n, `${path}.n`, 0) };
     }
     case 'explode': {
       const o = obj(v, path, ['op', 'columns', 'outputColumn', 'ignoreEmptyAndNull', 'ordinality']);

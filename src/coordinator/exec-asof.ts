@@ -137,6 +137,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     owned: ownsBatches(leftStage),
   });
   let right: Awaited<ReturnType<typeof ingest>> | null = null;
+  const matchesReservation = ctx.budget.reserve('asof.matches');
   try {
     right = await ingest(ctx, runStage(ctx, rightStage), rightStage.schema, {
       name: 'asof-right',
@@ -149,6 +150,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
       throw new ExecutionError('TOO_MANY_ROWS', `asofJoin: the right input has ${right.rows} rows; one join can address at most ${MAX_RIGHT_ROWS}`);
     }
     const matches = sharedAlloc(Int32Array, left.rows).fill(-1);
+    matchesReservation.forceGrow(matches.byteLength);
     const matchesDesc = describeData(A.makeData({ type: new A.Int32(), length: left.rows, data: matches }));
     const parts = left.exchange.nonEmpty().filter((p) => right!.exchange.rowsOf(p) > 0);
     const t0 = performance.now();
@@ -209,6 +211,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     left.store.release();
     right?.exchange.release();
     right?.store.release();
+    matchesReservation.free();
   }
 }
 

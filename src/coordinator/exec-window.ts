@@ -73,7 +73,7 @@ export async function* execWindow(
       const Ctor = arrayTypeOf(c.type);
       const values = sharedAlloc(Ctor, rows);
       const valid = sharedAlloc(Uint8Array, rows);
-      outputReservation.tryGrow(values.byteLength + valid.byteLength); // TODO force
+      outputReservation.forceGrow(values.byteLength + valid.byteLength);
       return { type: c.type, values, valid };
     });
     const outDescs = outputs.map((o) => ({

@@ -101,6 +101,16 @@ export class Reservation {
     if (!this.tryGrow(bytes)) throw this.budget.exhausted(this, bytes);
   }
 
+  /**
+   * Grow by `bytes` even past the limit: for memory a run cannot do without (its own result).
+   * It still counts in `used` and `peak`, so later optional growth (spillable data) backs off.
+   */
+  forceGrow(bytes: number): void {
+    checkBytes(bytes, 'forceGrow', this.name);
+    this.budget.takeAnyway(this, bytes);
+    this.bytes += bytes;
+  }
+
   /** Give back `bytes` (at most the current size). */
   shrink(bytes: number): void {
     checkBytes(bytes, 'shrink', this.name);
@@ -176,13 +186,18 @@ export class MemoryBudget {
   /** @internal */
   take(r: Reservation, bytes: number): boolean {
     if (this.usedBytes + bytes > this.max) return false;
+    this.takeAnyway(r, bytes);
+    return true;
+  }
+
+  /** @internal */
+  takeAnyway(r: Reservation, bytes: number): void {
     this.usedBytes += bytes;
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
     if (!r.registered) {
       r.registered = true;
       this.live.add(r);
     }
-    return true;
   }
 
   /** @internal */

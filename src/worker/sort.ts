@@ -11,8 +11,13 @@
  * is skipped; (3) n < SMALL uses a binary-insertion sort instead.
  * Invariants: stable (equal keys keep increasing row index), so rows fed in row-id order are
  * tie-broken by row id; the result is a permutation of 0..n-1.
- * Complexity: O(n * passes) with passes = sum over words of ceil(varying bits / MAX_DIGIT);
- * memory 4 Uint32Array(n) (2 for keys, 2 for rows) plus histograms.
+ * argsortKeys encodes the keys (./sort-keys: range-reduced fields packed into few words), first
+ * checking two shortcuts that stop at the first descent: input already in key order (identity)
+ * and input already in order of the keys after `leading` (sort by `leading` only, stably).
+ * Complexity: O(n * passes) with passes = sum over words of ceil(varying bits / MAX_DIGIT)
+ * (11-bit digits measured best against 8, 12 and 16); temporaries (encoded words, 3 ping-pong
+ * buffers) come from a per-thread scratch arena reused across calls, because first-touching
+ * fresh memory costs more than a radix pass; only the result array is new (or `out`).
  */
 import { encodeKeyField, groupIdField, packFields, type KeyField, type SortKeySpec } from './sort-keys.js';
 
