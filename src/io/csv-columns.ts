@@ -42,6 +42,10 @@ import {
   Uint8,
   Utf8,
   type Data,
+  type Date_,
+  DateUnit,
+  type Float,
+  Precision,
 } from 'apache-arrow';
 import { PlanError } from '../errors.js';
 import type { FieldDesc, TypeDesc } from '../types/column.js';
@@ -228,15 +232,15 @@ export function makeFiller(type: DataType, cap: number, column: string): Filler 
       return numberFiller(type, arr, intParser(min, max, name), cap);
     }
     case Type.Float: {
-      if (type instanceof Float32) return numberFiller(type, new Float32Array(cap), floatParser, cap);
-      if (type instanceof Float64) return numberFiller(type, new Float64Array(cap), floatParser, cap);
+      if ((type as Float).precision === Precision.SINGLE) return numberFiller(type, new Float32Array(cap), floatParser, cap);
+      if ((type as Float).precision === Precision.DOUBLE) return numberFiller(type, new Float64Array(cap), floatParser, cap);
       break;
     }
     case Type.Utf8:
     case Type.LargeUtf8:
       return stringFiller(type as Utf8 | LargeUtf8, cap);
     case Type.Date: {
-      if (type instanceof DateDay) {
+      if ((type as Date_).unit === DateUnit.DAY) {
         return numberFiller(type, new Int32Array(cap), (s) => parseDate(s) ?? 'not a date (YYYY-MM-DD)', cap);
       }
       return bigFiller(

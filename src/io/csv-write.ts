@@ -12,7 +12,7 @@
  * zoned); Dictionary columns as their values; durations as integer counts; nested and binary
  * values as JSON-like text (lists `[1, 2]`, structs `{"a": 1}`, binary as hex).
  */
-import { DateDay, Type, Vector, type Data, type DataType, type RecordBatch, type Schema, type Timestamp } from 'apache-arrow';
+import { DateUnit, Type, Vector, type Data, type DataType, type Date_, type RecordBatch, type Schema, type Timestamp } from 'apache-arrow';
 import { writeAtomic } from './atomic.js';
 import { throwIfAborted } from './input-errors.js';
 import { formatDate, formatTimestamp, type Unit } from './temporal-text.js';
@@ -55,7 +55,10 @@ function genericText(v: unknown): string {
   return String(v);
 }
 
-/** Text of rows 0..n-1 of `data` (null for NULL). */
+/**
+ * Text of rows 0..n-1 of `data` (null for NULL). Arrow-js pre-slices fixed-width values and
+ * value offsets to row 0, while bool values and validity bitmaps keep the bit `offset`.
+ */
 function columnText(data: Data, out: Array<string | null>): void {
   const n = data.length;
   const off = data.offset;
@@ -71,13 +74,13 @@ function columnText(data: Data, out: Array<string | null>): void {
       const single = (type as { precision?: number }).precision === 1;
       if ((type as { precision?: number }).precision === 0) {
         const vec = new Vector([data]);
-        cell = (j) => formatFloat(vec.get(j - off) as number, true);
+        cell = (j) => formatFloat(vec.get(j) as number, true);
       } else cell = (j) => formatFloat(values[j] as number, single);
       break;
     }
     case Type.Bool: {
       const bits = data.values as Uint8Array;
-      cell = (j) => ((bits[j >> 3]! >> (j & 7)) & 1 ? 'true' : 'false');
+      cell = (j) => ((bits[(j + off) >> 3]! >> ((j + off) & 7)) & 1 ? 'true' : 'false');
       break;
     }
     case Type.Utf8:
@@ -89,7 +92,7 @@ function columnText(data: Data, out: Array<string | null>): void {
       break;
     }
     case Type.Date:
-      if (type instanceof DateDay) cell = (j) => formatDate(values[j] as number);
+      if ((type as Date_).unit === DateUnit.DAY) cell = (j) => formatDate(values[j] as number);
       else {
         cell = (j) => {
           const ms = BigInt(values[j]!);
@@ -120,12 +123,12 @@ function columnText(data: Data, out: Array<string | null>): void {
     }
     default: {
       const vec = new Vector([data]);
-      cell = (j) => genericText(vec.get(j - off));
+      cell = (j) => genericText(vec.get(j));
     }
   }
   for (let i = 0; i < n; i++) {
     const j = off + i;
-    out[i] = bitmap !== null && ((bitmap[j >> 3]! >> (j & 7)) & 1) === 0 ? null : cell(j);
+    out[i] = bitmap !== null && ((bitmap[j >> 3]! >> (j & 7)) & 1) === 0 ? null : cell(i);
   }
 }
 
