@@ -79,8 +79,13 @@ export async function runWindow(args: BenchArgs): Promise<string> {
     let df: ReturnType<typeof toPolars> | undefined = toPolars(table);
     po = await measure('main', `polars ${polarsVersion()}`, opts, () => { const r = windowQuery(df!); if (r.height !== rows) throw new Error('polars rows'); },
       `sort + rollingSum.over; threads ${polarsThreads()}`);
-    df = undefined; gc();
     ms.push(po);
+    if (wanted(args, 'polars-presorted')) {
+      // for reference: the rolling sums alone on input already sorted by (user_id, create_ts)
+      const sorted = df.sort(['user_id', 'create_ts']);
+      ms.push(await measure('main', 'polars, pre-sorted input', opts, () => { windowQuery(sorted, WIDTHS, false); }, 'rollingSum.over only (sort excluded): reference, not the target'));
+    }
+    df = undefined; gc();
   }
   if (!args.sluiceOnly && wanted(args, 'duckdb')) {
     const duck = await openDuck(2);

@@ -51,8 +51,8 @@ export function toPolars(table: Table): DF {
 export const WIDTHS = [3, 7, 30, 90, 180];
 
 /** sort + rolling sums over each user, the frame materialized */
-export function windowQuery(df: DF, widths = WIDTHS): DF {
-  return df.sort(['user_id', 'create_ts']).withColumns(
+export function windowQuery(df: DF, widths = WIDTHS, sort = true): DF {
+  return (sort ? df.sort(['user_id', 'create_ts']) : df).withColumns(
     ...widths.map((w) => pl.col('tokens').rollingSum({ windowSize: w, minPeriods: 1 }).over('user_id').alias(`tokens_${w}`)),
   );
 }

@@ -44,7 +44,8 @@ export function planWindowRouting(resolved: ResolvedWindow): WindowStagePlan {
 interface OutputArrays {
   type: TypeDesc;
   values: TypedArray;
-  valid: Uint8Array;
+  /** One byte per row, 1 = NULL. Zero-filled, and tasks write only their NULLs: untouched pages stay free. */
+  nulls: Uint8Array;
 }
 
 export async function* execWindow(
@@ -72,13 +73,13 @@ export async function* execWindow(
     const outputs: OutputArrays[] = resolved.columns.map((c) => {
       const Ctor = arrayTypeOf(c.type);
       const values = sharedAlloc(Ctor, rows);
-      const valid = sharedAlloc(Uint8Array, rows);
-      outputReservation.forceGrow(values.byteLength + valid.byteLength);
-      return { type: c.type, values, valid };
+      const nulls = sharedAlloc(Uint8Array, rows);
+      outputReservation.forceGrow(values.byteLength + nulls.byteLength);
+      return { type: c.type, values, nulls };
     });
     const outDescs = outputs.map((o) => ({
       values: describeData(A.makeData({ type: new A.Uint8(), length: o.values.byteLength, data: new Uint8Array(o.values.buffer, o.values.byteOffset, o.values.byteLength) })),
-      valid: describeData(A.makeData({ type: new A.Uint8(), length: rows, data: o.valid })),
+      nulls: describeData(A.makeData({ type: new A.Uint8(), length: rows, data: o.nulls })),
     }));
     const parts = exchange.nonEmpty();
     const t0 = performance.now();
@@ -122,6 +123,18 @@ export async function* execWindow(
   }
 }
 
+/** A validity bitmap from NULL-marker bytes, or none when the range has no NULL. */
+function validityFromNullBytes(nulls: Uint8Array): { nullCount: number; nullBitmap: Uint8Array | undefined } {
+  const n = nulls.length;
+  let i = 0;
+  while (i < n && nulls[i] === 0) i++;
+  if (i === n) return { nullCount: 0, nullBitmap: undefined };
+  const valid = new Uint8Array(n);
+  for (let k = 0; k < n; k++) valid[k] = nulls[k] ? 0 : 1;
+  const { bitmap, set } = bytesToBitmap(valid, n);
+  return { nullCount: n - set, nullBitmap: bitmap };
+}
+
 function arrayTypeOf(t: TypeDesc): { new (b: ArrayBufferLike, o?: number, l?: number): TypedArray; new (n: number): TypedArray; BYTES_PER_ELEMENT: number } {
   if (t.kind === 'bool') return Uint8Array;
   return typeToArrow(t).ArrayType as never;
@@ -130,10 +143,7 @@ function arrayTypeOf(t: TypeDesc): { new (b: ArrayBufferLike, o?: number, l?: nu
 /** Rows [start, start + length) of an output as Arrow Data (values are views, not copies). */
 function sliceOutput(o: OutputArrays, start: number, length: number): A.Data {
   const type = typeToArrow(o.type);
-  const validBytes = o.valid.subarray(start, start + length);
-  const { bitmap, set } = bytesToBitmap(validBytes, length);
-  const nullCount = length - set;
-  const nullBitmap = nullCount > 0 ? bitmap : undefined;
+  const { nullCount, nullBitmap } = validityFromNullBytes(o.nulls.subarray(start, start + length));
   if (o.type.kind === 'bool') {
     const { bitmap: bits } = bytesToBitmap(o.values.subarray(start, start + length) as Uint8Array, length);
     return A.makeData({ type: type as A.Bool, length, nullCount, nullBitmap, data: bits });

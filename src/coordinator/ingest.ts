@@ -94,9 +94,15 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
       ctx.checkAbort();
       await store.push(batch);
       if (batch.numRows === 0) continue;
-      slab.push(selectColumns(batch, spec.routed));
-      slabRows += batch.numRows;
-      if (slabRows >= ctx.config.slabRows) await flush();
+      // Big batches are cut so every slab (one partition task) holds about slabRows rows.
+      const routed = selectColumns(batch, spec.routed);
+      for (let start = 0; start < routed.numRows; ) {
+        const take = Math.min(routed.numRows - start, ctx.config.slabRows - slabRows);
+        slab.push(start === 0 && take === routed.numRows ? routed : routed.slice(start, start + take));
+        slabRows += take;
+        start += take;
+        if (slabRows >= ctx.config.slabRows) await flush();
+      }
     }
     if (!failure) await flush();
     await queue.onIdle();

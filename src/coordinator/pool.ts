@@ -80,10 +80,19 @@ export class InlineExecutor implements Executor {
     if (signal?.aborted) throw new AbortError();
     this.dispatch ??= import(workerEntry().url.href).then((m: { default: Dispatch }) => m.default);
     const dispatch = await this.dispatch;
-    const reply = await dispatch(task);
+    // One task at a time, as in a worker: tasks reuse the thread's scratch memory, and two
+    // runs on one engine could otherwise interleave at a task's awaits.
+    const turn = this.tail.then(() => dispatch(task));
+    this.tail = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    const reply = await turn;
     if (signal?.aborted) throw new AbortError();
     return unwrap<T>(reply);
   }
+
+  private tail: Promise<unknown> = Promise.resolve();
 
   async close(): Promise<void> {
     this.closed = true;

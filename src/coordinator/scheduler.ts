@@ -1,7 +1,9 @@
 /**
  * Bounded in-flight work on top of p-queue: an ordered parallel map for streams (row-local
  * stages) and a fail-fast "run all" for partition tasks. On error or early exit nothing is
- * left running: queued work is dropped and in-flight work is awaited before returning.
+ * left running: queued jobs turn into no-ops and in-flight work is awaited before returning.
+ * (p-queue's clear() would drop queued jobs without settling their promises: never use it
+ * while someone awaits them.)
  */
 import PQueue from 'p-queue';
 
@@ -15,17 +17,18 @@ export async function* orderedMap<I, O>(
   const pending: Array<Promise<O>> = [];
   const window = Math.max(2, concurrency * 2);
   let index = 0;
+  let stopped = false;
   try {
     for await (const item of inputs) {
       const i = index++;
-      const p = queue.add(() => fn(item, i), {}) as Promise<O>;
+      const p = queue.add(async () => (stopped ? (undefined as O) : fn(item, i))) as Promise<O>;
       p.catch(() => {}); // observed when it reaches the head
       pending.push(p);
       while (pending.length >= window) yield await pending.shift()!;
     }
     while (pending.length > 0) yield await pending.shift()!;
   } finally {
-    queue.clear();
+    stopped = true;
     await Promise.allSettled(pending);
   }
 }
@@ -45,7 +48,6 @@ export async function runAll<T>(jobs: Array<() => Promise<T>>, concurrency: numb
       })
       .catch((err: unknown) => {
         failure ??= { err };
-        queue.clear();
       }),
   );
   await Promise.all(all);

@@ -51,8 +51,8 @@ export interface WindowTask {
   /** ResolvedWindow (src/ops/window-spec.ts), plain data. */
   window: unknown;
   naive: boolean;
-  /** Outputs indexed by global row id, written in place (disjoint rows per task). */
-  outputs: Array<{ values: ColumnDesc; valid: ColumnDesc }>;
+  /** Outputs indexed by global row id, written in place (disjoint rows per task); `nulls`: 1 = NULL. */
+  outputs: Array<{ values: ColumnDesc; nulls: ColumnDesc }>;
 }
 
 export interface AsofTask {

@@ -9,7 +9,6 @@
  * it reads are gathered for those pairs and the bound expression is evaluated on them.
  */
 import type * as A from 'apache-arrow';
-import { localAlloc } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
 import { toKeyColumn } from '../columns/shared.js';
 import type { BoundExpr } from '../expr/bind.js';
@@ -19,6 +18,7 @@ import { asofSortWords, normalizeAsofKey, permuteAsofKey, type AsofKeyPlan, type
 import type { AsofTask } from '../types/tasks.js';
 import { matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
+import { resetScratch, scratchAlloc } from './scratch.js';
 import { argsortWords } from './sort.js';
 
 /** Plain settings the coordinator derives from ResolvedAsof (see exec-asof.ts). */
@@ -45,6 +45,7 @@ interface SortedSide {
 }
 
 export async function runAsofTask(task: AsofTask): Promise<{ rows: number; rightRows: number }> {
+  resetScratch();
   const spec = task.spec as AsofTaskSpec;
   const [left, right] = await Promise.all([loadPartition(task.left), loadPartition(task.right)]);
   const lk = left.columns.map(toKeyColumn);
@@ -73,7 +74,7 @@ export async function runAsofTask(task: AsofTask): Promise<{ rows: number; right
         ri[k] = rs.perm[rp[k]!]!;
       }
       const cols: A.Data[] = spec.conditionColumns.map((c) =>
-        c.side === 'left' ? gatherData(left.columns[c.pos]!, li, count, localAlloc as never) : gatherData(right.columns[c.pos]!, ri, count, localAlloc as never),
+        c.side === 'left' ? gatherData(left.columns[c.pos]!, li, count, scratchAlloc as never) : gatherData(right.columns[c.pos]!, ri, count, scratchAlloc as never),
       );
       return evaluatePredicate(condition, cols, count);
     };

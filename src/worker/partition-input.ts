@@ -6,12 +6,12 @@
  * restores input order; a stable sort then breaks ties by row id for free.
  */
 import * as A from 'apache-arrow';
-import { localAlloc } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
 import { concatData } from '../columns/gather.js';
 import { rebuildData } from '../columns/shared.js';
 import { readSpillAll } from '../memory/spill-file.js';
 import type { PartitionInput } from '../types/tasks.js';
+import { scratchAlloc } from './scratch.js';
 
 export interface LoadedPartition {
   n: number;
@@ -25,6 +25,7 @@ interface Piece {
   cols: A.Data[];
 }
 
+/** Columns are this task's scratch memory (or views of the shared chunks): valid until the task ends. */
 export async function loadPartition(input: PartitionInput): Promise<LoadedPartition> {
   const pieces: Piece[] = [];
   for (const chunk of input.chunks) {
@@ -40,7 +41,7 @@ export async function loadPartition(input: PartitionInput): Promise<LoadedPartit
   pieces.sort((a, b) => a.firstRow - b.firstRow);
 
   const n = pieces.reduce((s, p) => s + p.ids.length, 0);
-  const rowIds = new Uint32Array(n);
+  const rowIds = scratchAlloc(Uint32Array, n);
   let at = 0;
   for (const p of pieces) {
     rowIds.set((p.ids.values as Uint32Array).subarray(0, p.ids.length), at);
@@ -49,7 +50,7 @@ export async function loadPartition(input: PartitionInput): Promise<LoadedPartit
   const columns = input.schema.map((field, c) => {
     if (pieces.length === 0) return A.vectorFromArray([], typeToArrow(field.type)).data[0]! as A.Data;
     if (pieces.length === 1) return pieces[0]!.cols[c]!;
-    return concatData(pieces.map((p) => p.cols[c]!), localAlloc);
+    return concatData(pieces.map((p) => p.cols[c]!), scratchAlloc as never);
   });
   return { n, rowIds, columns };
 }

@@ -11,18 +11,20 @@
  * Cost: O(rows × columns), one pass each.
  */
 import * as A from 'apache-arrow';
-import { SharedArena, localAlloc } from '../columns/arena.js';
+import { SharedArena } from '../columns/arena.js';
 import { concatData, gatherData } from '../columns/gather.js';
 import { describeData, rebuildData, toKeyColumn } from '../columns/shared.js';
 import { countingScatter, hashColumns, partitionOf } from '../shuffle/hash.js';
 import type { ChunkDesc, PartitionResult, PartitionTask } from '../types/tasks.js';
+import { resetScratch, scratchAlloc } from './scratch.js';
 
 export function runPartitionTask(task: PartitionTask): PartitionResult {
+  resetScratch();
   const ncols = task.batches[0]?.columns.length ?? 0;
   const columns: A.Data[] = [];
   for (let c = 0; c < ncols; c++) {
     const parts = task.batches.map((b) => rebuildData(b.columns[c]!));
-    columns.push(parts.length === 1 ? parts[0]! : concatData(parts, localAlloc));
+    columns.push(parts.length === 1 ? parts[0]! : concatData(parts, scratchAlloc as never));
   }
   const n = task.batches.reduce((s, b) => s + b.length, 0);
   const P = task.partitions;

@@ -2,21 +2,24 @@
  * Reorders a KeyColumn by a permutation (sorted position -> source row), on typed arrays.
  * 64-bit values are moved as two 32-bit words so no BigInt is created per value.
  */
+import type { Allocator } from '../columns/arena.js';
 import type { KeyColumn, TypedArray } from '../types/keys.js';
+import { scratchAlloc } from './scratch.js';
 
-export function permuteKey(col: KeyColumn, perm: Uint32Array): KeyColumn {
+/** Outputs come from `alloc` (default: this task's scratch memory). */
+export function permuteKey(col: KeyColumn, perm: Uint32Array, alloc: Allocator = scratchAlloc): KeyColumn {
   const n = perm.length;
-  const valid = col.valid ? permuteBytes(col.valid, perm) : null;
+  const valid = col.valid ? permuteBytes(col.valid, perm, alloc) : null;
   if (col.offsets) {
     const src = col.offsets;
-    const offsets = new Int32Array(n + 1);
+    const offsets = alloc(Int32Array, n + 1);
     let total = 0;
     for (let i = 0; i < n; i++) {
       const r = perm[i]!;
       total += src[r + 1]! - src[r]!;
       offsets[i + 1] = total;
     }
-    const bytes = new Uint8Array(total);
+    const bytes = alloc(Uint8Array, total);
     const from = col.values as Uint8Array;
     for (let i = 0; i < n; i++) {
       const r = perm[i]!;
@@ -24,19 +27,18 @@ export function permuteKey(col: KeyColumn, perm: Uint32Array): KeyColumn {
     }
     return { type: col.type, length: n, values: bytes, offsets, valid };
   }
-  return { type: col.type, length: n, values: permuteValues(col.values, perm), offsets: null, valid };
+  return { type: col.type, length: n, values: permuteValues(col.values, perm, alloc), offsets: null, valid };
 }
 
-export function permuteBytes(src: Uint8Array, perm: Uint32Array): Uint8Array {
-  const out = new Uint8Array(perm.length);
+export function permuteBytes(src: Uint8Array, perm: Uint32Array, alloc: Allocator = scratchAlloc): Uint8Array {
+  const out = alloc(Uint8Array, perm.length);
   for (let i = 0; i < perm.length; i++) out[i] = src[perm[i]!]!;
   return out;
 }
 
-export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array): T {
+export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, alloc: Allocator = scratchAlloc): T {
   const n = perm.length;
-  const Ctor = src.constructor as new (n: number) => T;
-  const out = new Ctor(n);
+  const out = alloc(src.constructor as never, n) as T;
   if (src.BYTES_PER_ELEMENT === 8) {
     const s = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
     const d = new Int32Array(out.buffer, out.byteOffset, n * 2);

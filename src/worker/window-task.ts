@@ -14,9 +14,11 @@ import type { WindowTask } from '../types/tasks.js';
 import { groupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { permuteKey, scatterValues } from './permute.js';
+import { resetScratch, scratchAlloc } from './scratch.js';
 import { argsortKeys } from './sort.js';
 
 export async function runWindowTask(task: WindowTask): Promise<{ rows: number }> {
+  resetScratch();
   const part = await loadPartition(task.input);
   const n = part.n;
   const keys: KeyColumn[] = part.columns.map(toKeyColumn);
@@ -38,16 +40,18 @@ export async function runWindowTask(task: WindowTask): Promise<{ rows: number }>
     measures: task.measures.map((i) => permuteKey(keys[i]!, perm)),
     window: task.window as ResolvedWindow,
   };
-  const outs = task.naive ? computeWindowNaive(input) : computeWindow(input);
+  const outs = task.naive ? computeWindowNaive(input, scratchAlloc as never) : computeWindow(input, scratchAlloc as never);
 
-  const target = new Uint32Array(n);
+  const target = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) target[i] = part.rowIds[perm[i]!]!;
   outs.forEach((out, c) => {
     const dest = task.outputs[c]!;
     scatterValues(out.values, target, viewOf(dest.values, out.values));
-    const valid = viewOf(dest.valid, new Uint8Array(0)) as Uint8Array;
-    if (out.valid) for (let i = 0; i < n; i++) valid[target[i]!] = out.valid[i]!;
-    else for (let i = 0; i < n; i++) valid[target[i]!] = 1;
+    if (out.valid) {
+      const nulls = viewOf(dest.nulls, new Uint8Array(0)) as Uint8Array;
+      const valid = out.valid;
+      for (let i = 0; i < n; i++) if (valid[i] === 0) nulls[target[i]!] = 1;
+    }
   });
   return { rows: n };
 }
