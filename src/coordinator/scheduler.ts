@@ -40,15 +40,16 @@ export async function runAll<T>(jobs: Array<() => Promise<T>>, concurrency: numb
   let failure: { err: unknown } | null = null;
   let done = 0;
   const all = jobs.map((job, i) =>
-    queue
-      .add(async () => {
-        if (failure) return;
+    queue.add(async () => {
+      if (failure) return;
+      try {
         results[i] = await job();
         onDone?.(++done);
-      })
-      .catch((err: unknown) => {
+      } catch (err) {
+        // Recorded before the queue starts the next job, which then does nothing.
         failure ??= { err };
-      }),
+      }
+    }),
   );
   await Promise.all(all);
   if (failure) throw (failure as { err: unknown }).err;
