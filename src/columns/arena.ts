@@ -3,8 +3,8 @@
  *
  * Creating a SharedArrayBuffer costs ~30 µs on this platform (measured: 40k of them took
  * 1.3 s), so a task that builds many small columns carves them out of shared slabs instead.
- * Every allocation is 8-byte aligned and zero-filled (fresh SAB memory is zeroed and slabs are
- * never reused).
+ * Every allocation is 8-byte aligned and zero-filled. An arena may start from a given buffer
+ * (from the engine's BufferPool): allocations go there while they fit.
  */
 import type { TypedArray } from '../types/keys.js';
 import type { TypedArrayConstructor } from './shared.js';
@@ -17,17 +17,27 @@ export class SharedArena {
   private slab: SharedArrayBuffer | null = null;
   private used = 0;
   private readonly slabBytes: number;
-  /** Bytes handed out, and bytes of shared memory created. */
+  private readonly first: SharedArrayBuffer | null;
+  private firstUsed = 0;
+  /** Bytes handed out, and bytes of shared memory created (not counting `first`). */
   allocated = 0;
   reserved = 0;
 
-  constructor(slabBytes = DEFAULT_SLAB) {
+  constructor(slabBytes = DEFAULT_SLAB, first: SharedArrayBuffer | null = null) {
     this.slabBytes = slabBytes;
+    this.first = first;
   }
 
   readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T => {
     const bytes = Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8;
     this.allocated += bytes;
+    if (this.first && this.firstUsed + bytes <= this.first.byteLength) {
+      // A reused buffer holds old contents: clear what is handed out.
+      new Uint8Array(this.first, this.firstUsed, bytes).fill(0);
+      const out = new ctor(this.first, this.firstUsed, length);
+      this.firstUsed += bytes;
+      return out;
+    }
     if (bytes > this.slabBytes / 4) {
       // Large arrays get their own buffer: no waste at the end of a slab.
       this.reserved += Math.max(bytes, 8);
@@ -42,6 +52,11 @@ export class SharedArena {
     this.used += bytes;
     return out;
   };
+
+  /** Bytes used of the given first buffer. */
+  get firstBytesUsed(): number {
+    return this.firstUsed;
+  }
 }
 
 /** One SharedArrayBuffer per array (for the few, large, long-lived outputs). */

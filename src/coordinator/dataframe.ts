@@ -110,7 +110,7 @@ export class DataFrame {
     return {
       async *[Symbol.asyncIterator]() {
         const stage = await planStage(self.plan);
-        const ctx = new RunContext(self.engine.config, self.engine.pool, options.signal);
+        const ctx = new RunContext(self.engine.config, self.engine.pool, options.signal, self.engine.buffers);
         try {
           for await (const b of runStage(ctx, stage)) {
             ctx.stats.rowsOut += b.numRows;
@@ -163,7 +163,7 @@ export class DataFrame {
   ): Promise<{ value: T; stats: RunStats }> {
     const stage = await planStage(this.plan);
     if (options.signal?.aborted) throw new AbortError();
-    const ctx = new RunContext(this.engine.config, this.engine.pool, options.signal);
+    const ctx = new RunContext(this.engine.config, this.engine.pool, options.signal, this.engine.buffers);
     try {
       const value = await consume(runStage(ctx, stage), stage, ctx);
       return { value, stats: ctx.stats };

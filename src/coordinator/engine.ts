@@ -4,6 +4,7 @@
 import os from 'node:os';
 import { PlanError, show } from '../errors.js';
 import { parseBytes } from '../memory/budget.js';
+import { BufferPool } from '../memory/buffer-pool.js';
 import type { Progress } from '../types/plan.js';
 import { DataFrame } from './dataframe.js';
 import { createExecutor, type Executor } from './pool.js';
@@ -77,11 +78,14 @@ export function resolveEngineOptions(options: EngineOptions = {}): EngineConfig 
 
 export class Engine {
   readonly config: EngineConfig;
+  /** Shared buffers reused across runs (bounded by the memory budget; emptied by close()). */
+  readonly buffers: BufferPool;
   private executor: Executor | null = null;
   private closed = false;
 
   constructor(options: EngineOptions = {}) {
     this.config = resolveEngineOptions(options);
+    this.buffers = new BufferPool(this.config.memoryBudget);
   }
 
   /** The worker pool, started on first use. */
@@ -113,6 +117,7 @@ export class Engine {
   /** Ends the workers; idempotent. */
   async close(): Promise<void> {
     this.closed = true;
+    this.buffers.clear();
     const ex = this.executor;
     this.executor = null;
     if (ex) await ex.close();

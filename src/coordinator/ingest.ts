@@ -8,7 +8,7 @@ import type * as A from 'apache-arrow';
 import PQueue from 'p-queue';
 import { SharedArena } from '../columns/arena.js';
 import { schemaFromArrow } from '../columns/arrow-types.js';
-import { describeBatch, selectColumns } from '../columns/shared.js';
+import { batchBytes, describeBatch, selectColumns } from '../columns/shared.js';
 import { Exchange } from '../shuffle/exchange.js';
 import type { PartitionResult, PartitionTask } from '../types/tasks.js';
 import { BatchStore } from './batch-store.js';
@@ -36,6 +36,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
   const exchange = new Exchange(
     {
       budget: ctx.budget,
+      pool: ctx.pool,
       runDir: () => ctx.runDir(),
       onSpill: (bytes, newFile, ms) => {
         ctx.stats.spilledBytes += bytes;
@@ -62,10 +63,18 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     slab = [];
     slabBase += slabRows;
     slabRows = 0;
-    const arena = new SharedArena(Math.max(1 << 16, Math.min(64 << 20, batches.reduce((s, b) => s + b.numRows, 0) * 8 * spec.routed.length)));
+    // The slab's columns go to the worker in a pooled shared buffer, and it writes the
+    // partitioned rows into another one: both are reused by the next slabs and runs.
+    const rows = batches.reduce((s, b) => s + b.numRows, 0);
+    const inputBytes = batches.reduce((s, b) => s + batchBytes(b), 0) + 64 * spec.routed.length * batches.length;
+    const inputBuffer = ctx.pool.take(inputBytes);
+    const arena = new SharedArena(Math.max(1 << 16, Math.min(64 << 20, rows * 8 * spec.routed.length)), inputBuffer);
+    const described = batches.map((b) => describeBatch(b, arena.alloc));
+    const outputBuffer = ctx.pool.take(arena.allocated + rows * 4 + 64 * (spec.routed.length + 1) + 4096);
     const task: PartitionTask = {
       kind: 'partition',
-      batches: batches.map((b) => describeBatch(b, arena.alloc)),
+      batches: described,
+      outputBuffer,
       keyColumns: spec.hashKeys,
       partitions: spec.partitions,
       seed: ctx.config.seed,
@@ -78,8 +87,9 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
       .add(async () => {
         const t0 = performance.now();
         const result = await ctx.run<PartitionResult>(task);
+        ctx.pool.give([inputBuffer]);
         ctx.addPhase('partition', performance.now() - t0);
-        await exchange.add(result, result.bytes);
+        await exchange.add(result, result.bytes, outputBuffer);
         ctx.progress('partition', ++slabsDone, slabsSent);
       })
       .catch((err: unknown) => {

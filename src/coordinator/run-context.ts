@@ -5,6 +5,7 @@
  */
 import { AbortError } from '../errors.js';
 import { MemoryBudget } from '../memory/budget.js';
+import type { BufferPool } from '../memory/buffer-pool.js';
 import { createRunDir, type RunDir } from '../memory/temp-dir.js';
 import type { Phase, Progress, RunStats } from '../types/plan.js';
 import type { Task } from '../types/tasks.js';
@@ -32,6 +33,8 @@ export class RunContext {
     readonly config: EngineConfig,
     readonly executor: Executor,
     readonly signal: AbortSignal | undefined,
+    /** The engine's reusable shared buffers (never handed to the user). */
+    readonly pool: BufferPool,
   ) {
     this.budget = new MemoryBudget(config.memoryBudget);
     this.stats = {

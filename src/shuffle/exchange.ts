@@ -11,6 +11,7 @@ import * as A from 'apache-arrow';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { batchFromColumns, rebuildData } from '../columns/shared.js';
 import type { MemoryBudget, Reservation } from '../memory/budget.js';
+import type { BufferPool } from '../memory/buffer-pool.js';
 import { SpillWriter } from '../memory/spill-file.js';
 import type { RunDir } from '../memory/temp-dir.js';
 import type { SchemaDesc } from '../types/column.js';
@@ -18,6 +19,7 @@ import type { ChunkDesc, PartitionInput, PartitionResult } from '../types/tasks.
 
 export interface ExchangeEnv {
   budget: MemoryBudget;
+  pool: BufferPool;
   runDir(): Promise<RunDir>;
   /** Called after each spill write with the bytes written and whether a new file was made. */
   onSpill(bytes: number, newFile: boolean, ms: number): void;
@@ -47,22 +49,25 @@ export class Exchange {
   }
 
   private tail: Promise<void> = Promise.resolve();
+  /** Pooled buffers holding in-memory regions, given back to the pool on release(). */
+  private readonly pooled: SharedArrayBuffer[] = [];
 
   /**
    * Takes one slab's partition regions: kept in memory if the budget allows, else spilled.
    * Calls are serialized: slabs finish in any order, and two spilling at once must not both
    * create a partition's spill file.
    */
-  add(result: PartitionResult, bytes: number): Promise<void> {
-    const next = this.tail.then(() => this.addNow(result, bytes));
+  add(result: PartitionResult, bytes: number, buffer: SharedArrayBuffer | null = null): Promise<void> {
+    const next = this.tail.then(() => this.addNow(result, bytes, buffer));
     this.tail = next.catch(() => {});
     return next;
   }
 
-  private async addNow(result: PartitionResult, bytes: number): Promise<void> {
+  private async addNow(result: PartitionResult, bytes: number, buffer: SharedArrayBuffer | null): Promise<void> {
     for (const { partition, chunk } of result.parts) this.rows[partition]! += chunk.length;
     if (this.reservation.tryGrow(bytes)) {
       for (const { partition, chunk } of result.parts) this.chunks[partition]!.push(chunk);
+      if (buffer) this.pooled.push(buffer);
       return;
     }
     const t0 = performance.now();
@@ -80,6 +85,8 @@ export class Exchange {
       this.env.onSpill(chunkBytes(chunk), newFile, 0);
     }
     this.env.onSpill(0, false, performance.now() - t0);
+    // Spilled: nothing refers to the slab's buffer any more.
+    if (buffer) this.env.pool.give([buffer]);
   }
 
   /** Closes the spill files; call once every slab is in. */
@@ -109,9 +116,11 @@ export class Exchange {
     this.chunks[p] = [];
   }
 
+  /** Frees the reservation and gives the buffers back; call when no task can read them. Idempotent. */
   release(): void {
     this.chunks.fill([]);
     this.reservation.free();
+    this.env.pool.give(this.pooled.splice(0));
   }
 }
 

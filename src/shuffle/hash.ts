@@ -249,13 +249,13 @@ export function partitionOf(hashes: Uint32Array, partitions: number, out?: Uint3
  * Row indices grouped by partition, stable in row order: rows of partition p are
  * order[offsets[p] .. offsets[p+1]), ascending.
  */
-export function countingScatter(partIds: Uint32Array, partitions: number): { offsets: Uint32Array; order: Uint32Array } {
+export function countingScatter(partIds: Uint32Array, partitions: number, out?: Uint32Array): { offsets: Uint32Array; order: Uint32Array } {
   const n = partIds.length;
   const offsets = new Uint32Array(partitions + 1);
   for (let i = 0; i < n; i++) offsets[partIds[i]! + 1]!++;
   for (let p = 0; p < partitions; p++) offsets[p + 1]! += offsets[p]!;
   const next = offsets.slice(0, partitions);
-  const order = new Uint32Array(n);
+  const order = out ?? new Uint32Array(n);
   for (let i = 0; i < n; i++) order[next[partIds[i]!]!++] = i;
   return { offsets, order };
 }

@@ -31,6 +31,8 @@ export interface PartitionTask {
   partitions: number;
   seed: number;
   rowBase: number;
+  /** Where to put the partitioned columns first (a pooled buffer the coordinator owns). */
+  outputBuffer?: SharedArrayBuffer;
 }
 
 export interface PartitionResult {

@@ -31,13 +31,13 @@ export function runPartitionTask(task: PartitionTask): PartitionResult {
 
   let pids: Uint32Array;
   if (task.keyColumns.length === 0 || P === 1) {
-    pids = new Uint32Array(n);
+    pids = scratchAlloc(Uint32Array, n);
   } else {
     const keys = task.keyColumns.map((i) => toKeyColumn(columns[i]!));
-    pids = partitionOf(hashColumns(keys, n, task.seed), P);
+    pids = partitionOf(hashColumns(keys, n, task.seed, scratchAlloc(Uint32Array, n)), P, scratchAlloc(Uint32Array, n));
   }
-  const { offsets, order } = countingScatter(pids, P);
-  const arena = new SharedArena(Math.max(1 << 20, Math.min(64 << 20, n * 8 * (ncols + 1))));
+  const { offsets, order } = countingScatter(pids, P, scratchAlloc(Uint32Array, n));
+  const arena = new SharedArena(Math.max(1 << 20, Math.min(64 << 20, n * 8 * (ncols + 1))), task.outputBuffer ?? null);
   const idx = new Int32Array(order.buffer, order.byteOffset, order.length);
   const gathered = columns.map((col) => gatherData(col, idx, n, arena.alloc));
   const rowIds = arena.alloc(Uint32Array, n);
@@ -56,5 +56,5 @@ export function runPartitionTask(task: PartitionTask): PartitionResult {
     };
     parts.push({ partition: p, chunk });
   }
-  return { bytes: arena.reserved, parts };
+  return { bytes: arena.firstBytesUsed + arena.reserved, parts };
 }
