@@ -8,7 +8,9 @@
 // falls back to `--import tsx` if esbuild cannot be loaded), then runs it under `node --cpu-prof --cpu-prof-dir=profiles/<run>`.
 // Node writes one .cpuprofile per thread (main + each worker with threads: 2). The script then
 // prints the top self-time frames of the main-thread profile and of the worker profiles
-// (workers summed, and each one), parsed from the .cpuprofile JSON.
+// (workers summed; --each: each one), parsed from the .cpuprofile JSON. Idle time ((idle) and
+// piscina's atomicsWaitLoop) is reported separately. bench/profile-preload.mjs makes sure worker
+// threads get --cpu-prof even when the pool sets its own execArgv.
 // With --0x it instead runs the job with threads: 0 (inline, one isolate) under 0x and prints
 // the flamegraph path (0x profiles one isolate only).
 import { spawnSync } from 'node:child_process';
@@ -52,7 +54,11 @@ if (use0x) {
   process.exit(0);
 }
 
-const r = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...jobArgs, job, ...passthrough], { cwd: root, env, stdio: 'inherit' });
+// A pool that starts its workers with an explicit `execArgv` (Sluice's compiled build passes [])
+// drops the inherited --cpu-prof; bench/profile-preload.mjs adds it back to every new Worker.
+env.SLUICE_CPU_PROF_DIR = dir;
+const preload = ['--import', new URL('../bench/profile-preload.mjs', import.meta.url).href];
+const r = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...preload, ...jobArgs, job, ...passthrough], { cwd: root, env, stdio: 'inherit' });
 if (r.status !== 0) { console.error(`profiled job exited with ${r.status}`); process.exit(r.status ?? 1); }
 
 // CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile — thread id 0 is the main thread
@@ -79,9 +85,11 @@ function selfTimes(file) {
 }
 
 function print(title, { self, total }) {
-  const idle = self.get('(idle)') ?? 0;
+  // piscina's idle workers block in Atomics.wait inside atomicsWaitLoop: count that as idle too
+  const idleKeys = [...self.keys()].filter((k) => k === '(idle)' || k.startsWith('atomicsWaitLoop '));
+  const idle = idleKeys.reduce((a, k) => a + self.get(k), 0);
   console.log(`\n== ${title}: ${(total / 1000).toFixed(2)} s sampled, ${(idle / 1000).toFixed(2)} s idle`);
-  const rows = [...self].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, top);
+  const rows = [...self].filter(([k]) => !idleKeys.includes(k)).sort((a, b) => b[1] - a[1]).slice(0, top);
   for (const [k, ms] of rows) {
     console.log(`${ms.toFixed(0).padStart(8)} ms ${(100 * ms / Math.max(1, total - idle)).toFixed(1).padStart(5)}%  ${k}`);
   }

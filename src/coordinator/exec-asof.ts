@@ -8,7 +8,8 @@
  * groups meet in one task), one task per partition writes each left row's matched right row id
  * into a shared array, then the left batches are replayed in order and the right columns are
  * gathered by those ids (one gather per column and batch).
- * Without `by` keys all rows share one group: one partition, one task (see explain()).
+ * Without `by` keys all rows share one group: both sides are range-partitioned on the key
+ * instead (src/coordinator/asof-range.ts), unless a condition can reject rows: then one task.
  */
 import * as A from 'apache-arrow';
 import { localAlloc, sharedAlloc } from '../columns/arena.js';
@@ -20,7 +21,8 @@ import { bindPredicate, type BoundExpr } from '../expr/bind.js';
 import { toPredicateNode, type Expr } from '../expr/builders.js';
 import { resolveAsof, type AsofOptions, type ResolvedAsof } from '../ops/asof-spec.js';
 import type { FieldDesc, SchemaDesc } from '../types/column.js';
-import type { AsofTask } from '../types/tasks.js';
+import type { AsofTask, ChunkDesc } from '../types/tasks.js';
+import { routeByRange } from './asof-range.js';
 import type { AsofTaskSpec } from '../worker/asof-task.js';
 import { ownsBatches, runStage } from './execute.js';
 import { ingest } from './ingest.js';
@@ -32,6 +34,8 @@ const MAX_RIGHT_ROWS = 0x7fffffff;
 
 export interface AsofStagePlan {
   resolved: ResolvedAsof;
+  /** hash: on the by keys; range: on the join key (no by keys); single: one task. */
+  mode: 'hash' | 'range' | 'single';
   outputSchema: FieldDesc[];
   leftRouted: number[];
   rightRouted: number[];
@@ -84,8 +88,10 @@ export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc):
     condition,
     conditionColumns,
   };
+  const mode = resolved.by.length > 0 ? 'hash' : condition ? 'single' : 'range';
   return {
     resolved,
+    mode,
     outputSchema,
     leftRouted,
     rightRouted,
@@ -93,11 +99,16 @@ export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc):
     explain(indent, partitions) {
       const next = indent + '  ';
       const byText = resolved.by.map((b) => (b.left.name === b.right.name ? b.left.name : `${b.left.name} = ${b.right.name}`)).join(', ');
-      const parts = resolved.by.length === 0 ? 1 : partitions;
+      const partitioning =
+        mode === 'hash'
+          ? `hash(${byText}) on both sides into ${partitions} partitions, same seed`
+          : mode === 'range'
+            ? `no by keys: both sides range-partitioned on ${resolved.on.left.name} into up to ${partitions} ranges (left-key quantiles); each range also gets the nearest right rows below and above it`
+            : 'no by keys and a condition that can reject rows: one partition, a single task (a boundary row from another range could be rejected)';
       return [
         `${indent}AsofJoin ${resolved.how} ${resolved.direction} on ${resolved.on.left.name} ~ ${resolved.on.right.name}` +
           `${resolved.toleranceText ? `, tolerance ${resolved.toleranceText}` : ''}${resolved.allowExactMatches ? '' : ', exact matches excluded'}`,
-        `${next}partitioning: ${resolved.by.length === 0 ? 'no by keys: one partition (a single task)' : `hash(${byText}) on both sides into ${parts} partitions, same seed`}`,
+        `${next}partitioning: ${partitioning}`,
         `${next}sort per partition: (by group, ${resolved.on.left.name}, row id) on each side, LSD radix argsort, once`,
         `${next}key comparison: ${resolved.key.cls}${resolved.key.unit ? ` in ${resolved.key.unit}` : ''}, exact gaps`,
         `${next}match: merge cursors per group${condition ? `; condition ${condition.name} checked in vectorized rounds (walks on to the next eligible row)` : ', O(n + m)'}`,
@@ -127,7 +138,7 @@ function remapColumns(e: BoundExpr, remap: Map<number, number>): BoundExpr {
 
 export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
-  const partitions = resolved.by.length === 0 ? 1 : ctx.config.partitions;
+  const partitions = plan.mode === 'hash' ? ctx.config.partitions : 1;
   const hashKeys = resolved.by.map((_, i) => i); // by keys are routed first on both sides
   const left = await ingest(ctx, runStage(ctx, leftStage), leftStage.schema, {
     name: 'asof-left',
@@ -149,27 +160,49 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     if (right.rows > MAX_RIGHT_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `asofJoin: the right input has ${right.rows} rows; one join can address at most ${MAX_RIGHT_ROWS}`);
     }
+    // Without by keys: from one partition to key ranges, so every thread gets work.
+    let leftEx = left.exchange;
+    let rightEx = right.exchange;
+    let extras: (p: number) => ChunkDesc[] = () => [];
+    if (plan.mode === 'range') {
+      const ranged = await routeByRange(ctx, plan, left, right);
+      if (ranged) {
+        leftEx = ranged.left;
+        rightEx = ranged.right;
+        extras = (p) => ranged.extras(p);
+        left.exchange = leftEx;
+        right.exchange = rightEx;
+      }
+    }
     const matches = sharedAlloc(Int32Array, left.rows).fill(-1);
     matchesReservation.forceGrow(matches.byteLength);
     const matchesDesc = describeData(A.makeData({ type: new A.Int32(), length: left.rows, data: matches }));
-    const parts = left.exchange.nonEmpty().filter((p) => right!.exchange.rowsOf(p) > 0);
+    const parts = leftEx.nonEmpty().filter((p) => rightEx.rowsOf(p) + extras(p).length > 0);
     const t0 = performance.now();
     await runAll(
       parts.map((p) => async () => {
-        const task: AsofTask = { kind: 'asof', left: left.exchange.inputFor(p), right: right!.exchange.inputFor(p), spec: plan.task, matches: matchesDesc };
+        const rightInput = rightEx.inputFor(p);
+        const extra = extras(p);
+        const task: AsofTask = {
+          kind: 'asof',
+          left: leftEx.inputFor(p),
+          right: extra.length > 0 ? { ...rightInput, chunks: [...rightInput.chunks, ...extra] } : rightInput,
+          spec: plan.task,
+          matches: matchesDesc,
+        };
         const res = await ctx.run<{ rows: number; rightRows: number }>(task);
-        if (res.rows !== left.exchange.rowsOf(p) || res.rightRows !== right!.exchange.rowsOf(p)) {
+        if (res.rows !== leftEx.rowsOf(p) || res.rightRows !== rightEx.rowsOf(p) + extra.length) {
           throw new ExecutionError('INTERNAL', `asofJoin: partition ${p} lost rows on its way to the worker; refusing to return a partial result`);
         }
-        left.exchange.drop(p);
-        right!.exchange.drop(p);
+        leftEx.drop(p);
+        rightEx.drop(p);
       }),
       ctx.concurrency,
       (done) => ctx.progress('kernel', done, parts.length),
     );
     ctx.addPhase('kernel', performance.now() - t0);
-    left.exchange.release();
-    right.exchange.release();
+    leftEx.release();
+    rightEx.release();
 
     // Right columns as one column each, so a global right row id addresses them directly.
     const rightBatches = await right.store.all();

@@ -26,6 +26,7 @@ export interface IngestSpec {
 
 export interface Ingested {
   store: BatchStore;
+  /** Replaced when the rows are partitioned again (range routing). */
   exchange: Exchange;
   rows: number;
 }

@@ -21,7 +21,8 @@ type Dispatch = (task: Task) => Promise<TaskReply<unknown>>;
 function workerEntry(): { url: URL; execArgv: string[] } {
   const fromTs = import.meta.url.endsWith('.ts');
   const url = new URL(fromTs ? '../worker/entry.ts' : '../worker/entry.js', import.meta.url);
-  return { url, execArgv: fromTs ? ['--import', 'tsx'] : [] };
+  // Workers inherit the process's flags (e.g. --cpu-prof); from sources they also need tsx.
+  return { url, execArgv: fromTs ? [...process.execArgv, '--import', 'tsx'] : process.execArgv };
 }
 
 function unwrap<T>(reply: TaskReply<unknown>): T {

@@ -94,6 +94,27 @@ export interface FaultTask {
   mode: 'throw' | 'exit' | 'hang';
 }
 
-export type Task = PartitionTask | WindowTask | AsofTask | RowLocalTask | FaultTask;
+export type Task = PartitionTask | WindowTask | AsofTask | RowLocalTask | RouteTask | FaultTask;
 
 export type TaskReply<T> = { ok: true; value: T; ms: number } | { ok: false; error: ErrorEnvelope };
+
+/** Range routing (ASOF join without `by` keys): rows of one chunk to key ranges. */
+export interface RouteTask {
+  kind: 'route';
+  input: PartitionInput;
+  /** Position of the key among the routed columns. */
+  keyPos: number;
+  /** AsofKeyPlan (src/ops/asof-keys), plain data. */
+  key: unknown;
+  /** Sorted splitter keys (raw key type of the left side): range i holds keys k with s[i-1] <= k < s[i]. */
+  splitters: ColumnDesc;
+  partitions: number;
+  /** Also report each range's least and greatest valid key rows (the right side's boundary rows). */
+  extremes: boolean;
+  outputBuffer?: SharedArrayBuffer;
+}
+
+export interface RouteResult extends PartitionResult {
+  /** Per non-empty range: positions within its chunk of the least key row (first of equal keys) and the greatest (last of equal keys); -1 when no valid key. */
+  extremes: Array<{ partition: number; min: number; max: number }>;
+}

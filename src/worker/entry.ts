@@ -8,6 +8,7 @@ import type { Task, TaskReply } from '../types/tasks.js';
 import { runAsofTask } from './asof-task.js';
 import { runFaultTask } from './fault-task.js';
 import { runPartitionTask } from './partition-task.js';
+import { runRouteTask } from './route-task.js';
 import { runRowLocalTask } from './rowlocal-task.js';
 import { runWindowTask } from './window-task.js';
 
@@ -24,6 +25,9 @@ export default async function dispatch(task: Task): Promise<TaskReply<unknown>> 
         break;
       case 'asof':
         value = await runAsofTask(task);
+        break;
+      case 'route':
+        value = await runRouteTask(task);
         break;
       case 'rowlocal':
         value = runRowLocalTask(task);

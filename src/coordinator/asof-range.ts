@@ -1,0 +1,155 @@
+/**
+ * Range partitioning for an ASOF join without `by` keys, so every thread gets work:
+ *
+ * 1. splitters: quantiles of a sample of the left keys (≤ 4096 rows from the in-memory slabs),
+ *    equal ones merged; range i holds keys k with s[i-1] <= k < s[i], so equal keys share a range;
+ * 2. route tasks (src/worker/route-task) move both sides' rows into per-range regions, and
+ *    report each range's least and greatest right key rows;
+ * 3. each range's right input gets, besides its own rows, the greatest-key rows of the nearest
+ *    lower range that has any and the least-key rows of the nearest higher one. Without a
+ *    condition that is all a left row of the range can match outside it: backward takes the
+ *    greatest key <= x, which is in the range or is the greatest key below it (the last of its
+ *    equal keys, as the kernel picks among the candidates); forward the least key >= x alike;
+ *    nearest compares those two; tolerance and excluded exact matches only remove candidates.
+ * A condition can reject those rows, so with one the join stays a single task (explain() says so).
+ */
+import type * as A from 'apache-arrow';
+import { localAlloc } from '../columns/arena.js';
+import { concatData, gatherData } from '../columns/gather.js';
+import { dataBytes, describeData, rebuildData, toKeyColumn, toSharedData } from '../columns/shared.js';
+import { compareAsofKeys, normalizeAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
+import { Exchange } from '../shuffle/exchange.js';
+import type { ChunkDesc, PartitionInput, RouteResult, RouteTask } from '../types/tasks.js';
+import type { AsofStagePlan } from './exec-asof.js';
+import type { Ingested } from './ingest.js';
+import type { RunContext } from './run-context.js';
+import { runAll } from './scheduler.js';
+
+const SAMPLE_ROWS = 4096;
+
+export interface RangeRouted {
+  left: Exchange;
+  right: Exchange;
+  ranges: number;
+  /** Boundary rows from neighbouring ranges that range p's left rows may match. */
+  extras(p: number): ChunkDesc[];
+}
+
+export async function routeByRange(ctx: RunContext, plan: AsofStagePlan, left: Ingested, right: Ingested): Promise<RangeRouted | null> {
+  const splitters = sampleSplitters(left.exchange.inputFor(0).chunks, plan.task.leftOn, plan, ctx.config.partitions);
+  if (!splitters) return null;
+  const ranges = splitters.length + 1;
+  const splitterDesc = describeData(toSharedData(splitters));
+  const mins: ChunkDesc[][] = Array.from({ length: ranges }, () => []);
+  const maxs: ChunkDesc[][] = Array.from({ length: ranges }, () => []);
+
+  const route = async (side: Ingested, name: string, keyPos: number, extremes: boolean): Promise<Exchange> => {
+    const from = side.exchange.inputFor(0);
+    const to = new Exchange(
+      {
+        budget: ctx.budget,
+        pool: ctx.pool,
+        runDir: () => ctx.runDir(),
+        onSpill: (bytes, newFile, ms) => {
+          ctx.stats.spilledBytes += bytes;
+          if (newFile) ctx.stats.spillFiles++;
+          ctx.addPhase('spill', ms);
+        },
+      },
+      name,
+      side.exchange.schema,
+      ranges,
+    );
+    const inputs: Array<{ input: PartitionInput; bytes: number }> = from.chunks.map((c) => ({
+      input: { chunks: [c], spillFiles: [], schema: from.schema },
+      bytes: c.columns.reduce((s, d) => s + dataBytes(rebuildData(d)), 0) + c.length * 4 + 4096,
+    }));
+    for (const f of from.spillFiles) inputs.push({ input: { chunks: [], spillFiles: [f], schema: from.schema }, bytes: 0 });
+    try {
+      await runAll(
+        inputs.map(({ input, bytes }) => async () => {
+          const outputBuffer = bytes > 0 ? ctx.pool.take(bytes) : undefined;
+          const task: RouteTask = { kind: 'route', input, keyPos, key: plan.resolved.key, splitters: splitterDesc, partitions: ranges, extremes, outputBuffer };
+          const t0 = performance.now();
+          const res = await ctx.run<RouteResult>(task);
+          ctx.addPhase('partition', performance.now() - t0);
+          // Boundary rows are copied out before the regions may be spilled or recycled.
+          for (const e of res.extremes) {
+            const chunk = res.parts.find((x) => x.partition === e.partition)!.chunk;
+            if (e.min >= 0) mins[e.partition]!.push(oneRow(chunk, e.min));
+            if (e.max >= 0) maxs[e.partition]!.push(oneRow(chunk, e.max));
+          }
+          await to.add(res, res.bytes, outputBuffer ?? null);
+        }),
+        ctx.concurrency,
+      );
+      await to.seal();
+    } catch (err) {
+      to.release();
+      throw err;
+    }
+    side.exchange.release();
+    return to;
+  };
+
+  const l = await route(left, 'asof-left-ranges', plan.task.leftOn, false);
+  const r = await route(right, 'asof-right-ranges', plan.task.rightOn, true);
+  return {
+    left: l,
+    right: r,
+    ranges,
+    extras(p) {
+      const out: ChunkDesc[] = [];
+      for (let q = p - 1; q >= 0; q--) {
+        if (maxs[q]!.length > 0) {
+          out.push(...maxs[q]!);
+          break;
+        }
+      }
+      for (let q = p + 1; q < ranges; q++) {
+        if (mins[q]!.length > 0) {
+          out.push(...mins[q]!);
+          break;
+        }
+      }
+      return out;
+    },
+  };
+}
+
+/** Sorted, distinct splitter keys (raw left key type), or null when one range is all there is. */
+function sampleSplitters(chunks: ChunkDesc[], keyPos: number, plan: AsofStagePlan, partitions: number): A.Data | null {
+  if (partitions < 2 || chunks.length === 0) return null;
+  const per = Math.max(1, Math.ceil(SAMPLE_ROWS / chunks.length));
+  const samples: A.Data[] = [];
+  for (const c of chunks) {
+    const key = rebuildData(c.columns[keyPos]!);
+    const m = Math.min(per, key.length);
+    const idx = new Int32Array(m);
+    for (let k = 0; k < m; k++) idx[k] = Math.floor(((k + 0.5) * key.length) / m);
+    samples.push(gatherData(key, idx, m, localAlloc as never));
+  }
+  const sample = samples.length === 1 ? samples[0]! : concatData(samples, localAlloc as never);
+  const keys: NormalizedKey = normalizeAsofKey(toKeyColumn(sample), plan.resolved.key);
+  const valid: number[] = [];
+  for (let i = 0; i < sample.length; i++) if (keys.valid === null || keys.valid[i] === 1) valid.push(i);
+  if (valid.length < 2) return null;
+  valid.sort((a, b) => compareAsofKeys(keys, a, keys, b));
+  const picks: number[] = [];
+  for (let j = 1; j < partitions; j++) {
+    const at = valid[Math.floor((j * valid.length) / partitions)]!;
+    if (picks.length === 0 || compareAsofKeys(keys, picks[picks.length - 1]!, keys, at) < 0) picks.push(at);
+  }
+  // A splitter equal to the least key would leave range 0 empty of purpose; harmless, keep it simple.
+  if (picks.length === 0) return null;
+  return gatherData(sample, Int32Array.from(picks), picks.length, localAlloc as never);
+}
+
+/** A one-row copy of a chunk's row `pos`, in its own small shared buffers. */
+function oneRow(chunk: ChunkDesc, pos: number): ChunkDesc {
+  return {
+    length: 1,
+    rowIds: describeData(toSharedData(rebuildData(chunk.rowIds).slice(pos, 1))),
+    columns: chunk.columns.map((c) => describeData(toSharedData(rebuildData(c).slice(pos, 1)))),
+  };
+}
