@@ -23,7 +23,11 @@ export class SharedArena {
   allocated = 0;
   reserved = 0;
 
-  constructor(slabBytes = DEFAULT_SLAB, first: SharedArrayBuffer | null = null) {
+  /**
+   * `zeroFirst: false` skips clearing reused memory from `first`, for callers that overwrite
+   * every byte they allocate (copies: toSharedData).
+   */
+  constructor(slabBytes = DEFAULT_SLAB, first: SharedArrayBuffer | null = null, private readonly zeroFirst = true) {
     this.slabBytes = slabBytes;
     this.first = first;
   }
@@ -33,7 +37,7 @@ export class SharedArena {
     this.allocated += bytes;
     if (this.first && this.firstUsed + bytes <= this.first.byteLength) {
       // A reused buffer holds old contents: clear what is handed out.
-      new Uint8Array(this.first, this.firstUsed, bytes).fill(0);
+      if (this.zeroFirst) new Uint8Array(this.first, this.firstUsed, bytes).fill(0);
       const out = new ctor(this.first, this.firstUsed, length);
       this.firstUsed += bytes;
       return out;
@@ -57,6 +61,35 @@ export class SharedArena {
   get firstBytesUsed(): number {
     return this.firstUsed;
   }
+}
+
+/**
+ * Bump allocation in thread-local ArrayBuffers whose list is kept, so a worker can transfer
+ * them with its result (no copy, and no view left behind in the worker).
+ */
+export class TransferArena {
+  readonly buffers: ArrayBuffer[] = [];
+  private slab: ArrayBuffer | null = null;
+  private used = 0;
+
+  constructor(private readonly slabBytes = DEFAULT_SLAB) {}
+
+  readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T => {
+    const bytes = Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8;
+    if (bytes > this.slabBytes / 4) {
+      const own = new ArrayBuffer(Math.max(bytes, 8));
+      this.buffers.push(own);
+      return new ctor(own, 0, length);
+    }
+    if (!this.slab || this.used + bytes > this.slab.byteLength) {
+      this.slab = new ArrayBuffer(this.slabBytes);
+      this.buffers.push(this.slab);
+      this.used = 0;
+    }
+    const out = new ctor(this.slab, this.used, length);
+    this.used += bytes;
+    return out;
+  };
 }
 
 /** One SharedArrayBuffer per array (for the few, large, long-lived outputs). */

@@ -138,25 +138,29 @@ export function decodeDictionary(data: A.Data<A.Dictionary>): A.Data {
   return gatherData(dict, idx);
 }
 
-function bufRef(view: ArrayBufferView | null | undefined, what: string): BufRef | null {
+function bufRef(view: ArrayBufferView | null | undefined, what: string, transferable: boolean): BufRef | null {
   if (!view || view.byteLength === 0 && !(view.buffer instanceof SharedArrayBuffer)) return null;
+  if (transferable && view.buffer instanceof ArrayBuffer) return { sab: view.buffer, byteOffset: view.byteOffset, byteLength: view.byteLength };
   if (!(view.buffer instanceof SharedArrayBuffer)) {
     throw new Error(`internal: ${what} buffer is not in shared memory; call toSharedData first`);
   }
   return { sab: view.buffer, byteOffset: view.byteOffset, byteLength: view.byteLength };
 }
 
-/** Plain descriptor of a Data whose buffers are all in SharedArrayBuffers. */
-export function describeData(data: A.Data): ColumnDesc {
+/**
+ * Plain descriptor of a Data whose buffers are all in SharedArrayBuffers, or (`transferable`)
+ * in ArrayBuffers the caller puts in the message's transfer list.
+ */
+export function describeData(data: A.Data, transferable = false): ColumnDesc {
   return {
     type: typeFromArrow(data.type),
     length: data.length,
     offset: data.offset,
     nullCount: data.typeId === A.Type.Null ? data.length : data.nullCount,
-    validity: data.nullCount > 0 ? bufRef(data.nullBitmap, 'validity') : null,
-    offsets: bufRef(data.valueOffsets as ArrayBufferView | undefined, 'offsets'),
-    values: bufRef(data.values as ArrayBufferView | undefined, 'values'),
-    children: data.children.map(describeData),
+    validity: data.nullCount > 0 ? bufRef(data.nullBitmap, 'validity', transferable) : null,
+    offsets: bufRef(data.valueOffsets as ArrayBufferView | undefined, 'offsets', transferable),
+    values: bufRef(data.values as ArrayBufferView | undefined, 'values', transferable),
+    children: data.children.map((c) => describeData(c, transferable)),
   };
 }
 

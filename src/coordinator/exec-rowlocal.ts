@@ -5,7 +5,7 @@
  */
 import * as A from 'apache-arrow';
 import { SharedArena } from '../columns/arena.js';
-import { batchFromColumns, describeBatch, rebuildData } from '../columns/shared.js';
+import { batchBytes, batchFromColumns, describeBatch, rebuildData } from '../columns/shared.js';
 import type { RowLocalResult, RowOp } from '../types/tasks.js';
 import type { RunContext } from './run-context.js';
 import { orderedMap } from './scheduler.js';
@@ -28,11 +28,17 @@ export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Sch
   const results = orderedMap(
     sliced(),
     async ({ batch, rowBase: base }) => {
-      const arena = new SharedArena(Math.max(1 << 16, Math.min(16 << 20, batch.numRows * 16 * batch.numCols)));
+      // The batch goes over in a pooled shared buffer, reused once the task is done (the
+      // task's output never refers to it).
+      const input = ctx.pool.take(batchBytes(batch) + 64 * batch.numCols + 4096);
+      const arena = new SharedArena(Math.max(1 << 16, Math.min(16 << 20, batch.numRows * 16 * batch.numCols)), input, false);
       const t0 = performance.now();
-      const res = await ctx.run<RowLocalResult>({ kind: 'rowlocal', batch: describeBatch(batch, arena.alloc), rowBase: base, ops });
-      ctx.addPhase('kernel', performance.now() - t0);
-      return res;
+      try {
+        return await ctx.run<RowLocalResult>({ kind: 'rowlocal', batch: describeBatch(batch, arena.alloc), rowBase: base, ops });
+      } finally {
+        ctx.pool.give([input]);
+        ctx.addPhase('kernel', performance.now() - t0);
+      }
     },
     ctx.concurrency,
   );

@@ -69,7 +69,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     const rows = batches.reduce((s, b) => s + b.numRows, 0);
     const inputBytes = batches.reduce((s, b) => s + batchBytes(b), 0) + 64 * spec.routed.length * batches.length;
     const inputBuffer = ctx.pool.take(inputBytes);
-    const arena = new SharedArena(Math.max(1 << 16, Math.min(64 << 20, rows * 8 * spec.routed.length)), inputBuffer);
+    const arena = new SharedArena(Math.max(1 << 16, Math.min(64 << 20, rows * 8 * spec.routed.length)), inputBuffer, false);
     const described = batches.map((b) => describeBatch(b, arena.alloc));
     const outputBuffer = ctx.pool.take(arena.allocated + rows * 4 + 64 * (spec.routed.length + 1) + 4096);
     const task: PartitionTask = {

@@ -15,7 +15,8 @@ export async function* orderedMap<I, O>(
 ): AsyncGenerator<O> {
   const queue = new PQueue({ concurrency: Math.max(1, concurrency) });
   const pending: Array<Promise<O>> = [];
-  const window = Math.max(2, concurrency * 2);
+  // One result waiting per thread at most: memory stays a few batches whatever the input size.
+  const window = Math.max(2, concurrency + 1);
   let index = 0;
   let stopped = false;
   try {

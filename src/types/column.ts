@@ -37,9 +37,12 @@ export interface FieldDesc {
 
 export type SchemaDesc = FieldDesc[];
 
-/** A region of a SharedArrayBuffer, in bytes. */
+/**
+ * A region of a buffer, in bytes: a SharedArrayBuffer, or an ArrayBuffer that travels in the
+ * message's transfer list (worker results), so no thread keeps a view of it behind.
+ */
 export interface BufRef {
-  sab: SharedArrayBuffer;
+  sab: SharedArrayBuffer | ArrayBuffer;
   byteOffset: number;
   byteLength: number;
 }

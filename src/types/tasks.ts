@@ -85,7 +85,9 @@ export type RowOp =
 
 export interface RowLocalResult {
   length: number;
+  /** In ArrayBuffers transferred with the reply (listed in `transfer`). */
   columns: ColumnDesc[];
+  transfer?: ArrayBuffer[];
 }
 
 /** Used by tests: a task that fails or crashes on purpose. */

@@ -14,7 +14,7 @@ import { toKeyColumn } from '../columns/shared.js';
 import type { BoundExpr } from '../expr/bind.js';
 import { evaluatePredicate } from '../expr/evaluate.js';
 import { asofMatch } from '../ops/asof-join.js';
-import { asofSortWords, normalizeAsofKey, permuteAsofKey, type AsofKeyPlan, type NormalizedTolerance } from '../ops/asof-keys.js';
+import { asofKeyBase, asofSortWords, normalizeAsofKey, permuteAsofKey, type AsofKeyPlan, type NormalizedTolerance } from '../ops/asof-keys.js';
 import type { AsofTask } from '../types/tasks.js';
 import { matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
@@ -58,8 +58,10 @@ export async function runAsofTask(task: AsofTask): Promise<{ rows: number; right
     left.n,
     spec.nullsEqual,
   );
-  const lkey = normalizeAsofKey(lk[spec.leftOn]!, spec.key);
-  const rkey = normalizeAsofKey(rk[spec.rightOn]!, spec.key);
+  // one common base for both sides keeps large integer/temporal keys (e.g. ns timestamps) in exact doubles
+  const base = asofKeyBase([lk[spec.leftOn]!, rk[spec.rightOn]!], spec.key);
+  const lkey = normalizeAsofKey(lk[spec.leftOn]!, spec.key, base);
+  const rkey = normalizeAsofKey(rk[spec.rightOn]!, spec.key, base);
   const ls = sortSide(probeIds, groups, asofSortWords(lkey));
   const rs = sortSide(buildIds, groups, asofSortWords(rkey));
 

@@ -3,6 +3,8 @@
  * plain error envelope, since an Error's class and `code` do not survive the thread boundary.
  * The same function runs inline on the main thread for `threads: 0`.
  */
+import { isMainThread } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import { toEnvelope } from '../errors.js';
 import type { Task, TaskReply } from '../types/tasks.js';
 import { runAsofTask } from './asof-task.js';
@@ -38,7 +40,14 @@ export default async function dispatch(task: Task): Promise<TaskReply<unknown>> 
       default:
         throw new Error(`unknown task kind ${(task as { kind: string }).kind}`);
     }
-    return { ok: true, value, ms: performance.now() - t0 };
+    const reply: TaskReply<unknown> = { ok: true, value, ms: performance.now() - t0 };
+    const transfer = (value as { transfer?: ArrayBuffer[] } | null)?.transfer;
+    if (transfer) {
+      delete (value as { transfer?: ArrayBuffer[] }).transfer;
+      // Moved, not copied, and no longer reachable from this thread.
+      if (!isMainThread) return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: reply } as never) as unknown as TaskReply<unknown>;
+    }
+    return reply;
   } catch (err) {
     return { ok: false, error: toEnvelope(err) };
   }

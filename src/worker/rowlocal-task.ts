@@ -1,12 +1,16 @@
 /**
  * Row-local task: applies a fused chain of select / withColumns / filter / explode to one
- * batch, column at a time (expressions evaluated vectorized, src/expr/evaluate), and returns
- * the output columns in shared memory. Columns that pass through unchanged are not copied.
+ * batch, column at a time (expressions evaluated vectorized, src/expr/evaluate). The output
+ * columns are built in thread-local ArrayBuffers that travel back in the reply's transfer list:
+ * the worker keeps no view of them (a worker's rare GCs would otherwise keep every batch's
+ * memory alive), and the input buffer, which the coordinator reuses, is never referenced by the
+ * output (columns passing through unchanged are copied).
  */
 import type * as A from 'apache-arrow';
-import { SharedArena } from '../columns/arena.js';
+import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { describeData, isAllShared, rebuildData, toSharedData } from '../columns/shared.js';
+import { describeData, rebuildData, toSharedData } from '../columns/shared.js';
+import type { ColumnDesc } from '../types/column.js';
 import type { BoundExpr } from '../expr/bind.js';
 import { evaluate, evaluatePredicate } from '../expr/evaluate.js';
 import type { ResolvedExplode } from '../ops/explode-spec.js';
@@ -16,7 +20,7 @@ import { explodeBatch } from './explode-batch.js';
 export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
   let columns: A.Data[] = task.batch.columns.map(rebuildData);
   let length = task.batch.length;
-  const arena = new SharedArena();
+  const arena = new TransferArena();
   const alloc = arena.alloc as never;
 
   for (const op of task.ops) {
@@ -55,8 +59,17 @@ export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
       }
     }
   }
-  return {
-    length,
-    columns: columns.map((c) => describeData(isAllShared(c) ? c : toSharedData(c, arena.alloc))),
-  };
+  const inputBuffers = new Set(task.batch.columns.flatMap(buffersOf));
+  const out = columns.map((c) => (usesAny(c, inputBuffers) ? toSharedData(c, arena.alloc) : c));
+  return { length, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
+}
+
+function buffersOf(c: ColumnDesc): Array<SharedArrayBuffer | ArrayBuffer> {
+  const own = [c.values?.sab, c.offsets?.sab, c.validity?.sab].filter((b): b is SharedArrayBuffer | ArrayBuffer => !!b);
+  return [...own, ...c.children.flatMap(buffersOf)];
+}
+
+function usesAny(d: A.Data, buffers: Set<SharedArrayBuffer | ArrayBuffer>): boolean {
+  for (const b of [d.values, d.valueOffsets, d.nullBitmap] as Array<ArrayBufferView | undefined>) if (b && buffers.has(b.buffer)) return true;
+  return d.children.some((c) => usesAny(c, buffers));
 }

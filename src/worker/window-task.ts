@@ -74,6 +74,6 @@ function segmentStarts(gids: Uint32Array | undefined, perm: Uint32Array, n: numb
 
 function viewOf(desc: ColumnDesc, like: TypedArray): TypedArray {
   const ref = desc.values!;
-  const Ctor = like.constructor as { new (b: SharedArrayBuffer, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
+  const Ctor = like.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
   return new Ctor(ref.sab, ref.byteOffset, ref.byteLength / Ctor.BYTES_PER_ELEMENT);
 }
