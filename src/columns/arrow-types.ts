@@ -25,11 +25,23 @@ export function typeFromArrow(t: A.DataType): TypeDesc {
       return { kind: 'null' };
     case A.Type.Bool:
       return { kind: 'bool' };
-    case A.Type.Int: {
+    // Arrow-js reports the generic id (Int, Float, …); the specific ones are accepted too.
+    case A.Type.Int:
+    case A.Type.Int8:
+    case A.Type.Int16:
+    case A.Type.Int32:
+    case A.Type.Int64:
+    case A.Type.Uint8:
+    case A.Type.Uint16:
+    case A.Type.Uint32:
+    case A.Type.Uint64: {
       const it = t as A.Int;
       return { kind: 'int', bits: it.bitWidth as 8 | 16 | 32 | 64, signed: it.isSigned };
     }
-    case A.Type.Float: {
+    case A.Type.Float:
+    case A.Type.Float16:
+    case A.Type.Float32:
+    case A.Type.Float64: {
       const p = (t as A.Float).precision;
       return { kind: 'float', bits: p === A.Precision.HALF ? 16 : p === A.Precision.SINGLE ? 32 : 64 };
     }
@@ -42,12 +54,22 @@ export function typeFromArrow(t: A.DataType): TypeDesc {
     case A.Type.LargeBinary:
       return { kind: 'largeBinary' };
     case A.Type.Date:
+    case A.Type.DateDay:
+    case A.Type.DateMillisecond:
       return { kind: 'date', unit: (t as A.Date_).unit === A.DateUnit.DAY ? 'day' : 'ms' };
-    case A.Type.Timestamp: {
+    case A.Type.Timestamp:
+    case A.Type.TimestampSecond:
+    case A.Type.TimestampMillisecond:
+    case A.Type.TimestampMicrosecond:
+    case A.Type.TimestampNanosecond: {
       const ts = t as A.Timestamp;
       return { kind: 'timestamp', unit: unitFromArrow[ts.unit]!, timezone: ts.timezone ?? null };
     }
     case A.Type.Duration:
+    case A.Type.DurationSecond:
+    case A.Type.DurationMillisecond:
+    case A.Type.DurationMicrosecond:
+    case A.Type.DurationNanosecond:
       return { kind: 'duration', unit: unitFromArrow[(t as A.Duration).unit]! };
     case A.Type.List:
       return { kind: 'list', child: fieldFromArrow((t as A.List).children[0]!) };

@@ -45,21 +45,7 @@ export async function routeByRange(ctx: RunContext, plan: AsofStagePlan, left: I
 
   const route = async (side: Ingested, name: string, keyPos: number, extremes: boolean): Promise<Exchange> => {
     const from = side.exchange.inputFor(0);
-    const to = new Exchange(
-      {
-        budget: ctx.budget,
-        pool: ctx.pool,
-        runDir: () => ctx.runDir(),
-        onSpill: (bytes, newFile, ms) => {
-          ctx.stats.spilledBytes += bytes;
-          if (newFile) ctx.stats.spillFiles++;
-          ctx.addPhase('spill', ms);
-        },
-      },
-      name,
-      side.exchange.schema,
-      ranges,
-    );
+    const to = new Exchange(ctx.exchangeEnv(), name, side.exchange.schema, ranges);
     const inputs: Array<{ input: PartitionInput; bytes: number }> = from.chunks.map((c) => ({
       input: { chunks: [c], spillFiles: [], schema: from.schema },
       bytes: c.columns.reduce((s, d) => s + dataBytes(rebuildData(d)), 0) + c.length * 4 + 4096,

@@ -34,21 +34,7 @@ export interface Ingested {
 export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch>, inputSchema: A.Schema, spec: IngestSpec): Promise<Ingested> {
   const store = new BatchStore(ctx, spec.name, spec.owned);
   const ordered = spec.routed.map((i) => schemaFromArrow(inputSchema)[i]!);
-  const exchange = new Exchange(
-    {
-      budget: ctx.budget,
-      pool: ctx.pool,
-      runDir: () => ctx.runDir(),
-      onSpill: (bytes, newFile, ms) => {
-        ctx.stats.spilledBytes += bytes;
-        if (newFile) ctx.stats.spillFiles++;
-        ctx.addPhase('spill', ms);
-      },
-    },
-    spec.name,
-    ordered,
-    spec.partitions,
-  );
+  const exchange = new Exchange(ctx.exchangeEnv(), spec.name, ordered, spec.partitions);
   const queue = new PQueue({ concurrency: ctx.concurrency });
   let failure: unknown = null;
   let slab: A.RecordBatch[] = [];

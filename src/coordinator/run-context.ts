@@ -7,6 +7,7 @@ import { AbortError } from '../errors.js';
 import { MemoryBudget } from '../memory/budget.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import { createRunDir, type RunDir } from '../memory/temp-dir.js';
+import type { ExchangeEnv } from '../shuffle/exchange.js';
 import type { Phase, Progress, RunStats } from '../types/plan.js';
 import type { Task } from '../types/tasks.js';
 import type { Executor } from './pool.js';
@@ -83,6 +84,20 @@ export class RunContext {
 
   progress(phase: Phase, done: number, total: number): void {
     this.config.onProgress?.({ phase, done, total });
+  }
+
+  /** What an Exchange needs from the run: budget, buffer pool, spill folder, spill stats. */
+  exchangeEnv(): ExchangeEnv {
+    return {
+      budget: this.budget,
+      pool: this.pool,
+      runDir: () => this.runDir(),
+      onSpill: (bytes, newFile, ms) => {
+        this.stats.spilledBytes += bytes;
+        if (newFile) this.stats.spillFiles++;
+        this.addPhase('spill', ms);
+      },
+    };
   }
 
   /** Ends the run: spill folder removed, stats finalized. Never throws. */

@@ -44,17 +44,22 @@ export function runPartitionTask(task: PartitionTask): PartitionResult {
   for (let i = 0; i < n; i++) rowIds[i] = task.rowBase + idx[i]!;
   const rowIdData = A.makeData({ type: new A.Uint32(), length: n, data: rowIds });
 
+  return { bytes: arena.firstBytesUsed + arena.reserved, parts: partitionRegions(gathered, rowIdData, offsets) };
+}
+
+/** Each non-empty partition's region [offsets[p], offsets[p+1]) of the partition-ordered columns. */
+export function partitionRegions(gathered: A.Data[], rowIds: A.Data, offsets: Uint32Array): PartitionResult['parts'] {
   const parts: PartitionResult['parts'] = [];
-  for (let p = 0; p < P; p++) {
+  for (let p = 0; p + 1 < offsets.length; p++) {
     const start = offsets[p]!;
     const len = offsets[p + 1]! - start;
     if (len === 0) continue;
     const chunk: ChunkDesc = {
       length: len,
-      rowIds: describeData(rowIdData.slice(start, len)),
+      rowIds: describeData(rowIds.slice(start, len)),
       columns: gathered.map((g) => describeData(g.slice(start, len))),
     };
     parts.push({ partition: p, chunk });
   }
-  return { bytes: arena.firstBytesUsed + arena.reserved, parts };
+  return parts;
 }

@@ -10,11 +10,12 @@
 import * as A from 'apache-arrow';
 import { SharedArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { describeData, rebuildData, toKeyColumn } from '../columns/shared.js';
+import { rebuildData, toKeyColumn } from '../columns/shared.js';
 import { compareAsofKeys, normalizeAsofKey, type AsofKeyPlan, type NormalizedKey } from '../ops/asof-keys.js';
 import { countingScatter } from '../shuffle/hash.js';
-import type { ChunkDesc, RouteResult, RouteTask } from '../types/tasks.js';
+import type { RouteResult, RouteTask } from '../types/tasks.js';
 import { loadPartition } from './partition-input.js';
+import { partitionRegions } from './partition-task.js';
 import { resetScratch, scratchAlloc } from './scratch.js';
 
 function isValid(k: NormalizedKey, i: number): boolean {
@@ -51,29 +52,21 @@ export async function runRouteTask(task: RouteTask): Promise<RouteResult> {
   for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[idx[i]!]!;
   const rowIdData = A.makeData({ type: new A.Uint32(), length: n, data: rowIds });
 
-  const parts: RouteResult['parts'] = [];
+  const parts = partitionRegions(gathered, rowIdData, offsets);
   const extremes: RouteResult['extremes'] = [];
-  for (let p = 0; p < P; p++) {
+  for (const { partition: p } of task.extremes ? parts : []) {
     const start = offsets[p]!;
     const len = offsets[p + 1]! - start;
-    if (len === 0) continue;
-    const chunk: ChunkDesc = {
-      length: len,
-      rowIds: describeData(rowIdData.slice(start, len)),
-      columns: gathered.map((g) => describeData(g.slice(start, len))),
-    };
-    parts.push({ partition: p, chunk });
-    if (task.extremes) {
-      let min = -1;
-      let max = -1;
-      for (let k = 0; k < len; k++) {
-        const r = idx[start + k]!;
-        if (!isValid(keys, r)) continue;
-        if (min < 0 || compareAsofKeys(keys, r, keys, idx[start + min]!) < 0) min = k;
-        if (max < 0 || compareAsofKeys(keys, r, keys, idx[start + max]!) >= 0) max = k;
-      }
-      extremes.push({ partition: p, min, max });
+    // Rows of a range are in row order: strict < keeps the first least key, >= the last greatest.
+    let min = -1;
+    let max = -1;
+    for (let k = 0; k < len; k++) {
+      const r = idx[start + k]!;
+      if (!isValid(keys, r)) continue;
+      if (min < 0 || compareAsofKeys(keys, r, keys, idx[start + min]!) < 0) min = k;
+      if (max < 0 || compareAsofKeys(keys, r, keys, idx[start + max]!) >= 0) max = k;
     }
+    extremes.push({ partition: p, min, max });
   }
   return { bytes: arena.firstBytesUsed + arena.reserved, parts, extremes };
 }

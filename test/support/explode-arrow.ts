@@ -9,50 +9,18 @@
  * objects; maps are arrays of [key, value] pairs (built from a JS Map).
  */
 import * as A from 'apache-arrow';
+import { fieldToArrow, typeToArrow } from '../../src/columns/arrow-types.js';
 import type { Data, DataType } from 'apache-arrow';
 import type { FieldDesc, TypeDesc } from '../../src/types/column.js';
 
-const UNIT = { s: A.TimeUnit.SECOND, ms: A.TimeUnit.MILLISECOND, us: A.TimeUnit.MICROSECOND, ns: A.TimeUnit.NANOSECOND } as const;
 
+/** The engine's own converter (src/columns/arrow-types), under the names these tests use. */
 export function toArrowField(f: FieldDesc): A.Field {
-  return new A.Field(f.name, toArrowType(f.type), f.nullable);
+  return fieldToArrow(f);
 }
 
 export function toArrowType(t: TypeDesc): DataType {
-  switch (t.kind) {
-    case 'null':
-      return new A.Null();
-    case 'bool':
-      return new A.Bool();
-    case 'int':
-      return new A.Int(t.signed, t.bits);
-    case 'float':
-      return new A.Float(t.bits === 16 ? A.Precision.HALF : t.bits === 32 ? A.Precision.SINGLE : A.Precision.DOUBLE);
-    case 'utf8':
-      return new A.Utf8();
-    case 'largeUtf8':
-      return new A.LargeUtf8();
-    case 'binary':
-      return new A.Binary();
-    case 'largeBinary':
-      return new A.LargeBinary();
-    case 'date':
-      return t.unit === 'day' ? new A.DateDay() : new A.DateMillisecond();
-    case 'timestamp':
-      return new A.Timestamp(UNIT[t.unit], t.timezone);
-    case 'duration':
-      return new A.Duration(UNIT[t.unit]);
-    case 'list':
-      return new A.List(toArrowField(t.child));
-    case 'largeList':
-      return new A.LargeList(toArrowField(t.child));
-    case 'fixedSizeList':
-      return new A.FixedSizeList(t.size, toArrowField(t.child));
-    case 'struct':
-      return new A.Struct(t.children.map(toArrowField));
-    case 'map':
-      return new A.Map_(toArrowField(t.child) as A.Field<A.Struct<{ key: DataType; value: DataType }>>, t.keysSorted);
-  }
+  return typeToArrow(t);
 }
 
 const FLAT_RAW = new Set(['int', 'float', 'date', 'timestamp', 'duration']);
