@@ -10,6 +10,9 @@
  *      (`f64`, exact: differences stay <= 2^53, so double arithmetic on them is exact); else as
  *      three limbs `wide` (v = h*2^64 + m*2^32 + l, m,l in [0, 2^32), h a small signed integer).
  *      Only that fallback builds a BigInt per value; 64-bit inputs are read as 32-bit halves.
+ *      With a common `base` for both sides (`asofKeyBase`: when keys are large but their span is
+ *      <= 2^52, e.g. ns timestamps) the keys become exact doubles v - base instead, without a
+ *      BigInt per row (comparisons and gaps are unchanged by a common shift).
  *    - float keys (float32/float64) become doubles (`f64`, not exact); -0 becomes +0, NaN rows
  *      are flagged invalid.
  *    - string keys keep their UTF-8 bytes and offsets (`utf8`), compared in byte order.
@@ -305,7 +308,7 @@ function normalizeRebased(col: KeyColumn, c: KeyConversion, base: bigint): Norma
     const bl = Number(Bq & 0xffffffffn);
     for (let i = 0; i < n; i++) {
       if (valid !== null && valid[i] === 0) continue;
-      const v = ((hi32[2 * i + 1]! - bh) * P32 + (lo32[2 * i]! - bl)) * F - Br + (i === 1 ? 1 : 0);
+      const v = ((hi32[2 * i + 1]! - bh) * P32 + (lo32[2 * i]! - bl)) * F - Br;
       if (!(v >= -P52 && v <= P52)) fits = false;
       values[i] = v;
     }

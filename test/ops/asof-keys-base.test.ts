@@ -196,7 +196,7 @@ describe('asofKeyBase: integer keys', () => {
         const b = side(tb, gen(() => rawsAround(c, spread, ...range(tb))), INT);
         if (checkAgree([a, b], INT, tols) !== null) rebased++;
       }),
-      { numRuns: 200 },
+      { numRuns: 200, endOnFailure: true },
     );
     expect(rebased).toBeGreaterThan(50);
   });
@@ -220,7 +220,7 @@ describe('asofKeyBase: integer keys', () => {
           if (checkMatch(l, r, INT, lg, rg, tols)) rebased++;
         },
       ),
-      { numRuns: 120 },
+      { numRuns: 120, endOnFailure: true },
     );
     expect(rebased).toBeGreaterThan(30);
   });
@@ -286,7 +286,7 @@ describe('asofKeyBase: temporal keys', () => {
           if (checkAgree([mk(ta), mk(tb)], plan, tols) !== null) rebased++;
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 200, endOnFailure: true },
     );
     expect(rebased).toBeGreaterThan(50);
   });
@@ -307,7 +307,7 @@ describe('asofKeyBase: temporal keys', () => {
         const b2 = checkAgree([s1, s2], p, tols);
         if (b2 !== null) expect(b2 > I64_MAX).toBe(true);
       }),
-      { numRuns: 60 },
+      { numRuns: 60, endOnFailure: true },
     );
     // year 2500 (s) against 2023 (ns): the span exceeds 2^52, no base, limbs as before
     const p = temporal('ns');
@@ -343,7 +343,7 @@ describe('asofKeyBase: temporal keys', () => {
           if (checkMatch(l, r, plan, lg, rg, tols.map((t) => (t === null ? null : t / NS[plan.unit!])))) rebased++;
         },
       ),
-      { numRuns: 120 },
+      { numRuns: 120, endOnFailure: true },
     );
     expect(rebased).toBeGreaterThan(30);
   });
