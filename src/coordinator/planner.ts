@@ -132,7 +132,7 @@ function explodeInputs(columns: unknown[], schema: SchemaDesc): { inputs: Array<
 /** explain(): the stage tree with partitioning, sort keys and algorithms. */
 export function explainStage(stage: Stage, threads: number, partitions: number, indent = ''): string[] {
   const next = indent + '  ';
-  const cols = (s: A.Schema) => s.fields.map((f) => `${f.name}: ${typeToString(schemaFromArrow(new (s.constructor as typeof A.Schema)([f]))[0]!.type)}`).join(', ');
+  const cols = (s: A.Schema) => schemaFromArrow(s).map((f) => `${f.name}: ${typeToString(f.type)}`).join(', ');
   switch (stage.kind) {
     case 'scan':
       return [`${indent}Scan ${stage.source.label} [${cols(stage.schema)}]`];
@@ -151,7 +151,7 @@ export function explainStage(stage: Stage, threads: number, partitions: number, 
         `${indent}Window`,
         `${next}partitioning: ${r.partitionBy.length === 0 ? 'none (no PARTITION BY): 1 partition' : `hash(${r.partitionBy.map((c) => c.column).join(', ')}) into ${parts} partitions, seeded`}`,
         `${next}sort per partition: (${[...r.partitionBy.map((c) => `${c.column} group`), ...r.orderBy.map((o) => `${o.column} ${o.descending ? 'DESC' : 'ASC'} NULLS ${o.nulls.toUpperCase()}`), 'row id'].join(', ')}) by LSD radix argsort, once`,
-        ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? '*' : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c)}`),
+        ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? '*' : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c, r)}`),
         `${next}output: input order (row ids), columns appended`,
       ];
       return [...lines, ...explainStage(stage.input, threads, partitions, next)];
@@ -161,10 +161,10 @@ export function explainStage(stage: Stage, threads: number, partitions: number, 
   }
 }
 
-function windowAlgorithm(c: ResolvedWindow['columns'][number]): string {
-  if (c.fn === 'min' || c.fn === 'max') return c.frame.mode === 'rows' || c.frame.mode === 'range' ? 'monotonic deque' : 'running extreme over peer groups';
-  if (c.fn === 'count') return 'running non-NULL count, differences';
-  const floatSum = c.type.kind === 'float' && c.fn === 'sum';
-  if (floatSum || (c.fn === 'avg' && c.type.kind === 'float' && false)) return 'float sum by segment tree (no prefix differences)';
-  return 'prefix differences over one running prefix per measure (exact 64-bit wrapping)';
+function windowAlgorithm(c: ResolvedWindow['columns'][number], r: ResolvedWindow): string {
+  const measure = c.measure < 0 ? null : r.measures[c.measure]!;
+  if (c.fn === 'min' || c.fn === 'max') return 'monotonic deque (O(1) amortized)';
+  if (c.fn === 'count') return 'differences of a running non-NULL count';
+  if (measure && measure.type.kind === 'float') return 'pairwise block sums per frame (no prefix differences; error bounded by the frame\'s own values)';
+  return 'differences of one running prefix per measure (exact 64-bit wrapping), shared by every horizon';
 }
