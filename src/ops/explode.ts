@@ -45,6 +45,8 @@ export interface ExplodeKernelInput {
   ordinality?: boolean;
   /** Allocates the ordinality array (an output column); default a plain Int32Array. */
   allocInt32?: (length: number) => Int32Array;
+  /** Allocates the parent and child index arrays (temporaries: e.g. reused scratch memory). */
+  scratchInt32?: (length: number) => Int32Array;
 }
 
 export interface ExplodeIndices {
@@ -104,8 +106,9 @@ export function explodeIndices(input: ExplodeKernelInput): ExplodeIndices {
   if (total > MAX_INT32) throw new ExecutionError('EXPLODE_TOO_LARGE', `explode: ${total} output rows in one batch exceed ${MAX_INT32}`, {});
 
   // 2. build.
-  const parent = new Int32Array(total);
-  const child = lists.map(() => new Int32Array(total));
+  const temp = input.scratchInt32 ?? ((len: number) => new Int32Array(len));
+  const parent = temp(total);
+  const child = lists.map(() => temp(total));
   const wantOrd = input.ordinality !== false;
   const ord = wantOrd ? (input.allocInt32 ? input.allocInt32(total) : new Int32Array(total)) : null;
   let p = 0;

@@ -23,7 +23,14 @@ import { explodeIndices } from '../ops/explode.js';
 import type { ExplodeListInput } from '../ops/explode.js';
 import type { ResolvedExplode } from '../ops/explode-spec.js';
 
-export function explodeBatch(columns: Data[], inputs: Data[], spec: ResolvedExplode, rowBase: number, alloc: Allocator = sharedAllocator): Data[] {
+export function explodeBatch(
+  columns: Data[],
+  inputs: Data[],
+  spec: ResolvedExplode,
+  rowBase: number,
+  alloc: Allocator = sharedAllocator,
+  scratchInt32?: (length: number) => Int32Array,
+): Data[] {
   if (inputs.length !== spec.inputKinds.length) {
     throw new Error(`explodeBatch: ${inputs.length} evaluated inputs for ${spec.inputKinds.length} explode inputs`);
   }
@@ -35,6 +42,7 @@ export function explodeBatch(columns: Data[], inputs: Data[], spec: ResolvedExpl
     rowBase,
     ordinality: wantOrd,
     allocInt32: (n) => alloc(Int32Array, n) as Int32Array,
+    scratchInt32,
   });
   const n = idx.length;
   return spec.sources.map((src) => {

@@ -16,8 +16,10 @@ import { evaluate, evaluatePredicate } from '../expr/evaluate.js';
 import type { ResolvedExplode } from '../ops/explode-spec.js';
 import type { RowLocalResult, RowLocalTask } from '../types/tasks.js';
 import { explodeBatch } from './explode-batch.js';
+import { resetScratch, scratchAlloc } from './scratch.js';
 
 export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
+  resetScratch();
   let columns: A.Data[] = task.batch.columns.map(rebuildData);
   let length = task.batch.length;
   const arena = new TransferArena();
@@ -52,7 +54,7 @@ export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
       case 'explode': {
         const inputs = op.inputs.map((inp) => (inp.expr === null ? columns[inp.column!]! : evaluate(inp.expr as BoundExpr, columns, length, alloc)));
         const spec = op.spec as ResolvedExplode;
-        columns = explodeBatch(columns, inputs, spec, task.rowBase, alloc);
+        columns = explodeBatch(columns, inputs, spec, task.rowBase, alloc, (n) => scratchAlloc(Int32Array, n));
         length = columns.length > 0 ? columns[0]!.length : 0;
         if (columns.length === 0) length = 0;
         break;
