@@ -117,7 +117,7 @@ export async function runExplode(args: BenchArgs): Promise<string> {
       const r = await streamingRun(inPath, outPath, threads);
       ms.push({
         group: 'streaming', name: `sluice threads=${threads}`, medianMs: r.ms, minMs: r.ms, runsMs: [r.ms], cpuMs: r.cpuMs, peakRss: r.peakRss, baseRss: 0,
-        note: `readIpc -> explode -> writeIpc, ${streamRows} rows in (${fmtBytes(r.inBytes)}), ${r.rowsOut} out (${fmtBytes(r.outBytes)}); child peak RSS (target < 300 MiB); 1 run`,
+        note: `readIpc -> explode -> writeIpc, ${streamRows} rows in (${fmtBytes(r.inBytes)}), ${r.rowsOut} out (${fmtBytes(r.outBytes)}); child peak RSS (target < 300 MiB): max of its own maxRSS and /proc VmRSS samples (sampled ${fmtBytes(r.sampledPeak)}); 1 run`,
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
