@@ -23,6 +23,7 @@
  *   as objects when their keys are strings, else arrays of `[key, value]` pairs; binary as hex
  *   strings.
  */
+import { formatFloat } from '../io/csv-write.js';
 import Table from 'cli-table3';
 import { Type, Vector, type Data, type DataType, type RecordBatch, type Schema } from 'apache-arrow';
 import { formatDate, formatTimestamp, type Unit } from '../io/temporal-text.js';
@@ -92,18 +93,6 @@ export function dtypeName(t: DataType): string {
 
 // ---- scalar text -------------------------------------------------------------------------------
 
-export function formatFloat(x: number, single: boolean): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (x === Infinity) return 'inf';
-  if (x === -Infinity) return '-inf';
-  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
-  if (!single) return String(x);
-  for (let p = 1; p <= 9; p++) {
-    const s = x.toPrecision(p);
-    if (Math.fround(Number(s)) === x) return String(Number(s));
-  }
-  return String(x);
-}
 
 function intJson(v: bigint | number): string {
   if (typeof v === 'number') return String(v);

@@ -28,7 +28,8 @@ export interface CsvWriteOptions {
   signal?: AbortSignal;
 }
 
-function formatFloat(x: number, single: boolean): string {
+/** Float text shared by every text output: NaN, inf, -inf, -0; float32 by its shortest exact digits. */
+export function formatFloat(x: number, single: boolean): string {
   if (Number.isNaN(x)) return 'NaN';
   if (x === Infinity) return 'inf';
   if (x === -Infinity) return '-inf';
