@@ -23,7 +23,7 @@
  *   as objects when their keys are strings, else arrays of `[key, value]` pairs; binary as hex
  *   strings.
  */
-import { formatFloat } from '../io/csv-write.js';
+import { csvQuoter, formatFloat } from '../io/csv-write.js';
 import Table from 'cli-table3';
 import { Type, Vector, type Data, type DataType, type RecordBatch, type Schema } from 'apache-arrow';
 import { formatDate, formatTimestamp, type Unit } from '../io/temporal-text.js';
@@ -283,16 +283,6 @@ export interface TextSink {
   write(text: string): Promise<void> | void;
 }
 
-/** CSV/TSV field quoting (same rule as the CSV file writer). */
-export function csvQuoter(delimiter: string): (s: string | null) => string {
-  return (s) => {
-    if (s === null) return '';
-    if (s === '') return '""';
-    if (s.includes('"')) return `"${s.replaceAll('"', '""')}"`;
-    if (s.includes(delimiter) || s.includes('\n') || s.includes('\r')) return `"${s}"`;
-    return s;
-  };
-}
 
 /** Rows rendered per chunk handed to the sink. */
 const CHUNK_ROWS = 8192;
@@ -343,15 +333,19 @@ function rowObjects(batch: RecordBatch): (i: number) => string {
   };
 }
 
-/** One JSON object per line. */
-export async function renderNdjson(batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, sink: TextSink): Promise<number> {
+/** Renders every row as a JSON object, in chunks of CHUNK_ROWS; `text(object, row number)` frames it. */
+async function renderObjects(
+  batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>,
+  sink: TextSink,
+  text: (object: string, row: number) => string,
+): Promise<number> {
   let rows = 0;
   for await (const b of batches) {
     const row = rowObjects(b);
     for (let start = 0; start < b.numRows; start += CHUNK_ROWS) {
       const end = Math.min(b.numRows, start + CHUNK_ROWS);
       let out = '';
-      for (let i = start; i < end; i++) out += `${row(i)}\n`;
+      for (let i = start; i < end; i++) out += text(row(i), rows + i);
       await sink.write(out);
     }
     rows += b.numRows;
@@ -359,19 +353,14 @@ export async function renderNdjson(batches: Iterable<RecordBatch> | AsyncIterabl
   return rows;
 }
 
+/** One JSON object per line. */
+export function renderNdjson(batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, sink: TextSink): Promise<number> {
+  return renderObjects(batches, sink, (o) => `${o}\n`);
+}
+
 /** One JSON array of objects, one object per line: `[\n{…},\n{…}\n]\n` (`[]` when empty). */
 export async function renderJson(batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, sink: TextSink): Promise<number> {
-  let rows = 0;
-  for await (const b of batches) {
-    const row = rowObjects(b);
-    for (let start = 0; start < b.numRows; start += CHUNK_ROWS) {
-      const end = Math.min(b.numRows, start + CHUNK_ROWS);
-      let out = '';
-      for (let i = start; i < end; i++) out += `${rows + i === 0 ? '[\n' : ',\n'}${row(i)}`;
-      await sink.write(out);
-    }
-    rows += b.numRows;
-  }
+  const rows = await renderObjects(batches, sink, (o, r) => `${r === 0 ? '[\n' : ',\n'}${o}`);
   await sink.write(rows === 0 ? '[]\n' : '\n]\n');
   return rows;
 }

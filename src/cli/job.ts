@@ -8,7 +8,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { Bool, Field, Float32, Float64, Int16, Int32, Int64, Int8, Schema, Uint16, Uint32, Uint64, Uint8, Utf8, DateDay, TimestampMillisecond, TimestampMicrosecond, TimestampNanosecond, TimestampSecond, type DataType } from 'apache-arrow';
+import { Field, Schema, type DataType } from 'apache-arrow';
+import { parseTypeName, TYPE_NAMES, typeToArrow } from '../expr/arrow-types.js';
 import { avg, count, expr, max, min, PlanError, sum, type DataFrame, type Engine, type WindowFn } from '../index.js';
 import { DATASETS, generate, type DatasetName } from './demo-data.js';
 import { JobError } from './errors.js';
@@ -120,38 +121,11 @@ function offset(v: unknown, path: string): Offset {
 
 // ---- CSV schema ------------------------------------------------------------------------------
 
-const SIMPLE_TYPES: Record<string, () => DataType> = {
-  bool: () => new Bool(),
-  boolean: () => new Bool(),
-  int8: () => new Int8(),
-  int16: () => new Int16(),
-  int32: () => new Int32(),
-  int64: () => new Int64(),
-  uint8: () => new Uint8(),
-  uint16: () => new Uint16(),
-  uint32: () => new Uint32(),
-  uint64: () => new Uint64(),
-  float32: () => new Float32(),
-  float64: () => new Float64(),
-  double: () => new Float64(),
-  utf8: () => new Utf8(),
-  string: () => new Utf8(),
-  date32: () => new DateDay(),
-  date: () => new DateDay(),
-};
-
+/** A CSV column type: any name `cast` accepts (src/expr/arrow-types parseTypeName). */
 function csvType(v: unknown, path: string): DataType {
-  if (typeof v === 'string') {
-    const t = v.trim().toLowerCase();
-    const simple = SIMPLE_TYPES[t];
-    if (simple) return simple();
-    const m = /^timestamp\[(s|ms|us|ns)(?:\s*,\s*([^\]]+))?\]$/.exec(t);
-    if (m) {
-      const tz = m[2] ? v.trim().slice(v.indexOf(',') + 1, -1).trim() : null;
-      return m[1] === 's' ? new TimestampSecond(tz) : m[1] === 'ms' ? new TimestampMillisecond(tz) : m[1] === 'us' ? new TimestampMicrosecond(tz) : new TimestampNanosecond(tz);
-    }
-  }
-  return fail(path, `a type name (${Object.keys(SIMPLE_TYPES).join(', ')}, timestamp[s|ms|us|ns] or timestamp[unit, zone])`, v);
+  const desc = typeof v === 'string' ? parseTypeName(v) : null;
+  if (desc) return typeToArrow(desc);
+  return fail(path, `a type name (${TYPE_NAMES.join(', ')})`, v);
 }
 
 function csvSchema(v: unknown, path: string): Schema {

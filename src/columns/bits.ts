@@ -57,6 +57,7 @@ export function bytesToBitmap(bytes: ArrayLike<number>, length: number, out?: Ui
   return { bitmap, set };
 }
 
+
 /** Number of set bits in [offset, offset + length) of a bitmap. */
 export function countSet(bitmap: Uint8Array, offset: number, length: number): number {
   let set = 0;

@@ -14,7 +14,7 @@
 import * as A from 'apache-arrow';
 import type { BatchDesc, BufRef, ColumnDesc } from '../types/column.js';
 import type { KeyColumn, TypedArray } from '../types/keys.js';
-import { schemaFromArrow, schemaToArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
+import { schemaFromArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
 import { bitmapToBytes, sliceBitmap } from './bits.js';
 import { type Allocator, sharedAlloc } from './arena.js';
 import { concatData, gatherData } from './gather.js';
@@ -25,10 +25,6 @@ export type TypedArrayConstructor<T extends TypedArray = TypedArray> = {
   readonly BYTES_PER_ELEMENT: number;
 };
 
-/** A zero-filled typed array on a new SharedArrayBuffer. */
-export function allocShared<T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T {
-  return sharedAlloc(ctor, length);
-}
 
 /** A copy of `src` in memory from `alloc` (default: a new SharedArrayBuffer). */
 export function copyShared<T extends TypedArray>(src: T, alloc: Allocator = sharedAlloc): T {
@@ -38,9 +34,6 @@ export function copyShared<T extends TypedArray>(src: T, alloc: Allocator = shar
   return out;
 }
 
-export function isSharedView(a: ArrayBufferView | null | undefined): boolean {
-  return !!a && a.buffer instanceof SharedArrayBuffer;
-}
 
 /** Deep copy of `data` into shared memory, normalized to offset 0; dictionaries are decoded. */
 export function toSharedData(data: A.Data, alloc: Allocator = sharedAlloc): A.Data {
@@ -164,9 +157,18 @@ export function describeData(data: A.Data, transferable = false): ColumnDesc {
   };
 }
 
-function view<T extends TypedArray>(ctor: TypedArrayConstructor<T>, ref: BufRef | null): T | undefined {
-  if (!ref) return undefined;
+/** The region a descriptor names, as a view of its buffer (no copy). */
+export function viewOf<T extends TypedArray>(ctor: TypedArrayConstructor<T>, ref: BufRef): T {
   return new ctor(ref.sab, ref.byteOffset, ref.byteLength / ctor.BYTES_PER_ELEMENT);
+}
+
+/** The descriptor of a typed array over a SharedArrayBuffer. */
+export function bufRefOf(a: TypedArray): BufRef {
+  return bufRef(a, 'array', false)!;
+}
+
+function view<T extends TypedArray>(ctor: TypedArrayConstructor<T>, ref: BufRef | null): T | undefined {
+  return ref ? viewOf(ctor, ref) : undefined;
 }
 
 /** Arrow Data over the shared buffers a descriptor names (no copy). */
@@ -213,11 +215,6 @@ export function describeBatch(batch: A.RecordBatch, alloc: Allocator = sharedAll
   };
 }
 
-export function rebuildBatch(desc: BatchDesc): A.RecordBatch {
-  const schema = schemaToArrow(desc.schema);
-  const children = desc.columns.map(rebuildData);
-  return batchFromColumns(schema, children, desc.length);
-}
 
 export function batchFromColumns(schema: A.Schema, columns: A.Data[], length: number): A.RecordBatch {
   const data = A.makeData({ type: new A.Struct(schema.fields), length, nullCount: 0, children: columns });
@@ -262,6 +259,16 @@ export function dataBytes(data: A.Data): number {
   for (const b of [data.values, data.valueOffsets, data.nullBitmap] as Array<ArrayBufferView | undefined>) if (b) bytes += b.byteLength;
   for (const c of data.children) bytes += dataBytes(c);
   return bytes;
+}
+
+/** Bytes a descriptor's regions span (a string column counts its whole byte buffer). */
+export function descBytes(c: ColumnDesc): number {
+  return (c.values?.byteLength ?? 0) + (c.offsets?.byteLength ?? 0) + (c.validity?.byteLength ?? 0) + c.children.reduce((s, k) => s + descBytes(k), 0);
+}
+
+/** Bytes of a partition chunk: its row ids and columns. */
+export function chunkDescBytes(chunk: { rowIds: ColumnDesc; columns: ColumnDesc[] }): number {
+  return descBytes(chunk.rowIds) + chunk.columns.reduce((s, c) => s + descBytes(c), 0);
 }
 
 export function batchBytes(batch: A.RecordBatch): number {

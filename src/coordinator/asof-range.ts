@@ -16,7 +16,7 @@
 import type * as A from 'apache-arrow';
 import { localAlloc } from '../columns/arena.js';
 import { concatData, gatherData } from '../columns/gather.js';
-import { dataBytes, describeData, rebuildData, toKeyColumn, toSharedData } from '../columns/shared.js';
+import { chunkDescBytes, describeData, rebuildData, toKeyColumn, toSharedData } from '../columns/shared.js';
 import { compareAsofKeys, normalizeAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
 import { Exchange } from '../shuffle/exchange.js';
 import type { ChunkDesc, PartitionInput, RouteResult, RouteTask } from '../types/tasks.js';
@@ -48,7 +48,7 @@ export async function routeByRange(ctx: RunContext, plan: AsofStagePlan, left: I
     const to = new Exchange(ctx.exchangeEnv(), name, side.exchange.schema, ranges);
     const inputs: Array<{ input: PartitionInput; bytes: number }> = from.chunks.map((c) => ({
       input: { chunks: [c], spillFiles: [], schema: from.schema },
-      bytes: c.columns.reduce((s, d) => s + dataBytes(rebuildData(d)), 0) + c.length * 4 + 4096,
+      bytes: chunkDescBytes(c) + 4096,
     }));
     for (const f of from.spillFiles) inputs.push({ input: { chunks: [], spillFiles: [f], schema: from.schema }, bytes: 0 });
     try {

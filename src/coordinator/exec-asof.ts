@@ -15,7 +15,7 @@ import * as A from 'apache-arrow';
 import { localAlloc, sharedAlloc } from '../columns/arena.js';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { concatData, gatherData } from '../columns/gather.js';
-import { batchFromColumns, describeData } from '../columns/shared.js';
+import { batchFromColumns, bufRefOf } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { bindPredicate, type BoundExpr } from '../expr/bind.js';
 import { toPredicateNode, type Expr } from '../expr/builders.js';
@@ -176,7 +176,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     }
     const matches = sharedAlloc(Int32Array, left.rows).fill(-1);
     matchesReservation.forceGrow(matches.byteLength);
-    const matchesDesc = describeData(A.makeData({ type: new A.Int32(), length: left.rows, data: matches }));
+    const matchesDesc = bufRefOf(matches);
     const parts = leftEx.nonEmpty().filter((p) => rightEx.rowsOf(p) + extras(p).length > 0);
     const t0 = performance.now();
     await runAll(

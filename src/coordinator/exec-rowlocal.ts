@@ -47,6 +47,3 @@ export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Sch
   }
 }
 
-export function emptyBatch(schema: A.Schema): A.RecordBatch {
-  return new A.RecordBatch(schema, A.makeData({ type: new A.Struct(schema.fields), length: 0, nullCount: 0, children: schema.fields.map((f) => A.makeData({ type: f.type, length: 0 } as never)) }));
-}

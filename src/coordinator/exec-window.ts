@@ -7,7 +7,7 @@ import * as A from 'apache-arrow';
 import { sharedAlloc } from '../columns/arena.js';
 import { fieldToArrow, typeToArrow } from '../columns/arrow-types.js';
 import { bytesToBitmap } from '../columns/bits.js';
-import { appendColumns, describeData } from '../columns/shared.js';
+import { appendColumns, bufRefOf } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
 import type { TypeDesc } from '../types/column.js';
@@ -77,10 +77,7 @@ export async function* execWindow(
       outputReservation.forceGrow(values.byteLength + nulls.byteLength);
       return { type: c.type, values, nulls };
     });
-    const outDescs = outputs.map((o) => ({
-      values: describeData(A.makeData({ type: new A.Uint8(), length: o.values.byteLength, data: new Uint8Array(o.values.buffer, o.values.byteOffset, o.values.byteLength) })),
-      nulls: describeData(A.makeData({ type: new A.Uint8(), length: rows, data: o.nulls })),
-    }));
+    const outDescs = outputs.map((o) => ({ values: bufRefOf(o.values), nulls: bufRefOf(o.nulls) }));
     const parts = exchange.nonEmpty();
     const t0 = performance.now();
     const done = await runAll(
@@ -90,7 +87,6 @@ export async function* execWindow(
           input: exchange.inputFor(p),
           partitionBy: plan.partitionPos,
           orderBy: plan.orderPos,
-          orderFlags: resolved.orderBy.map((o) => ({ descending: o.descending, nullsFirst: o.nulls === 'first' })),
           measures: plan.measurePos,
           window: resolved,
           naive: ctx.config.windowAlgorithm === 'naive',

@@ -73,15 +73,6 @@ export class RunContext {
     this.stats.phases[phase] = (this.stats.phases[phase] ?? 0) + ms;
   }
 
-  async timed<T>(phase: Phase, fn: () => Promise<T>): Promise<T> {
-    const t0 = performance.now();
-    try {
-      return await fn();
-    } finally {
-      this.addPhase(phase, performance.now() - t0);
-    }
-  }
-
   progress(phase: Phase, done: number, total: number): void {
     this.config.onProgress?.({ phase, done, total });
   }

@@ -4,13 +4,11 @@
  * Dictionary columns are decoded on the way in so every later stage sees plain columns.
  */
 import * as A from 'apache-arrow';
-import { schemaFromArrow } from '../columns/arrow-types.js';
 import { decodeDictionary } from '../columns/shared.js';
 import { InputError, PlanError } from '../errors.js';
 import { readCsvBatches, readCsvSchema } from '../io/csv.js';
 import { readIpcBatches, readIpcSchema } from '../io/ipc.js';
 import { readParquetBatches, readParquetSchema } from '../io/parquet.js';
-import type { SchemaDesc } from '../types/column.js';
 
 export interface Source {
   /** For explain(). */
@@ -152,6 +150,3 @@ function plainBatch(batch: A.RecordBatch, schema: A.Schema): A.RecordBatch {
   return new A.RecordBatch(schema, data);
 }
 
-export function schemaDescOf(schema: A.Schema): SchemaDesc {
-  return schemaFromArrow(schema);
-}

@@ -7,6 +7,7 @@
  * Conventions: a "bits" array is an LSB bitmap whose bit i is row i (offset 0); `null` means
  * "all valid". Bits past `length` in the last byte are unspecified.
  */
+import { bitmapToBytes, bytesToBitmap, countSet as countBitmapSet, sliceBitmap } from '../columns/bits.js';
 import * as arrow from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { TypeDesc } from '../types/column.js';
@@ -36,29 +37,16 @@ export const sharedAlloc: Alloc = (ctor, length) => {
 /** Plain (non-shared) allocation, for temporaries and constant folding. */
 export const plainAlloc: Alloc = (ctor, length) => new (ctor as Float64ArrayConstructor)(length) as unknown as TypedArray;
 
+/** Bitmap helpers of src/columns/bits.ts, in the (bits from 0) shapes the evaluator uses. */
+export const alignBits = sliceBitmap;
+export const countSet = (bits: Uint8Array, length: number): number => countBitmapSet(bits, 0, length);
+export const packBytes = (bytes: Uint8Array, length: number, out: Uint8Array): Uint8Array => bytesToBitmap(bytes, length, out).bitmap;
+export const unpackBits = (bits: Uint8Array, length: number, out: Uint8Array): Uint8Array => bitmapToBytes(bits, 0, length, out);
+
 export function allocBits(alloc: Alloc, length: number): Uint8Array {
   return alloc(Uint8Array, (length + 7) >> 3) as Uint8Array;
 }
 
-/** A copy of `length` bits of `src` starting at bit `offset`, re-aligned to bit 0. */
-export function alignBits(src: Uint8Array, offset: number, length: number, out?: Uint8Array): Uint8Array {
-  const nBytes = (length + 7) >> 3;
-  const dst = out ?? new Uint8Array(nBytes);
-  const byte0 = offset >> 3;
-  const shift = offset & 7;
-  if (shift === 0) {
-    dst.set(src.subarray(byte0, byte0 + nBytes));
-  } else {
-    const last = src.length - 1;
-    for (let i = 0; i < nBytes; i++) {
-      const j = byte0 + i;
-      const lo = src[j] >> shift;
-      const hi = j + 1 <= last ? (src[j + 1] << (8 - shift)) & 0xff : 0;
-      dst[i] = lo | hi;
-    }
-  }
-  return dst;
-}
 
 /** Bits of a Data's validity aligned to 0 (a view when already aligned), or null if no NULLs. */
 export function validityOf(d: Data): Uint8Array | null {
@@ -88,42 +76,13 @@ export function andValidity(alloc: Alloc, length: number, ...vs: Array<Uint8Arra
   return out;
 }
 
-const POP = new Uint8Array(256);
-for (let i = 1; i < 256; i++) POP[i] = (i & 1) + POP[i >> 1];
 
-export function countSet(bits: Uint8Array, length: number): number {
-  const full = length >> 3;
-  let n = 0;
-  for (let i = 0; i < full; i++) n += POP[bits[i]];
-  const rest = length & 7;
-  if (rest) n += POP[bits[full] & ((1 << rest) - 1)];
-  return n;
-}
 
 export function getBit(bits: Uint8Array, i: number): number {
   return (bits[i >> 3] >> (i & 7)) & 1;
 }
 
-/** Packs one byte per row (0 / non-0) into bits. */
-export function packBytes(bytes: Uint8Array, length: number, out: Uint8Array): Uint8Array {
-  const full = length >> 3;
-  for (let b = 0; b < full; b++) {
-    const i = b << 3;
-    out[b] =
-      (bytes[i] ? 1 : 0) | (bytes[i + 1] ? 2 : 0) | (bytes[i + 2] ? 4 : 0) | (bytes[i + 3] ? 8 : 0) |
-      (bytes[i + 4] ? 16 : 0) | (bytes[i + 5] ? 32 : 0) | (bytes[i + 6] ? 64 : 0) | (bytes[i + 7] ? 128 : 0);
-  }
-  let last = 0;
-  for (let i = full << 3; i < length; i++) if (bytes[i]) last |= 1 << (i & 7);
-  if (length & 7) out[full] = last;
-  return out;
-}
 
-/** One byte per row (0/1) from bits. */
-export function unpackBits(bits: Uint8Array, length: number, out: Uint8Array): Uint8Array {
-  for (let i = 0; i < length; i++) out[i] = (bits[i >> 3] >> (i & 7)) & 1;
-  return out;
-}
 
 /** Builds a result Data; drops the bitmap when nothing is NULL. */
 export function makeResult(type: TypeDesc, length: number, validity: Uint8Array | null, props: Record<string, unknown>): Data {

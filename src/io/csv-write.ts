@@ -133,7 +133,8 @@ function columnText(data: Data, out: Array<string | null>): void {
   }
 }
 
-function quoter(delimiter: string): (s: string | null) => string {
+/** CSV field quoting: NULL empty, '' quoted, quotes doubled; shared with the CLI's text output. */
+export function csvQuoter(delimiter: string): (s: string | null) => string {
   return (s) => {
     if (s === null) return '';
     if (s === '') return '""';
@@ -145,7 +146,7 @@ function quoter(delimiter: string): (s: string | null) => string {
 
 /** Text of a whole batch, '\n' after every record. */
 export function batchToCsv(batch: RecordBatch, delimiter = ','): string {
-  const q = quoter(delimiter);
+  const q = csvQuoter(delimiter);
   const n = batch.numRows;
   const cols = batch.data.children.map((d) => {
     const out: Array<string | null> = new Array(n);
@@ -169,7 +170,7 @@ export async function writeCsvAtomic(
 ): Promise<{ rows: number; bytes: number }> {
   const delimiter = opts.delimiter ?? ',';
   const header = opts.header ?? true;
-  const q = quoter(delimiter);
+  const q = csvQuoter(delimiter);
   return writeAtomic(
     path,
     FORMAT,

@@ -6,7 +6,7 @@
  * deletes it recursively, is idempotent and never throws. Folders not removed yet are deleted
  * synchronously on process 'exit' (best effort: a SIGKILL leaves them behind).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,15 +83,3 @@ export async function createRunDir(spillDir: string = tmpdir()): Promise<RunDir>
   return new Dir(path);
 }
 
-/** Synchronous variant for callers that cannot await (same semantics). */
-export function createRunDirSync(spillDir: string = tmpdir()): RunDir {
-  installExitHook();
-  let path: string;
-  try {
-    path = mkdtempSync(join(spillDir, 'sluice-run-'));
-  } catch (err) {
-    throw badSpillDir(spillDir, err);
-  }
-  live.add(path);
-  return new Dir(path);
-}

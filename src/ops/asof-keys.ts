@@ -75,7 +75,6 @@ export const UNIT_RANK: Readonly<Record<AsofUnit, number>> = { day: 0, s: 1, ms:
 
 const P32 = 4294967296;
 const P52 = 4503599627370496;
-const P64 = P32 * P32;
 
 /** The temporal unit of a DATE/TIMESTAMP type. */
 export function temporalUnit(t: TypeDesc): AsofUnit {
@@ -860,6 +859,10 @@ export function asofSortWords(key: NormalizedKey): Uint32Array[] {
 }
 
 /** Dense ranks (1-based; invalid rows 0) of a side's strings in UTF-8 byte order. */
+/**
+ * Dense byte-order ranks of one side's strings, by a comparator sort of every valid row:
+ * the simple reference; the worker ranks distinct values only (src/worker/sort-keys).
+ */
 export function utf8Ranks(key: Extract<NormalizedKey, { kind: 'utf8' }>): Uint32Array {
   const n = key.offsets.length - 1;
   const rank = new Uint32Array(n);

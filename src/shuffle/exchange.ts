@@ -9,7 +9,7 @@
  */
 import * as A from 'apache-arrow';
 import { schemaToArrow } from '../columns/arrow-types.js';
-import { batchFromColumns, rebuildData } from '../columns/shared.js';
+import { batchFromColumns, chunkDescBytes, rebuildData } from '../columns/shared.js';
 import type { MemoryBudget, Reservation } from '../memory/budget.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import { SpillWriter } from '../memory/spill-file.js';
@@ -82,7 +82,7 @@ export class Exchange {
       }
       const batch = batchFromColumns(this.spillSchema, [rebuildData(chunk.rowIds), ...chunk.columns.map(rebuildData)], chunk.length);
       await writer.append(batch);
-      this.env.onSpill(chunkBytes(chunk), newFile, 0);
+      this.env.onSpill(chunkDescBytes(chunk), newFile, 0);
     }
     this.env.onSpill(0, false, performance.now() - t0);
     // Spilled: nothing refers to the slab's buffer any more.
@@ -122,14 +122,4 @@ export class Exchange {
     this.reservation.free();
     this.env.pool.give(this.pooled.splice(0));
   }
-}
-
-function chunkBytes(chunk: ChunkDesc): number {
-  let bytes = chunk.rowIds.values?.byteLength ?? 0;
-  const walk = (c: ChunkDesc['columns'][number]): void => {
-    bytes += (c.values?.byteLength ?? 0) + (c.offsets?.byteLength ?? 0) + (c.validity?.byteLength ?? 0);
-    c.children.forEach(walk);
-  };
-  chunk.columns.forEach(walk);
-  return bytes;
 }

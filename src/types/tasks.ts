@@ -3,7 +3,7 @@
  * Column data travels as descriptors of SharedArrayBuffer regions, never as copies.
  */
 import type { ErrorEnvelope } from '../errors.js';
-import type { BatchDesc, ColumnDesc, SchemaDesc } from './column.js';
+import type { BatchDesc, BufRef, ColumnDesc, SchemaDesc } from './column.js';
 
 /** A run of rows of one partition: key/payload columns plus the global row id of each row. */
 export interface ChunkDesc {
@@ -47,14 +47,14 @@ export interface WindowTask {
   kind: 'window';
   input: PartitionInput;
   partitionBy: number[];
+  /** Positions among the routed columns; directions and NULL order come from `window`. */
   orderBy: number[];
-  orderFlags: Array<{ descending: boolean; nullsFirst: boolean }>;
   measures: number[];
   /** ResolvedWindow (src/ops/window-spec.ts), plain data. */
   window: unknown;
   naive: boolean;
   /** Outputs indexed by global row id, written in place (disjoint rows per task); `nulls`: 1 = NULL. */
-  outputs: Array<{ values: ColumnDesc; nulls: ColumnDesc }>;
+  outputs: Array<{ values: BufRef; nulls: BufRef }>;
 }
 
 export interface AsofTask {
@@ -64,7 +64,7 @@ export interface AsofTask {
   /** ResolvedAsof-derived plain settings, see src/worker/asof-task.ts. */
   spec: unknown;
   /** Int32Array indexed by global left row id: matched global right row id or -1. */
-  matches: ColumnDesc;
+  matches: BufRef;
 }
 
 export interface RowLocalTask {

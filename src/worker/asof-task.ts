@@ -10,13 +10,23 @@
  */
 import type * as A from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';
-import { toKeyColumn } from '../columns/shared.js';
+import { toKeyColumn, viewOf } from '../columns/shared.js';
 import type { BoundExpr } from '../expr/bind.js';
 import { evaluatePredicate } from '../expr/evaluate.js';
 import { asofMatch } from '../ops/asof-join.js';
-import { asofKeyBase, asofSortWords, normalizeAsofKey, permuteAsofKey, type AsofKeyPlan, type NormalizedTolerance } from '../ops/asof-keys.js';
+import {
+  asofKeyBase,
+  asofSortWords,
+  normalizeAsofKey,
+  permuteAsofKey,
+  type AsofKeyPlan,
+  type NormalizedKey,
+  type NormalizedTolerance,
+} from '../ops/asof-keys.js';
+import type { KeyColumn } from '../types/keys.js';
+import { encodeSortKey } from './sort-keys.js';
 import type { AsofTask } from '../types/tasks.js';
-import { matchGroupIds } from './group-ids.js';
+import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { resetScratch, scratchAlloc } from './scratch.js';
 import { argsortWords } from './sort.js';
@@ -62,8 +72,8 @@ export async function runAsofTask(task: AsofTask): Promise<{ rows: number; right
   const base = asofKeyBase([lk[spec.leftOn]!, rk[spec.rightOn]!], spec.key);
   const lkey = normalizeAsofKey(lk[spec.leftOn]!, spec.key, base);
   const rkey = normalizeAsofKey(rk[spec.rightOn]!, spec.key, base);
-  const ls = sortSide(probeIds, groups, asofSortWords(lkey));
-  const rs = sortSide(buildIds, groups, asofSortWords(rkey));
+  const ls = sortSide(probeIds, groups, sortWords(lkey, lk[spec.leftOn]!));
+  const rs = sortSide(buildIds, groups, sortWords(rkey, rk[spec.rightOn]!));
 
   let checkPairs: ((lp: Int32Array, rp: Int32Array, count: number) => Uint8Array) | undefined;
   if (spec.condition) {
@@ -91,13 +101,20 @@ export async function runAsofTask(task: AsofTask): Promise<{ rows: number; right
     checkPairs,
   });
 
-  const ref = task.matches.values!;
-  const matches = new Int32Array(ref.sab, ref.byteOffset, ref.byteLength / 4);
+  const matches = viewOf(Int32Array, task.matches);
   for (let i = 0; i < ls.n; i++) {
     const m = match[i]!;
     matches[left.rowIds[ls.perm[i]!]!] = m < 0 ? -1 : right.rowIds[rs.perm[m]!]!;
   }
   return { rows: left.n, rightRows: right.n };
+}
+
+/**
+ * A side's key as radix-sort words. Strings are ranked by the worker's key encoder, which sorts
+ * only the distinct values (asofSortWords ranks every row with a comparator).
+ */
+function sortWords(key: NormalizedKey, raw: KeyColumn): Uint32Array[] {
+  return key.kind === 'utf8' ? encodeSortKey(raw, { descending: false, nullsFirst: true }) : asofSortWords(key);
 }
 
 /**
@@ -117,15 +134,5 @@ function sortSide(ids: Int32Array, groups: number, keyWords: Uint32Array[]): Sor
     }
   }
   const perm = argsortWords([gword, ...keyWords], n);
-  const groupStarts = new Uint32Array(groups + 1);
-  // Counting from the sorted group words: start of g = number of rows with a smaller group.
-  const counts = new Uint32Array(groups + 1);
-  for (let i = 0; i < n; i++) counts[gword[i]!]!++;
-  let at = 0;
-  for (let g = 0; g < groups; g++) {
-    groupStarts[g] = at;
-    at += counts[g]!;
-  }
-  groupStarts[groups] = at;
-  return { n: matchable, perm, groupStarts };
+  return { n: matchable, perm, groupStarts: groupStartsOf(ids, groups) };
 }

@@ -409,3 +409,18 @@ export function matchGroupIds(
   }
   return { buildIds, probeIds, groups: t.groups };
 }
+
+/**
+ * Where each group's run starts once rows are sorted with their group id leading: start of g =
+ * rows with a smaller id (ids outside [0, groups), e.g. -1 for "no group", sort after them).
+ * Length groups + 1; the last entry is the number of rows that have a group.
+ */
+export function groupStartsOf(ids: ArrayLike<number>, groups: number): Uint32Array {
+  const starts = new Uint32Array(groups + 1);
+  for (let i = 0; i < ids.length; i++) {
+    const g = ids[i]!;
+    if (g >= 0 && g < groups) starts[g + 1]!++;
+  }
+  for (let g = 0; g < groups; g++) starts[g + 1]! += starts[g]!;
+  return starts;
+}

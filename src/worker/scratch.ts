@@ -22,12 +22,6 @@ export function resetScratch(): void {
   wanted = 0;
 }
 
-/** Drops the buffer (e.g. when a run used much more than usual). */
-export function releaseScratch(): void {
-  buffer = new ArrayBuffer(0);
-  used = 0;
-  wanted = 0;
-}
 
 export const scratchAlloc: Allocator = <T extends TypedArray>(ctor: { new (b: ArrayBufferLike, o: number, l: number): T; new (n: number): T; BYTES_PER_ELEMENT: number }, length: number): T => {
   const bytes = Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8;

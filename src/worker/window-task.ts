@@ -5,13 +5,12 @@
  * measure columns → the pure kernel (src/ops/window) → scatter each output column to its rows'
  * global positions in the shared output arrays (tasks own disjoint rows, so no races).
  */
-import { toKeyColumn } from '../columns/shared.js';
+import { toKeyColumn, viewOf, type TypedArrayConstructor } from '../columns/shared.js';
 import { computeWindow, computeWindowNaive, type WindowKernelInput } from '../ops/window.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
-import type { KeyColumn, TypedArray } from '../types/keys.js';
-import type { ColumnDesc } from '../types/column.js';
+import type { KeyColumn } from '../types/keys.js';
 import type { WindowTask } from '../types/tasks.js';
-import { groupIds } from './group-ids.js';
+import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { permuteKey, scatterValues } from './permute.js';
 import { resetScratch, scratchAlloc } from './scratch.js';
@@ -23,22 +22,23 @@ export async function runWindowTask(task: WindowTask): Promise<{ rows: number }>
   const n = part.n;
   const keys: KeyColumn[] = part.columns.map(toKeyColumn);
 
+  const window = task.window as ResolvedWindow;
   const partitionKeys = task.partitionBy.map((i) => keys[i]!);
-  const gids = partitionKeys.length > 0 ? groupIds(partitionKeys, n, true).ids : undefined;
+  const groups = partitionKeys.length > 0 ? groupIds(partitionKeys, n, true) : null;
   const sortKeys = task.orderBy.map((i, k) => ({
     column: keys[i]!,
-    descending: task.orderFlags[k]!.descending,
-    nullsFirst: task.orderFlags[k]!.nullsFirst,
+    descending: window.orderBy[k]!.descending,
+    nullsFirst: window.orderBy[k]!.nulls === 'first',
   }));
-  const perm = argsortKeys(sortKeys, n, gids);
-
-  const groupStarts = segmentStarts(gids, perm, n);
+  // Group ids lead the sort, so group g occupies the g-th run of sorted positions.
+  const perm = argsortKeys(sortKeys, n, groups?.ids);
+  const groupStarts = groups ? groupStartsOf(groups.ids, groups.groups) : Uint32Array.of(0, n);
   const input: WindowKernelInput = {
     n,
     groupStarts,
     order: task.orderBy.map((i) => permuteKey(keys[i]!, perm)),
     measures: task.measures.map((i) => permuteKey(keys[i]!, perm)),
-    window: task.window as ResolvedWindow,
+    window,
   };
   const outs = task.naive ? computeWindowNaive(input, scratchAlloc as never) : computeWindow(input, scratchAlloc as never);
 
@@ -46,34 +46,12 @@ export async function runWindowTask(task: WindowTask): Promise<{ rows: number }>
   for (let i = 0; i < n; i++) target[i] = part.rowIds[perm[i]!]!;
   outs.forEach((out, c) => {
     const dest = task.outputs[c]!;
-    scatterValues(out.values, target, viewOf(dest.values, out.values));
+    scatterValues(out.values, target, viewOf(out.values.constructor as TypedArrayConstructor, dest.values));
     if (out.valid) {
-      const nulls = viewOf(dest.nulls, new Uint8Array(0)) as Uint8Array;
+      const nulls = viewOf(Uint8Array, dest.nulls);
       const valid = out.valid;
       for (let i = 0; i < n; i++) if (valid[i] === 0) nulls[target[i]!] = 1;
     }
   });
   return { rows: n };
-}
-
-/** Start of each run of equal group ids in sorted order, then n. */
-function segmentStarts(gids: Uint32Array | undefined, perm: Uint32Array, n: number): Uint32Array {
-  if (!gids || n === 0) return Uint32Array.of(0, n);
-  const starts: number[] = [0];
-  let prev = gids[perm[0]!]!;
-  for (let i = 1; i < n; i++) {
-    const g = gids[perm[i]!]!;
-    if (g !== prev) {
-      starts.push(i);
-      prev = g;
-    }
-  }
-  starts.push(n);
-  return Uint32Array.from(starts);
-}
-
-function viewOf(desc: ColumnDesc, like: TypedArray): TypedArray {
-  const ref = desc.values!;
-  const Ctor = like.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
-  return new Ctor(ref.sab, ref.byteOffset, ref.byteLength / Ctor.BYTES_PER_ELEMENT);
 }

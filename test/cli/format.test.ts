@@ -85,7 +85,7 @@ describe('format', () => {
     expect(all).not.toMatch(/\x1b\[/); // no colour unless asked
     const cut = renderTable(t.schema, t.batches, { maxRows: 2 });
     expect(cut).toMatch(/4 rows \(2 shown\)/);
-    expect(cut).toMatch(/9223372036854775807/); // head
+    expect(cut).toMatch(/│ +9223372036854775807 │ 1970-01-01T00:00:00Z/); // head (the tail row lists the same number inside [])
     expect(cut).toMatch(/9007199254740993/); // tail
     expect(cut).not.toMatch(/-9223372036854775808/);
     expect(cut).toMatch(/…/);
