@@ -1,8 +1,8 @@
 /**
  * List functions: array(...), split(str, sep), slice(list, start, len), cardinality(list),
  * sequence(start, stop). Results are LIST columns with int32 offsets; rows that are NULL get an
- * empty range. `takeRanges` copies runs of child rows (any supported nested type) and is what
- * slice uses, since sliced runs are no longer contiguous.
+ * empty range. slice copies its runs of child rows with gatherRanges (src/columns/gather), since
+ * sliced runs are no longer contiguous.
  *
  * - split works on UTF-8 bytes: the separator is searched byte-wise (valid UTF-8 cannot match
  *   in the middle of a character); an empty separator splits into characters; an empty string
@@ -14,6 +14,7 @@
  * - sequence: start..stop inclusive, step +1 or -1, int64; NULL bound → NULL. More than
  *   2^31-1 elements in one batch is an ExecutionError 'SEQUENCE_TOO_LONG'.
  */
+import { gatherRanges } from '../columns/gather.js';
 import type { Data } from 'apache-arrow';
 import { ExecutionError } from '../errors.js';
 import type { TypeDesc } from '../types/column.js';
@@ -240,103 +241,11 @@ export function slice(t: TypeDesc, lt: TypeDesc, list: Val, start: Val, len: Val
     total += c;
   }
   out[n] = total;
-  const elem = listType(t).child.type;
-  return makeResult(t, n, validity, { valueOffsets: out, child: takeRanges(child, elem, starts, counts, total, alloc) });
+  const ends = new Float64Array(n);
+  for (let i = 0; i < n; i++) ends[i] = starts[i] + counts[i];
+  return makeResult(t, n, validity, { valueOffsets: out, child: gatherRanges(child, starts, ends, n, alloc as never) });
 }
 
-/** Child rows starts[r] .. starts[r]+counts[r] for each r, concatenated. */
-export function takeRanges(d: Data, t: TypeDesc, starts: Float64Array, counts: Float64Array, total: number, alloc: Alloc): Data {
-  const m = starts.length;
-  const srcValid = validityOf(d);
-  let valid: Uint8Array | null = null;
-  if (srcValid) {
-    valid = allocBits(alloc, total);
-    let pos = 0;
-    for (let r = 0; r < m; r++) {
-      const s = starts[r];
-      for (let k = 0; k < counts[r]; k++, pos++) if (getBit(srcValid, s + k)) valid[pos >> 3] |= 1 << (pos & 7);
-    }
-  }
-  switch (t.kind) {
-    case 'null':
-      return makeResult(t, total, null, {});
-    case 'bool': {
-      const src = boolBitsOf(d);
-      const bits = allocBits(alloc, total);
-      let pos = 0;
-      for (let r = 0; r < m; r++) {
-        const s = starts[r];
-        for (let k = 0; k < counts[r]; k++, pos++) if (getBit(src, s + k)) bits[pos >> 3] |= 1 << (pos & 7);
-      }
-      return makeResult(t, total, valid, { data: bits });
-    }
-    case 'utf8':
-    case 'largeUtf8':
-    case 'binary':
-    case 'largeBinary': {
-      const sv = strViewOf(d);
-      const b = new ByteBuilder();
-      const large = t.kind === 'largeUtf8' || t.kind === 'largeBinary';
-      const o = new Float64Array(total + 1);
-      let pos = 0;
-      for (let r = 0; r < m; r++) {
-        const s = starts[r];
-        const c = counts[r];
-        if (c === 0) continue;
-        const base = b.length - sv.offsets[s];
-        for (let k = 1; k <= c; k++) o[pos + k] = sv.offsets[s + k] + base;
-        b.append(sv.bytes, sv.offsets[s], sv.offsets[s + c]);
-        pos += c;
-      }
-      const offsets = large ? alloc(BigInt64Array, total + 1) : alloc(Int32Array, total + 1);
-      if (large) for (let i = 0; i <= total; i++) (offsets as BigInt64Array)[i] = BigInt(o[i]);
-      else (offsets as Int32Array).set(o);
-      return makeResult(t, total, valid, { data: b.finish(alloc), valueOffsets: offsets });
-    }
-    case 'list':
-    case 'largeList':
-    case 'map':
-    case 'fixedSizeList': {
-      const lv = listViewOf(d, t, d.length);
-      const cs = new Float64Array(m);
-      const cc = new Float64Array(m);
-      const o = new Float64Array(total + 1);
-      let pos = 0;
-      let ctotal = 0;
-      for (let r = 0; r < m; r++) {
-        const s = starts[r];
-        const c = counts[r];
-        cs[r] = lv.offsets[s];
-        cc[r] = lv.offsets[s + c] - lv.offsets[s];
-        for (let k = 1; k <= c; k++) o[pos + k] = ctotal + lv.offsets[s + k] - lv.offsets[s];
-        pos += c;
-        ctotal += cc[r];
-      }
-      const child = takeRanges(lv.child, t.child.type, cs, cc, ctotal, alloc);
-      if (t.kind === 'fixedSizeList') return makeResult(t, total, valid, { child });
-      const offsets = t.kind === 'largeList' ? alloc(BigInt64Array, total + 1) : alloc(Int32Array, total + 1);
-      if (t.kind === 'largeList') for (let i = 0; i <= total; i++) (offsets as BigInt64Array)[i] = BigInt(o[i]);
-      else (offsets as Int32Array).set(o);
-      return makeResult(t, total, valid, { valueOffsets: offsets, child });
-    }
-    case 'struct': {
-      const children = t.children.map((f, j) => takeRanges(d.children[j], f.type, starts, counts, total, alloc));
-      return makeResult(t, total, valid, { children });
-    }
-    default: {
-      const src = d.values as Float64Array;
-      const out = alloc(ctorOf(t), total) as Float64Array;
-      let pos = 0;
-      for (let r = 0; r < m; r++) {
-        const c = counts[r];
-        if (c === 0) continue;
-        out.set(src.subarray(starts[r], starts[r] + c), pos);
-        pos += c;
-      }
-      return makeResult(t, total, valid, { data: out });
-    }
-  }
-}
 
 const MAX_ELEMENTS = 0x7fffffff;
 
