@@ -11,11 +11,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { stat, unlink } from 'node:fs/promises';
 import os from 'node:os';
-import { basename, dirname, extname, join } from 'node:path';
+import { extname, join } from 'node:path';
 import { tableToIPC, type RecordBatch, type Table } from 'apache-arrow';
-import { AbortError, InputError, type DataFrame, type RunStats } from '../index.js';
+import { AbortError, type DataFrame, type RunStats } from '../index.js';
+import { writeAtomic } from '../io/atomic.js';
+import { throwIfAborted } from '../io/input-errors.js';
 import { UsageError } from './errors.js';
 import { renderDelimited, renderJson, renderNdjson, TableView, type TextSink } from './format.js';
 import type { OutputFormat } from './job.js';
@@ -71,57 +73,22 @@ export function streamSink(stream: NodeJS.WritableStream, signal?: AbortSignal):
   };
 }
 
-/** Write a text file atomically: render into a temp file next to `path`, then rename. */
-export async function writeTextFileAtomic(path: string, body: (sink: ByteSink) => Promise<void>, signal?: AbortSignal): Promise<number> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}.sluice-tmp`);
-  let handle: FileHandle | undefined;
-  let created = false;
-  let bytes = 0;
-  try {
-    handle = await open(temp, 'wx');
-    created = true;
-    const h = handle;
-    // buffer small writes; flush at 1 MiB
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    const flush = async (): Promise<void> => {
-      if (pendingBytes === 0) return;
-      const chunks = pending;
-      pending = [];
-      pendingBytes = 0;
-      for (const c of chunks) {
-        let off = 0;
-        while (off < c.byteLength) off += (await h.write(c, off, c.byteLength - off)).bytesWritten;
-      }
-    };
-    await body({
-      async write(chunk) {
-        if (signal?.aborted) throw new AbortError(`The run was aborted (while writing ${path})`);
-        const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-        pending.push(b);
-        pendingBytes += b.byteLength;
-        bytes += b.byteLength;
-        if (pendingBytes >= 1 << 20) await flush();
-      },
-    });
-    await flush();
-    if (signal?.aborted) throw new AbortError(`The run was aborted (while writing ${path})`);
-    await h.sync();
-    await h.close();
-    handle = undefined;
-    await rename(temp, path);
-    created = false;
-    return bytes;
-  } catch (err) {
-    const errno = (err as { code?: unknown }).code;
-    if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
-      throw new InputError('OUTPUT_UNWRITABLE', `Cannot write output ${path}: ${(err as Error).message}`, { path, errno }, { cause: err });
-    }
-    throw err;
-  } finally {
-    if (handle) await handle.close().catch(() => {});
-    if (created) await unlink(temp).catch(() => {});
-  }
+/** Write a text file atomically (src/io/atomic: temp name next to `path`, fsync, rename). */
+export function writeTextFileAtomic(path: string, body: (sink: ByteSink) => Promise<void>, signal?: AbortSignal): Promise<number> {
+  return writeAtomic(
+    path,
+    'text',
+    async (target) => {
+      await body({
+        async write(chunk) {
+          throwIfAborted(signal, path);
+          await target.write(chunk);
+        },
+      });
+      return target.bytes;
+    },
+    { signal },
+  );
 }
 
 export interface EmitOptions {
