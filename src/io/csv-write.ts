@@ -66,7 +66,7 @@ function columnText(data: Data, out: Array<string | null>): void {
   const bitmap = data.nullCount > 0 ? data.nullBitmap : null;
   const type: DataType = data.type;
   const values = data.values as ArrayLike<number | bigint>;
-  let cell: (j: number) => string;
+  let cell: (j: number) => string | null;
   switch (type.typeId) {
     case Type.Int:
       cell = (j) => String(values[j]);
@@ -90,6 +90,15 @@ function columnText(data: Data, out: Array<string | null>): void {
       const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const offsets = data.valueOffsets as ArrayLike<number | bigint>;
       cell = (j) => buf.toString('utf8', Number(offsets[j]), Number(offsets[j + 1]));
+      break;
+    }
+    case Type.Binary:
+    case Type.LargeBinary: {
+      // Hex, as the CLI's text output prints bytes.
+      const bytes = data.values as Uint8Array;
+      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const offsets = data.valueOffsets as ArrayLike<number | bigint>;
+      cell = (j) => buf.toString('hex', Number(offsets[j]), Number(offsets[j + 1]));
       break;
     }
     case Type.Date:
@@ -119,7 +128,8 @@ function columnText(data: Data, out: Array<string | null>): void {
         columnText(d, part);
         for (const s of part) texts.push(s);
       }
-      cell = (j) => texts[Number(values[j])] ?? '';
+      // A NULL dictionary value is a NULL cell (an empty field), not an empty string.
+      cell = (j) => texts[Number(values[j])] ?? null;
       break;
     }
     default: {

@@ -26,7 +26,7 @@ function raw(batches: arrow.RecordBatch[], name: string): unknown[] {
     const d = b.getChild(name)!.data[0]!;
     for (let i = 0; i < d.length; i++) {
       if (!d.getValid(i)) out.push(null);
-      else if (arrow.DataType.isTimestamp(d.type) || (arrow.DataType.isInt(d.type) && d.type.bitWidth === 64)) out.push(d.values[d.offset + i]);
+      else if (arrow.DataType.isTimestamp(d.type) || (arrow.DataType.isInt(d.type) && d.type.bitWidth === 64)) out.push(d.values[i] /* arrow-js pre-slices fixed-width values */);
       else out.push(new arrow.Vector([d]).get(i));
     }
   }

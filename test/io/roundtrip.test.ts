@@ -70,7 +70,7 @@ export function canon(batches: arrow.RecordBatch[]): unknown[][] {
       for (let i = 0; i < d.length; i++) {
         if (!d.getValid(i)) out.push(null);
         else if (arrow.DataType.isTimestamp(d.type) || arrow.DataType.isDate(d.type) || (arrow.DataType.isInt(d.type) && d.type.bitWidth === 64)) {
-          out.push(String(d.values[d.offset + i]));
+          out.push(String(d.values[i]) /* pre-sliced, like every fixed-width buffer */);
         } else {
           out.push(JSON.stringify(new arrow.Vector([d]).get(i), (_k, x: unknown) =>
             typeof x === 'bigint' ? `${x}n` : typeof x === 'number' && (Number.isNaN(x) || !Number.isFinite(x) || Object.is(x, -0)) ? `#${Object.is(x, -0) ? '-0' : x}` : x,
