@@ -6,32 +6,14 @@
  * instant is printed in UTC). Parsing accepts 'YYYY-MM-DD', then optionally 'T' or ' ' and
  * 'HH:MM[:SS[.fraction]]', then optionally 'Z' or '±HH[:]MM'.
  */
+import { civilFromDays, daysFromCivil } from '../io/temporal-text.js';
 import type { TimeUnit } from '../types/column.js';
 
 /** Nanoseconds per unit; 'day' is the date32 unit. */
 export const NANOS: Record<TimeUnit | 'day', bigint> = { day: 86_400_000_000_000n, s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };
 
-export function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-export function civilFromDays(z: number): [number, number, number] {
-  z += 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const y = yoe + era * 400;
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp + (mp < 10 ? 3 : -9);
-  return [y + (m <= 2 ? 1 : 0), m, d];
-}
+// One copy of the calendar arithmetic: the CSV reader/writer's (src/io/temporal-text).
+export { civilFromDays, daysFromCivil };
 
 function pad(n: number, w: number): string {
   const s = String(Math.abs(n)).padStart(w, '0');
