@@ -85,20 +85,15 @@ function columnText(data: Data, out: Array<string | null>): void {
       break;
     }
     case Type.Utf8:
-    case Type.LargeUtf8: {
-      const bytes = data.values as Uint8Array;
-      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      const offsets = data.valueOffsets as ArrayLike<number | bigint>;
-      cell = (j) => buf.toString('utf8', Number(offsets[j]), Number(offsets[j + 1]));
-      break;
-    }
+    case Type.LargeUtf8:
     case Type.Binary:
     case Type.LargeBinary: {
-      // Hex, as the CLI's text output prints bytes.
+      // Strings as UTF-8 text; bytes as hex, as the CLI's text output prints them.
+      const encoding = type.typeId === Type.Utf8 || type.typeId === Type.LargeUtf8 ? 'utf8' : 'hex';
       const bytes = data.values as Uint8Array;
       const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const offsets = data.valueOffsets as ArrayLike<number | bigint>;
-      cell = (j) => buf.toString('hex', Number(offsets[j]), Number(offsets[j + 1]));
+      cell = (j) => buf.toString(encoding, Number(offsets[j]), Number(offsets[j + 1]));
       break;
     }
     case Type.Date:
