@@ -12,7 +12,7 @@ import { writeIpcAtomic } from '../io/ipc.js';
 import { writeParquetAtomic } from '../io/parquet.js';
 import type { AsofOptions } from '../ops/asof-spec.js';
 import type { WindowOptions } from '../ops/window-spec.js';
-import { columnExprs, condition, exprLike, filePath, rowCount } from '../options/args.js';
+import { columnExprs, condition, exprList, filePath, rowCount } from '../options/args.js';
 import { actionOptions, writeCsvOptions, writeIpcOptions, writeParquetOptions } from '../options/actions.js';
 import { asofOptions } from '../options/asof.js';
 import { explodeInputs, explodeOptions } from '../options/explode.js';
@@ -51,7 +51,7 @@ export class DataFrame {
   select(...exprs: Array<ExprLike | ExprLike[]>): DataFrame {
     const items = exprs.flat();
     if (items.length === 0) throw new PlanError('EMPTY_SELECT', 'select: expected at least one column or expression');
-    items.forEach((x, i) => checkApi(exprLike(), x, 'select()', `exprs[${i}]`));
+    checkApi(exprList(), items, 'select()', 'exprs');
     return this.with({ kind: 'select', input: this.plan, items });
   }
 

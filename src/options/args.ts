@@ -10,6 +10,9 @@ import { anyOf, instance, int, name, options } from './kit.js';
 export const exprLike = (what = 'an expression (col(...), expr(...)) or a column name') =>
   anyOf(what, [name(what), instance<Expr>(what, (v): v is Expr => v instanceof Expr)]);
 
+/** The arguments of select(): expressions or column names. */
+export const exprList = () => z.array(exprLike());
+
 /** A condition: an expression or SQL text. */
 export const condition = () => exprLike('an expression or an SQL condition string');
 

@@ -66,7 +66,9 @@ export function suggest(word: string, candidates: readonly string[]): string | n
   const squashed = candidates.map(squash);
   const best = closest(w, squashed);
   const d = distance(w, best);
-  if (d > Math.max(2, Math.floor(Math.max(w.length, best.length) / 2))) {
+  // up to a third of the letters wrong (two for short words: a swap costs two edits)
+  const limit = w.length <= 2 ? 1 : Math.max(2, Math.floor(Math.max(w.length, best.length) / 3));
+  if (d >= w.length || d > limit) {
     const prefixed = candidates.find((c) => squash(c).startsWith(w) || w.startsWith(squash(c)));
     return prefixed ?? null;
   }
@@ -176,12 +178,16 @@ function fallbackErrors(flavor: Flavor, knownAt: Map<string, string[]>): z.core.
       const key = iss.keys[0]!;
       if (!knownAt.has(key)) knownAt.set(key, known);
       const hint = suggest(key, known);
-      return `unknown ${flavor} ${quote(key)}${hint ? `; did you mean ${quote(hint)}?` : ''} Known ${flavor}s: ${known.join(', ') || '(none)'}`;
+      // API messages quote names as code (`partitionBy`), job-file messages as JSON ("partitionBy").
+      const q = flavor === 'option' ? quote : (s: string) => JSON.stringify(s);
+      return `unknown ${flavor} ${q(key)}${hint ? `; did you mean ${q(hint)}?` : ''} Known ${flavor}s: ${known.join(', ') || '(none)'}`;
     }
     if (iss.code === 'invalid_union' && iss.note === 'No matching discriminator') {
-      const values = ((iss as { options?: unknown[] }).options ?? []).map(String);
-      const hint = typeof iss.input === 'string' ? suggest(iss.input, values) : null;
-      return `Expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(iss.input)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ''}`;
+      const d = iss as { options?: unknown[]; discriminator?: string };
+      const values = (d.options ?? []).map(String);
+      const input = typeof iss.input === 'object' && iss.input !== null && d.discriminator ? (iss.input as Record<string, unknown>)[d.discriminator] : iss.input;
+      const hint = typeof input === 'string' ? suggest(input, values) : null;
+      return `Expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(input)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ''}`;
     }
     if (iss.code === 'invalid_type') return `Expected ${article(iss.expected)}, got ${describeValue(iss.input)}`;
     return undefined;
@@ -235,6 +241,12 @@ export function pathText(path: readonly PropertyKey[]): string {
     else s += `[${JSON.stringify(String(p))}]`;
   }
   return s;
+}
+
+/** `$.steps[2].columns.tokens_7d.rows`: a path in a JSON document (job files). */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  const rest = pathText(path);
+  return rest === '' ? '$' : rest.startsWith('[') ? `$${rest}` : `$.${rest}`;
 }
 
 /**
