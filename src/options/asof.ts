@@ -4,15 +4,16 @@
  */
 import * as z from 'zod';
 import { condition } from './args.js';
-import { anyNumber, anyOf, apiOnly, bool, expecting, list, name, oneOf, options } from './kit.js';
+import { anyNumber, anyOf, apiOnly, bool, expecting, name, oneOf, options } from './kit.js';
 
 const pair = () => z.tuple([name(), name()], expecting('[leftColumn, rightColumn]'));
 
 export const asofShape = {
   on: anyOf('a column name or [leftKey, rightKey]', [name(), pair()]),
-  by: anyOf('a column name or a non-empty list of column names or [leftColumn, rightColumn] pairs', [
+  // an empty list: no `by` columns, as without `by`
+  by: anyOf('a column name or a list of column names or [leftColumn, rightColumn] pairs', [
     name(),
-    list(anyOf('a column name or [leftColumn, rightColumn]', [name(), pair()]), 'a non-empty list of column names or [leftColumn, rightColumn] pairs'),
+    z.array(anyOf('a column name or [leftColumn, rightColumn]', [name(), pair()]), expecting('a list of column names or [leftColumn, rightColumn] pairs')),
   ]).optional(),
   direction: oneOf(['backward', 'forward', 'nearest']).optional(),
   tolerance: anyOf("a number, a bigint or a duration such as '250ms', '5s', '1h'", [anyNumber(), apiOnly(z.bigint()), z.string()]).optional(),

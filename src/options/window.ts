@@ -3,9 +3,11 @@
  * frame units and the functions' own rules are checked against the schema by resolveWindow.
  */
 import { isWindowFn, type WindowFn } from '../expr/aggregates.js';
-import { anyOf, bool, entries, instance, list, name, oneOf, options } from './kit.js';
+import * as z from 'zod';
+import { anyOf, bool, entries, expecting, instance, list, name, oneOf, options } from './kit.js';
 
-const names = () => anyOf('a column name or a non-empty list of column names', [name(), list(name(), 'a non-empty list of column names')]);
+// An empty list partitions nothing, as no partitionBy.
+const names = () => anyOf('a column name or a list of column names', [name(), z.array(name(), expecting('a list of column names'))]);
 
 const orderItem = () => options({ column: name(), descending: bool().optional(), nulls: oneOf(['first', 'last']).optional() }, '{ column, descending?, nulls? }');
 const orderKey = () => anyOf('a column name or { column, descending?, nulls? }', [name(), orderItem()]);

@@ -127,7 +127,7 @@ describe('BAD_OPTION: Expected X, got Y', () => {
     ['onProgress', () => new Engine({ onProgress: 'log' as never }), 'new Engine(): `onProgress`: Expected a function, got "log" (string)'],
     ['windowAlgorithm', () => new Engine({ windowAlgorithm: 'prefx' as never }), 'new Engine(): `windowAlgorithm`: Expected one of "prefix", "naive", got "prefx" (string); did you mean "prefix"?'],
     ['options object', () => new Engine(5 as never), 'new Engine(): Expected an options object, got 5 (number)'],
-    ['partitionBy', () => df().window({ partitionBy: 3 as never, orderBy: 't', columns: { s: sum('v') } }), 'window(): `partitionBy`: Expected a column name or a non-empty list of column names, got 3 (number)'],
+    ['partitionBy', () => df().window({ partitionBy: 3 as never, orderBy: 't', columns: { s: sum('v') } }), 'window(): `partitionBy`: Expected a column name or a list of column names, got 3 (number)'],
     ['partitionBy item', () => df().window({ partitionBy: ['u', 3] as never, columns: { s: sum('v') } }), 'window(): `partitionBy[1]`: Expected a column name (non-empty string), got 3 (number)'],
     ['orderBy nulls', () => df().window({ orderBy: [{ column: 't', nulls: 'middle' as never }], columns: { s: sum('v') } }), 'window(): `orderBy[0].nulls`: Expected one of "first", "last", got "middle" (string)'],
     ['columns empty', () => df().window({ orderBy: 't', columns: {} }), "window(): `columns`: Expected an object { name: window function } with at least one column, e.g. { tokens_7d: sum('tokens').rows(6) }, got an object {}"],
@@ -169,6 +169,12 @@ describe('valid options keep working, and the plan keeps what was checked', () =
   it('window with partitionBy partitions (not the whole table)', async () => {
     const out = await df().window({ partitionBy: 'u', orderBy: 't', columns: { s: sum('v').rows('unbounded') } }).collect();
     expect([...out.getChild('s')!.toArray()]).toEqual([1, 3, 3, 7]);
+  });
+
+  it('an empty partitionBy or by list means none', async () => {
+    const out = await df().window({ partitionBy: [], orderBy: 't', columns: { s: sum('v').rows('unbounded') } }).collect();
+    expect([...out.getChild('s')!.toArray()]).toEqual([1, 3, 6, 10]);
+    expect((await df().asofJoin(df(), { on: 't', by: [] }).collect()).numRows).toBe(4);
   });
 
   it('changing the options object after the call does not change the plan', async () => {
