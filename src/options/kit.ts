@@ -180,7 +180,7 @@ function fallbackErrors(flavor: Flavor, knownAt: Map<string, string[]>): z.core.
       const hint = suggest(key, known);
       // API messages quote names as code (`partitionBy`), job-file messages as JSON ("partitionBy").
       const q = flavor === 'option' ? quote : (s: string) => JSON.stringify(s);
-      return `unknown ${flavor} ${q(key)}${hint ? `; did you mean ${q(hint)}?` : ''} Known ${flavor}s: ${known.join(', ') || '(none)'}`;
+      return `unknown ${flavor} ${q(key)}${hint ? `; did you mean ${q(hint)}?` : '.'} Known ${flavor}s: ${known.join(', ') || '(none)'}`;
     }
     if (iss.code === 'invalid_union' && iss.note === 'No matching discriminator') {
       const d = iss as { options?: unknown[]; discriminator?: string };

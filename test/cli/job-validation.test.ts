@@ -46,7 +46,7 @@ describe('job-file problems name the JSON path and the closest key', () => {
   });
 
   it('lists the known keys with an unknown one', () => {
-    expect(problemOf(job([{ op: 'limit', n: 1, m: 2 }]))).toBe('$.steps[0]: unknown key "m" Known keys: op, n');
+    expect(problemOf(job([{ op: 'limit', n: 1, m: 2 }]))).toBe('$.steps[0]: unknown key "m". Known keys: op, n');
   });
 });
 
