@@ -23,6 +23,11 @@ export interface ActionOptions {
   signal?: AbortSignal;
 }
 
+/** `stream()`'s batches; `stats` holds the RunStats of the last run once it has ended. */
+export interface RunStream extends AsyncIterable<A.RecordBatch> {
+  stats: RunStats | undefined;
+}
+
 type ExprLike = Expr | string;
 
 export class DataFrame {
@@ -105,9 +110,10 @@ export class DataFrame {
     }).then(({ value, stats }) => ({ table: value, stats }));
   }
 
-  stream(options: ActionOptions = {}): AsyncIterable<A.RecordBatch> {
+  stream(options: ActionOptions = {}): RunStream {
     const self = this;
-    return {
+    const handle: RunStream = {
+      stats: undefined,
       async *[Symbol.asyncIterator]() {
         const stage = await planStage(self.plan);
         const ctx = new RunContext(self.engine.config, self.engine.pool, options.signal, self.engine.buffers);
@@ -120,9 +126,11 @@ export class DataFrame {
           throw asSluiceError(err, options.signal);
         } finally {
           await ctx.close();
+          handle.stats = ctx.stats;
         }
       },
     };
+    return handle;
   }
 
   writeIpc(path: string, options: ActionOptions = {}): Promise<RunStats> {
@@ -164,12 +172,16 @@ export class DataFrame {
     const stage = await planStage(this.plan);
     if (options.signal?.aborted) throw new AbortError();
     const ctx = new RunContext(this.engine.config, this.engine.pool, options.signal, this.engine.buffers);
+    // A consumer that fails mid-stream (a writer error) must still end the upstream readers
+    // (their files, decoder threads): return the iterator whatever happens.
+    const it = runStage(ctx, stage)[Symbol.asyncIterator]();
     try {
-      const value = await consume(runStage(ctx, stage), stage, ctx);
+      const value = await consume({ [Symbol.asyncIterator]: () => it }, stage, ctx);
       return { value, stats: ctx.stats };
     } catch (err) {
       throw asSluiceError(err, options.signal);
     } finally {
+      await it.return?.(undefined).catch(() => {});
       await ctx.close();
       ctx.stats.peakTrackedBytes = Math.max(ctx.stats.peakTrackedBytes, ctx.budget.peak);
     }
