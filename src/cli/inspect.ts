@@ -124,7 +124,11 @@ async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame>
   }
   if (format === 'arrow') {
     const reader = await RecordBatchReader.from(stdin as AsyncIterable<Uint8Array>);
-    return engine.fromArrow(reader as AsyncIterable<RecordBatch>);
+    // a plain async iterable: the async reader also has a [Symbol.iterator] that throws
+    async function* batches(): AsyncGenerator<RecordBatch> {
+      for await (const b of reader as AsyncIterable<RecordBatch>) yield b;
+    }
+    return engine.fromArrow(batches());
   }
   return openFile(engine, '-', format, opts);
 }
