@@ -103,6 +103,16 @@ function isTTY(stream: NodeJS.WritableStream): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
 
+/** A device node, FIFO or socket (following symlinks). */
+function isSpecial(path: string): boolean {
+  try {
+    const st = statSync(path);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function positiveInt(s: string | undefined): number | undefined {
   const n = s === undefined ? NaN : Number(s);
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
@@ -174,7 +184,7 @@ class Invocation {
 
   /** Where the result goes: stdout or a file (checked before anything runs). */
   plan(g: GlobalOptions, job?: { path?: string; format?: OutputFormat }, jobDir?: string): OutputPlan {
-    const plan = planOutput({ output: g.output, format: g.format, job, jobDir, stdoutIsTTY: this.io.stdoutIsTTY });
+    const plan = planOutput({ output: g.output, format: g.format, job, jobDir, stdoutIsTTY: this.io.stdoutIsTTY, isSpecial });
     if (plan.to === 'file') mustBeFolder(dirname(plan.path), 'output folder');
     return plan;
   }

@@ -3,7 +3,8 @@
  *
  * Choosing (`planOutput`, a pure function of the command line and the job's "output"):
  * - `-o -` is stdout, in `--format` (CSV by default); `-o PATH` is a file, its format from the
- *   extension, or `--format` when the extension is unknown; a `--format` that disagrees with the
+ *   extension, or `--format` when the extension is unknown (a device or FIFO without a known
+ *   extension, like `/dev/stdout`, is CSV by default); a `--format` that disagrees with the
  *   extension is a usage error.
  * - `--format` without `-o` applies to stdout only: the job's output.path is not written.
  * - otherwise the job's output (path and/or format, which must agree too); otherwise stdout,
@@ -92,14 +93,17 @@ export interface OutputRequest {
   job?: { path?: string; format?: OutputFormat };
   jobDir?: string;
   stdoutIsTTY: boolean;
+  /** whether a path is a device node, FIFO or socket (written through; CSV unless --format) */
+  isSpecial?: (path: string) => boolean;
 }
 
-function toFile(path: string, format: OutputFormat | undefined, what: string, fail: (m: string) => Error): OutputPlan {
+function toFile(path: string, format: OutputFormat | undefined, what: string, fail: (m: string) => Error, isSpecial?: (path: string) => boolean): OutputPlan {
   const ext = extensionOf(path);
   if (format !== undefined && ext !== undefined && !ext.accepts.includes(format)) {
     throw fail(`${what} ${format} disagrees with the extension of ${JSON.stringify(path)} (${extname(path)} is ${ext.format}); change one of them`);
   }
-  const f = format ?? ext?.format;
+  // `-o /dev/stdout`, a named pipe: like `-o -`, CSV unless told otherwise
+  const f = format ?? ext?.format ?? (isSpecial?.(path) ? 'csv' : undefined);
   if (f === undefined) {
     throw fail(`cannot tell the output format from ${JSON.stringify(path)} (known extensions: ${knownExtensions()}); pass --format`);
   }
@@ -110,12 +114,12 @@ function toFile(path: string, format: OutputFormat | undefined, what: string, fa
 export function planOutput(req: OutputRequest): OutputPlan {
   const usage = (m: string): Error => new UsageError(m);
   if (req.output === '-') return { to: 'stdout', format: req.format ?? 'csv', ipc: 'stream' };
-  if (req.output !== undefined) return toFile(resolve(req.output), req.format, '--format', usage);
+  if (req.output !== undefined) return toFile(resolve(req.output), req.format, '--format', usage, req.isSpecial);
   if (req.format !== undefined) return { to: 'stdout', format: req.format, ipc: 'stream' };
   const job = req.job;
   if (job?.path === '-') return { to: 'stdout', format: job.format ?? 'csv', ipc: 'stream' };
   if (job?.path !== undefined) {
-    return toFile(resolve(req.jobDir ?? '.', job.path), job.format, '$.output.format', (m) => new JobError(m));
+    return toFile(resolve(req.jobDir ?? '.', job.path), job.format, '$.output.format', (m) => new JobError(m), req.isSpecial);
   }
   if (job?.format !== undefined) return { to: 'stdout', format: job.format, ipc: 'stream' };
   return { to: 'stdout', format: req.stdoutIsTTY ? 'table' : 'csv', ipc: 'stream' };

@@ -38,7 +38,7 @@ function everyType(): A.RecordBatch {
   const ts = (unit: A.TimeUnit, tz: string | null, vals: bigint[]) =>
     A.makeData({ type: new A.Timestamp(unit, tz), length: vals.length, data: BigInt64Array.from(vals) });
   const listOfTs = A.makeData({
-    type: new A.List(new A.Field('item', new A.TimestampNanosecond(), true)),
+    type: new A.List<A.Timestamp>(new A.Field('item', new A.Timestamp(A.TimeUnit.NANOSECOND), true)),
     length: 3,
     nullCount: 1,
     nullBitmap: Uint8Array.of(0b011),
@@ -73,7 +73,10 @@ function everyType(): A.RecordBatch {
       [{ a: 1, b: 'x' }, null, { a: null, b: null }],
       new A.Struct([new A.Field('a', new A.Int32(), true), new A.Field('b', new A.Utf8(), true)]),
     ).data[0]!,
-    map: A.vectorFromArray([new Map([['k', 1n]]), new Map(), null], new A.Map_(new A.Field('entries', new A.Struct([new A.Field('key', new A.Utf8(), false), new A.Field('value', new A.Int64(), true)])))).data[0]!,
+    map: A.vectorFromArray(
+      [new Map([['k', 1n]]), new Map(), null],
+      new A.Map_<A.Utf8, A.Int64>(new A.Field('entries', new A.Struct<{ key: A.Utf8; value: A.Int64 }>([new A.Field('key', new A.Utf8(), false), new A.Field('value', new A.Int64(), true)]))),
+    ).data[0]!,
     nul: A.makeData({ type: new A.Null(), length: 3 }),
   });
 }
