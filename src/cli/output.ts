@@ -2,7 +2,7 @@
  * Where a result goes and in which format, and the streaming of it there.
  *
  * Choosing (`planOutput`, a pure function of the command line and the job's "output"):
- * - `-o -` is stdout, in `--format` (CSV by default); `-o PATH` is a file, its format from the
+ * - `-o -` (or `-o /dev/stdout`) is stdout, in `--format` (CSV by default); `-o PATH` is a file, its format from the
  *   extension, or `--format` when the extension is unknown (a device or FIFO without a known
  *   extension, like `/dev/stdout`, is CSV by default); a `--format` that disagrees with the
  *   extension is a usage error.
@@ -113,7 +113,7 @@ function toFile(path: string, format: OutputFormat | undefined, what: string, fa
 /** Where the result goes and as what (rules in the header comment). Throws UsageError / JobError. */
 export function planOutput(req: OutputRequest): OutputPlan {
   const usage = (m: string): Error => new UsageError(m);
-  if (req.output === '-') return { to: 'stdout', format: req.format ?? 'csv', ipc: 'stream' };
+  if (req.output === '-' || req.output === '/dev/stdout') return { to: 'stdout', format: req.format ?? 'csv', ipc: 'stream' };
   if (req.output !== undefined) return toFile(resolve(req.output), req.format, '--format', usage, req.isSpecial);
   if (req.format !== undefined) return { to: 'stdout', format: req.format, ipc: 'stream' };
   const job = req.job;
