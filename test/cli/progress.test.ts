@@ -6,37 +6,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createProgress, renderBars, type ProgressEvent } from '../../src/cli/progress.js';
-
-/** The screen after a stream of text with \r, \n, ESC[nA (up) and ESC[0J (erase below). */
-function screen(text: string): string[] {
-  const lines: string[] = [''];
-  let row = 0;
-  let col = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (ch === '\x1b') {
-      const m = /^\x1b\[(\d*)([AJK])/.exec(text.slice(i))!;
-      expect(m).not.toBeNull();
-      if (m[2] === 'A') row = Math.max(0, row - Number(m[1] || 1));
-      else if (m[2] === 'J') {
-        lines.length = row + 1;
-        lines[row] = lines[row]!.slice(0, col);
-      } else lines[row] = lines[row]!.slice(0, col);
-      i += m[0].length - 1;
-    } else if (ch === '\r') col = 0;
-    else if (ch === '\n') {
-      row++;
-      col = 0;
-      if (lines.length <= row) lines.push('');
-    } else {
-      const l = lines[row]!.padEnd(col);
-      lines[row] = l.slice(0, col) + ch + l.slice(col + 1);
-      col++;
-    }
-  }
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
+import { screen } from './terminal.js';
 
 class FakeTerminal extends Writable {
   text = '';
