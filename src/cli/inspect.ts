@@ -7,15 +7,20 @@
  * `.ndjson` `.jsonl`), else the file's first bytes (`PAR1`, `ARROW1`, an IPC stream's
  * continuation marker; anything else is read as CSV). A glob or folder is judged by its
  * pattern's or first file's extension. `-` is stdin: an Arrow IPC stream (recognized by its
- * first bytes) or CSV.
+ * first bytes, read as it arrives) or CSV (copied to a temp file in --temp-dir for the CSV
+ * reader, removed when the command ends).
  *
  * `schema` and `describe` answer with a small Arrow table (one row per column), printed through
  * the same outputs as any result (`--format`, `-o`). `describe` streams the file batch by batch
  * (column-summary.ts), never holding more than one batch.
  */
-import { open, readdir, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { open, readdir, stat, unlink } from 'node:fs/promises';
+import os from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Bool, Int64, RecordBatchReader, Table, Utf8, vectorFromArray, type RecordBatch, type Schema } from 'apache-arrow';
 import type { DataFrame, Engine, RunStats } from '../index.js';
 import { typeName } from '../io/text/type-names.js';
@@ -90,6 +95,10 @@ export interface InputOptions {
   delimiter?: string;
   header?: boolean;
   stdin: NodeJS.ReadableStream;
+  /** folder for the copy of CSV read from stdin (default: the OS temp folder) */
+  tempDir?: string;
+  /** registers work to do when the command ends (removing that copy) */
+  onCleanup: (fn: () => Promise<void>) => void;
 }
 
 /** Arrow IPC from stdin when its first bytes say so; otherwise CSV from stdin ('-'). */
@@ -130,7 +139,11 @@ async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame>
     }
     return engine.fromArrow(batches());
   }
-  return openFile(engine, '-', format, opts);
+  // CSV on stdin: copied to a temp file for the file reader (stdin may have been peeked at)
+  const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-stdin-${process.pid}-${randomBytes(6).toString('hex')}.csv`);
+  opts.onCleanup(() => unlink(temp).catch(() => {}));
+  await pipeline(stdin, createWriteStream(temp, { flags: 'wx' }));
+  return openFile(engine, temp, format, opts);
 }
 
 function openFile(engine: Engine, path: string, format: InputFormat, opts: InputOptions): DataFrame {

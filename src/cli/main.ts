@@ -353,14 +353,23 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
         const plan = inv.plan(g);
         inv.startProgress(g);
         const engine = inv.engine(g);
+        const cleanups: Array<() => Promise<void>> = [];
         try {
-          const df = await openInput(engine, file, { format: opts.inputFormat, delimiter: opts.delimiter, header: opts.header === false ? false : undefined, stdin: io.stdin });
+          const df = await openInput(engine, file, {
+            format: opts.inputFormat,
+            delimiter: opts.delimiter,
+            header: opts.header === false ? false : undefined,
+            stdin: io.stdin,
+            tempDir: g.tempDir,
+            onCleanup: (fn) => cleanups.push(fn),
+          });
           await df.schema();
           inv.running = true;
           await inv.emit(g, await result(df, engine, opts), plan);
         } finally {
           inv.progress.stop();
           await engine.close();
+          for (const fn of cleanups) await fn();
         }
       });
   };

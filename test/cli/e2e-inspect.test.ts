@@ -82,6 +82,14 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     expect(first).toMatchObject({ column: 'id', rows: ROWS, nulls: 0 });
   });
 
+  it('CSV on stdin: describe - gives the same summary as the file', async () => {
+    const r = await sluice(['--threads', '0', 'describe', '-', '--format', 'json'], { stdin: await readFile(files.csv) });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout.toString()) as Array<Record<string, unknown>>;
+    expect(rows.map(({ column, rows, nulls, min, max }) => ({ column, rows, nulls, min, max }))).toEqual(expectedSummary());
+  });
+
   it('a missing or corrupt file is one typed error line, exit 2', async () => {
     const a = await sluice(['describe', `${dir}/nope.parquet`]);
     expect(a.code).toBe(2);
