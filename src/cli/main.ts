@@ -23,7 +23,6 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { Table } from 'apache-arrow';
 import { AbortError, Engine, InputError, PlanError, SluiceError, type DataFrame, type EngineOptions, type RunStats } from '../index.js';
 import { writeAtomic } from '../io/atomic.js';
 import { runDemo } from './demo.js';
@@ -189,8 +188,11 @@ class Invocation {
     return plan;
   }
 
-  /** Run `df` into `plan`, then log what was written and print --stats. */
-  async emit(g: GlobalOptions, df: DataFrame, plan: OutputPlan): Promise<void> {
+  /**
+   * Run `df` into `plan`, then log what was written and print --stats (`runStats` when the
+   * result was computed by an earlier run, as describe's summary is).
+   */
+  async emit(g: GlobalOptions, df: DataFrame, plan: OutputPlan, runStats?: RunStats): Promise<void> {
     this.running = true;
     const t0 = performance.now();
     const toTerminal = plan.to === 'stdout' && this.io.stdoutIsTTY;
@@ -210,7 +212,7 @@ class Invocation {
       const bytes = res.bytes !== undefined ? `, ${res.bytes.toLocaleString('en-US')} bytes` : '';
       this.log(g, `sluice: wrote ${res.rows.toLocaleString('en-US')} rows (${plan.format}${bytes}) to ${res.path ?? plan.path} in ${secs} s`);
     }
-    await this.stats(g, res.stats);
+    await this.stats(g, runStats ?? res.stats);
   }
 }
 
@@ -343,7 +345,8 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
     });
 
   /** head / schema / describe: open FILE, make a result, print it like any result. */
-  const inspect = (name: string, description: string, result: (df: DataFrame, engine: Engine, opts: InputFlags & { rows: number }) => Promise<DataFrame>): void => {
+  type Look = (df: DataFrame, engine: Engine, opts: InputFlags & { rows: number }) => Promise<{ result: DataFrame; stats?: RunStats }>;
+  const inspect = (name: string, description: string, look: Look): void => {
     const cmd = program.command(name).description(description).argument('<file>', 'data file, folder or glob (Parquet, Arrow IPC, CSV); - is stdin');
     if (name === 'head') cmd.addOption(new Option('-n, --rows <n>', 'rows to show').argParser(intArg('--rows', 0)).default(10));
     inputOptions(cmd)
@@ -365,7 +368,8 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
           });
           await df.schema();
           inv.running = true;
-          await inv.emit(g, await result(df, engine, opts), plan);
+          const { result, stats } = await look(df, engine, opts);
+          await inv.emit(g, result, plan, stats);
         } finally {
           inv.progress.stop();
           await engine.close();
@@ -373,11 +377,11 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
         }
       });
   };
-  inspect('head', 'print the first rows of a file', async (df, _e, o) => df.limit(o.rows));
-  inspect('schema', 'print the columns of a file with their types', async (df, e) => e.fromArrow(schemaTable(await df.schema())));
+  inspect('head', 'print the first rows of a file', async (df, _e, o) => ({ result: df.limit(o.rows) }));
+  inspect('schema', 'print the columns of a file with their types', async (df, e) => ({ result: e.fromArrow(schemaTable(await df.schema())) }));
   inspect('describe', 'per column: type, rows, NULL count, min and max (reads the file once, batch by batch)', async (df, e) => {
-    const { table } = await describeTable(df, inv.signal);
-    return e.fromArrow(table as Table);
+    const { table, stats } = await describeTable(df, inv.signal);
+    return { result: e.fromArrow(table), stats };
   });
 
   return program;
@@ -468,7 +472,8 @@ async function main(): Promise<void> {
   const onSigint = (): void => {
     interrupts++;
     if (interrupts === 1) {
-      process.stderr.write('\nsluice: interrupting (Ctrl-C again to quit at once)…\n');
+      // a hint for people at a terminal; scripts see only the one error line
+      if (process.stderr.isTTY) process.stderr.write('\nsluice: interrupting (Ctrl-C again to quit at once)…\n');
       controller.abort(new AbortError('Interrupted (SIGINT)'));
     } else process.exit(130);
   };
