@@ -273,26 +273,22 @@ function isText(format: OutputFormat): format is TextFormat {
   return format !== 'arrow' && format !== 'parquet';
 }
 
-/** Batches of `source`, timing how long the consumer waits for each one (engine time). */
-function timed(source: AsyncIterable<RecordBatch>, clock: { waitMs: number }): AsyncIterable<RecordBatch> {
-  return {
-    [Symbol.asyncIterator]() {
-      const it = source[Symbol.asyncIterator]();
-      return {
-        async next() {
-          const t0 = performance.now();
-          try {
-            return await it.next();
-          } finally {
-            clock.waitMs += performance.now() - t0;
-          }
-        },
-        async return() {
-          return (await it.return?.()) ?? { done: true, value: undefined };
-        },
-      };
+/** The batches of `it` as an iterable, timing how long the consumer waits for each (engine time). */
+function timed(it: AsyncIterator<RecordBatch>, clock: { waitMs: number }): AsyncIterable<RecordBatch> {
+  const wrapped: AsyncIterator<RecordBatch> = {
+    async next() {
+      const t0 = performance.now();
+      try {
+        return await it.next();
+      } finally {
+        clock.waitMs += performance.now() - t0;
+      }
+    },
+    async return() {
+      return (await it.return?.()) ?? { done: true, value: undefined };
     },
   };
+  return { [Symbol.asyncIterator]: () => wrapped };
 }
 
 async function pumpText(format: TextFormat, schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, opts: TextWriterOptions): Promise<void> {
@@ -327,7 +323,6 @@ async function toSink(plan: OutputPlan, schema: Schema, batches: AsyncIterable<R
 
 /** Run `df` and send its result where `plan` says. */
 export async function emit(df: DataFrame, plan: OutputPlan, opts: EmitOptions): Promise<EmitResult> {
-  const { signal } = opts;
   if (plan.to === 'stdout' && !isText(plan.format) && opts.stdoutIsTTY) {
     throw new UsageError(`refusing to write binary ${plan.format} data to a terminal; use -o PATH or redirect stdout`);
   }
@@ -335,9 +330,32 @@ export async function emit(df: DataFrame, plan: OutputPlan, opts: EmitOptions): 
   const schema = await df.schema();
   const t0 = performance.now();
   const clock = { waitMs: 0 };
-  const stream = df.stream({ signal });
-  const batches = timed(stream, clock);
+  const stream = df.stream({ signal: opts.signal });
+  const it = stream[Symbol.asyncIterator]();
+  const batches = timed(it, clock);
   const format = FORMAT_NAMES[plan.format];
+  let bytes: number | undefined;
+  try {
+    bytes = await write(plan, target, schema, batches, opts, format);
+  } finally {
+    // a writer that failed mid-stream must still end the run (its readers, decoder threads)
+    await it.return?.().catch(() => {});
+  }
+  const wallMs = performance.now() - t0;
+  const stats = withWritePhase(stream.stats, wallMs, clock.waitMs);
+  return { stats, rows: stats.rowsOut, bytes, path: target?.path };
+}
+
+/** Write `batches` where `plan` says; the byte count for files. */
+async function write(
+  plan: OutputPlan,
+  target: { kind: 'atomic' | 'through'; path: string } | undefined,
+  schema: Schema,
+  batches: AsyncIterable<RecordBatch>,
+  opts: EmitOptions,
+  format: FormatName,
+): Promise<number | undefined> {
+  const { signal } = opts;
   let bytes: number | undefined;
   if (target === undefined) {
     const sink = streamSink(opts.stdout, { signal, format, beforeWrite: opts.beforeStdout });
@@ -378,9 +396,7 @@ export async function emit(df: DataFrame, plan: OutputPlan, opts: EmitOptions): 
       if (open_) await handle.close().catch(() => {});
     }
   }
-  const wallMs = performance.now() - t0;
-  const stats = withWritePhase(stream.stats, wallMs, clock.waitMs);
-  return { stats, rows: stats.rowsOut, bytes, path: target?.path };
+  return bytes;
 }
 
 /**
