@@ -181,6 +181,13 @@ class Invocation {
     this.io.stderr.write(json);
   }
 
+  /** Width a table on stdout fits in: --max-width, else the terminal's, else $COLUMNS, else 80. */
+  tableWidth(g: GlobalOptions): number {
+    if (g.maxWidth !== undefined) return g.maxWidth;
+    const env = positiveInt(this.io.env.COLUMNS);
+    return (this.io.stdoutIsTTY ? this.io.stdoutColumns : undefined) ?? env ?? 80;
+  }
+
   /** Where the result goes: stdout or a file (checked before anything runs). */
   plan(g: GlobalOptions, job?: { path?: string; format?: OutputFormat }, jobDir?: string): OutputPlan {
     const plan = planOutput({ output: g.output, format: g.format, job, jobDir, stdoutIsTTY: this.io.stdoutIsTTY, isSpecial });
@@ -196,12 +203,10 @@ class Invocation {
     this.running = true;
     const t0 = performance.now();
     const toTerminal = plan.to === 'stdout' && this.io.stdoutIsTTY;
-    const envWidth = positiveInt(this.io.env.COLUMNS);
-    const maxWidth = g.maxWidth ?? (plan.to === 'file' ? 0 : toTerminal ? (this.io.stdoutColumns ?? envWidth ?? 80) : (envWidth ?? 80));
     const res = await emit(df, plan, {
       stdout: this.io.stdout,
       stdoutIsTTY: this.io.stdoutIsTTY,
-      text: { maxRows: g.maxRows, maxWidth, color: toTerminal && plan.format === 'table' },
+      text: { maxRows: g.maxRows, maxWidth: plan.to === 'file' ? (g.maxWidth ?? 0) : this.tableWidth(g), color: toTerminal && plan.format === 'table' },
       signal: this.signal,
       tempDir: g.tempDir,
       beforeStdout: this.beforeStdout,
@@ -294,7 +299,7 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
           seed: opts.seed,
           verbose: opts.verbose === true,
           showRows: Math.min(g.maxRows, 8),
-          maxWidth: g.maxWidth ?? (io.stdoutIsTTY ? (io.stdoutColumns ?? 80) : (positiveInt(io.env.COLUMNS) ?? 0)),
+          maxWidth: inv.tableWidth(g),
           color: io.stdoutIsTTY,
           out: streamSink(io.stdout, { signal: inv.signal, beforeWrite: inv.beforeStdout }),
           signal: inv.signal,
