@@ -221,6 +221,14 @@ class Invocation {
   }
 }
 
+/** Global flags a command has no use for are usage errors, not silently ignored. */
+function rejectFlags(cmd: Command, what: string, flags: Array<[key: string, flag: string]>): void {
+  const program = cmd.parent!;
+  for (const [key, flag] of flags) {
+    if (program.getOptionValueSource(key) === 'cli') throw new UsageError(`${flag} does not apply to ${what}`);
+  }
+}
+
 const HELP_FOOTER = `
 Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted.`;
 
@@ -289,6 +297,10 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
     .option('-v, --verbose', 'also print each plan (explain)')
     .addHelpText('after', HELP_FOOTER)
     .action(async (opts: { rows: number; seed: number; verbose?: boolean }, cmd: Command) => {
+      rejectFlags(cmd, 'demo (it prints a report, not a result)', [
+        ['format', '--format'],
+        ['output', '-o'],
+      ]);
       const g = cmd.optsWithGlobals<GlobalOptions>();
       inv.startProgress(g);
       const engine = inv.engine(g);
@@ -338,6 +350,14 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
     .argument('<job>', 'job file (JSON)')
     .addHelpText('after', HELP_FOOTER)
     .action(async (file: string, _opts: unknown, cmd: Command) => {
+      rejectFlags(cmd, 'explain (it prints the plan, nothing runs)', [
+        ['format', '--format'],
+        ['output', '-o'],
+        ['maxRows', '--max-rows'],
+        ['maxWidth', '--max-width'],
+        ['stats', '--stats'],
+        ['statsFile', '--stats-file'],
+      ]);
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const { job, dir } = await loadJob(file);
       const engine = inv.engine(g);
