@@ -202,18 +202,18 @@ function scan(data: Data, kind: Kind): [number, number] {
       break;
     }
     case 'view': {
-      const bytesAt = viewReader(data);
+      const v = viewLayout(data);
       for (let i = 0; i < n; i++) {
         if (!valid(bitmap, off, i)) continue;
         if (lo < 0) {
           lo = hi = i;
           continue;
         }
-        const [x, xs, xe] = bytesAt(i);
-        const [l, ls, le] = bytesAt(lo);
-        if (cmpBytes(x, xs, xe, l, ls, le) < 0) lo = i;
-        const [h, hs, he] = bytesAt(hi);
-        if (cmpBytes(x, xs, xe, h, hs, he) > 0) hi = i;
+        const x = v.buffer(i);
+        const xs = v.start(i);
+        const xe = xs + v.size(i);
+        if (cmpBytes(x, xs, xe, v.buffer(lo), v.start(lo), v.start(lo) + v.size(lo)) < 0) lo = i;
+        if (cmpBytes(x, xs, xe, v.buffer(hi), v.start(hi), v.start(hi) + v.size(hi)) > 0) hi = i;
       }
       break;
     }
@@ -223,16 +223,15 @@ function scan(data: Data, kind: Kind): [number, number] {
   return [lo, hi];
 }
 
-/** (buffer, start, end) of view-layout value i. */
-function viewReader(data: Data): (i: number) => [Uint8Array, number, number] {
+/** Where view-layout value i lives (16-byte views, inline up to 12 bytes); no allocation. */
+function viewLayout(data: Data): { size(i: number): number; buffer(i: number): Uint8Array; start(i: number): number } {
   const views = data.values as Uint8Array;
   const dv = new DataView(views.buffer, views.byteOffset, views.byteLength);
-  return (i) => {
-    const at = i * 16;
-    const size = Math.max(0, dv.getInt32(at, true));
-    if (size <= 12) return [views, at + 4, at + 4 + size];
-    const start = dv.getInt32(at + 12, true);
-    return [data.variadicBuffers[dv.getInt32(at + 8, true)]!, start, start + size];
+  const size = (i: number): number => Math.max(0, dv.getInt32(i * 16, true));
+  return {
+    size,
+    buffer: (i) => (size(i) <= 12 ? views : data.variadicBuffers[dv.getInt32(i * 16 + 8, true)]!),
+    start: (i) => (size(i) <= 12 ? i * 16 + 4 : dv.getInt32(i * 16 + 12, true)),
   };
 }
 
@@ -264,8 +263,8 @@ function keyAt(data: Data, kind: Kind, i: number): Key {
       return Buffer.from((data.values as Uint8Array).subarray(i * w, (i + 1) * w));
     }
     case 'view': {
-      const [b, s, e] = viewReader(data)(i);
-      return Buffer.from(b.subarray(s, e));
+      const v = viewLayout(data);
+      return Buffer.from(v.buffer(i).subarray(v.start(i), v.start(i) + v.size(i)));
     }
     case 'none':
       return 0;
