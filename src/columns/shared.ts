@@ -249,6 +249,62 @@ export function toKeyColumn(data: A.Data): KeyColumn {
   }
 }
 
+/**
+ * Bytes `toSharedData` allocates for `data` (its rows only, as a slice sees them, with 8-byte
+ * alignment per buffer): what a copy of a slice costs, where dataBytes counts the whole buffers
+ * a slice shares with its parent.
+ */
+export function copyBytes(data: A.Data): number {
+  const t = data.type as A.DataType;
+  const n = data.length;
+  const pad = (b: number): number => Math.ceil(b / 8) * 8;
+  const validity = data.nullCount > 0 && t.typeId !== A.Type.Null ? pad(Math.ceil((n + (data.offset & 7)) / 8) + 1) : 0;
+  switch (t.typeId) {
+    case A.Type.Null:
+      return 0;
+    case A.Type.Bool:
+      return validity + pad(Math.ceil(n / 8) + 1);
+    case A.Type.Dictionary:
+      return copyBytes(decodeDictionary(data as A.Data<A.Dictionary>));
+    case A.Type.Utf8:
+    case A.Type.Binary: {
+      const o = data.valueOffsets as Int32Array;
+      return validity + pad(4 * (n + 1)) + pad(n === 0 ? 0 : o[n]! - o[0]!);
+    }
+    case A.Type.LargeUtf8:
+    case A.Type.LargeBinary: {
+      const o = data.valueOffsets as unknown as BigInt64Array;
+      return validity + pad(8 * (n + 1)) + pad(n === 0 ? 0 : Number(o[n]! - o[0]!));
+    }
+    case A.Type.List:
+    case A.Type.Map: {
+      const o = data.valueOffsets as Int32Array;
+      const start = n === 0 ? 0 : o[0]!;
+      const end = n === 0 ? 0 : o[n]!;
+      return validity + pad(4 * (n + 1)) + copyBytes(data.children[0]!.slice(start, end - start));
+    }
+    case A.Type.LargeList: {
+      const o = data.valueOffsets as unknown as BigInt64Array;
+      const start = n === 0 ? 0 : Number(o[0]!);
+      const end = n === 0 ? 0 : Number(o[n]!);
+      return validity + pad(8 * (n + 1)) + copyBytes(data.children[0]!.slice(start, end - start));
+    }
+    case A.Type.FixedSizeList:
+      return validity + copyBytes(prefix(data.children[0]!, n * (t as A.FixedSizeList).listSize));
+    case A.Type.Struct:
+      return validity + data.children.reduce((s, c) => s + copyBytes(prefix(c, n)), 0);
+    default: {
+      const values = data.values as TypedArray;
+      return validity + pad(n * data.stride * values.BYTES_PER_ELEMENT);
+    }
+  }
+}
+
+/** copyBytes of every column of a batch. */
+export function batchCopyBytes(batch: A.RecordBatch): number {
+  return batch.data.children.reduce((s, c) => s + copyBytes(c), 0);
+}
+
 /** Bytes held by a Data's buffers, children included (for memory accounting). */
 export function dataBytes(data: A.Data): number {
   let bytes = 0;

@@ -11,7 +11,7 @@
  */
 import type * as A from 'apache-arrow';
 import { SharedArena } from '../columns/arena.js';
-import { batchBytes, batchFromColumns, descBytes, describeBatch, rebuildData } from '../columns/shared.js';
+import { batchCopyBytes, batchFromColumns, descBytes, describeBatch, rebuildData } from '../columns/shared.js';
 import type { RowOp } from '../types/tasks.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 import { orderedMap } from './scheduler.js';
@@ -33,7 +33,7 @@ export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Sch
   };
   const sliced = async function* (): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
     for await (const batch of input) {
-      const perRow = batch.numRows > 0 ? batchBytes(batch) / batch.numRows : 0;
+      const perRow = batch.numRows > 0 ? batchCopyBytes(batch) / batch.numRows : 0;
       for (let start = 0; start < batch.numRows; ) {
         const len = Math.min(sliceRows(perRow), batch.numRows - start);
         const piece = start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len);
@@ -47,7 +47,7 @@ export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Sch
     sliced(),
     async ({ batch, rowBase: base }) => {
       const n = Math.max(1, batch.numRows);
-      const inBytes = batchBytes(batch) + 64 * batch.numCols + LOAN_SLACK;
+      const inBytes = batchCopyBytes(batch) + 64 * batch.numCols + LOAN_SLACK;
       const [inLoan, scratch] = await ctx.loans('rowlocal', [inBytes, Math.ceil(scratchPerRow * 1.25 * n) + LOAN_SLACK]);
       try {
         const arena = new SharedArena(1 << 16, inLoan!.buffer, false);

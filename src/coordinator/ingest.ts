@@ -12,7 +12,7 @@ import type * as A from 'apache-arrow';
 import PQueue from 'p-queue';
 import { SharedArena } from '../columns/arena.js';
 import { schemaFromArrow } from '../columns/arrow-types.js';
-import { batchBytes, describeBatch, selectColumns } from '../columns/shared.js';
+import { batchCopyBytes, describeBatch, selectColumns } from '../columns/shared.js';
 import { Exchange } from '../shuffle/exchange.js';
 import { BatchStore } from './batch-store.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
@@ -66,7 +66,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     slab = [];
     slabBase += slabRows;
     slabRows = 0;
-    const inBytes = batches.reduce((s, b) => s + batchBytes(b), 0) + 64 * spec.routed.length * batches.length + LOAN_SLACK;
+    const inBytes = batches.reduce((s, b) => s + batchCopyBytes(b), 0) + 64 * spec.routed.length * batches.length + LOAN_SLACK;
     const outBytes = inBytes + 8 * n + LOAN_SLACK;
     const scratchBytes = (batches.length > 1 ? inBytes : 0) + 24 * n + LOAN_SLACK;
     await ctx.clock.during('partition', queue.onSizeLessThan(1));
@@ -116,7 +116,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
       if (batch.numRows === 0) continue;
       // Big batches are cut so every slab (one partition task) holds about slabTarget rows.
       const routed = selectColumns(batch, spec.routed);
-      if (slabTarget === 0) slabTarget = slabRowsFor(ctx, Math.max(1, batchBytes(routed) / routed.numRows));
+      if (slabTarget === 0) slabTarget = slabRowsFor(ctx, Math.max(1, batchCopyBytes(routed) / routed.numRows));
       for (let start = 0; start < routed.numRows; ) {
         const take = Math.min(routed.numRows - start, slabTarget - slabRows);
         slab.push(start === 0 && take === routed.numRows ? routed : routed.slice(start, start + take));

@@ -26,9 +26,15 @@ import { LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
 import { reroute } from './reroute.js';
 import { orderedMap, runAll } from './scheduler.js';
 
-/** Rows per output range: at least this many, and at most MAX_RANGES ranges. */
-const MIN_RANGE_SHIFT = 16;
-const MAX_RANGES = 256;
+/**
+ * Rows per output range: a power of two small enough that assembling one range (its pieces,
+ * maybe read back from disk, and the result) fits one task's share of the budget, between
+ * 2^MIN_RANGE_SHIFT and 2^MAX_RANGE_SHIFT rows, and at most MAX_RANGES ranges (each may have a
+ * spill file open).
+ */
+const MIN_RANGE_SHIFT = 10;
+const MAX_RANGE_SHIFT = 20;
+const MAX_RANGES = 2048;
 
 /** Dense output arrays of one fixed-width column, indexed by row id (direct outputs). */
 interface DenseColumn {
@@ -60,7 +66,9 @@ export class OutputRanges {
     readonly fields: FieldDesc[],
     readonly rows: number,
   ) {
-    let shift = MIN_RANGE_SHIFT;
+    const rowBytes = fields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const fit = Math.floor(ctx.limits.taskBytes / (4 * (rowBytes + 8)));
+    let shift = Math.max(MIN_RANGE_SHIFT, Math.min(MAX_RANGE_SHIFT, Math.floor(Math.log2(Math.max(2, fit)))));
     while (Math.ceil(rows / 2 ** shift) > MAX_RANGES) shift++;
     this.shift = shift;
     this.ranges = Math.max(1, Math.ceil(rows / 2 ** shift));
@@ -189,79 +197,78 @@ export interface KernelOperator {
 /** Splits stop after this many levels, or when one sub-partition keeps most rows (one hot key). */
 const MAX_SPLIT_LEVEL = 3;
 
+/** Jobs smaller than this teach nothing about per-row memory (fixed costs dominate them). */
+const LEARN_MIN_ROWS = 1024;
+
 /**
- * Runs the operator's kernel tasks, at most one per thread, each with two loans (scratch,
- * output buffer); outputs go to `out`. A partition whose task would need more than one task's
- * share of the budget is first split again by a re-mix of its keys' hash (both sides alike),
- * so its groups spread over sub-partitions that fit. Scratch loans grow with what
- * earlier tasks measured per row.
+ * Runs the operator's kernel tasks, at most one per thread, each with its loans (scratch, and
+ * an output buffer when outputs are routed); outputs go to `out`. A unit whose task would need
+ * more than one task's share of the budget is first split again by a re-mix of its keys' hash
+ * (both sides alike), so its groups spread over sub-units that fit; sub-units run in the slot
+ * of the unit they came from. Scratch loans follow what earlier tasks measured per row.
  */
 export async function runKernels(ctx: RunContext, op: KernelOperator, units: PartitionUnit[], out: OutputRanges): Promise<void> {
   const owned: Exchange[] = [];
-  try {
-    const jobs: KernelJob[] = [];
-    const pending = [...units];
-    while (pending.length > 0) {
-      const unit = pending.shift()!;
-      const job = op.job(unit);
-      if (!job) {
-        for (const side of unit.sides) side.drop(unit.p);
-        continue;
-      }
-      const need = job.scratchBytes + (out.direct ? 0 : job.outputBytes) + 2 * LOAN_SLACK;
-      if (need <= ctx.limits.taskBytes || !op.splitKeys || unit.level >= MAX_SPLIT_LEVEL || job.rows < 2) {
-        jobs.push(job);
-        continue;
-      }
-      const parts = Math.min(256, Math.ceil((2 * need) / ctx.limits.taskBytes));
-      const subs: Exchange[] = [];
-      for (let s = 0; s < unit.sides.length; s++) {
-        const routing = { kind: 'hash' as const, keyColumns: op.splitKeys[s]!, partitions: parts, seed: ctx.config.seed, level: unit.level + 1 };
-        subs.push(await reroute(ctx, unit.sides[s]!, unit.p, routing, `${op.name}.split${unit.level + 1}`));
-        owned.push(subs[s]!);
-      }
-      const rows = (q: number): number => subs.reduce((t, e) => t + e.rowsOf(q), 0);
-      let most = 0;
-      for (let q = 0; q < parts; q++) most = Math.max(most, rows(q));
-      // One key holding most rows stays one sub-partition: splitting it again would not help.
-      const level = most >= 0.9 * job.rows ? MAX_SPLIT_LEVEL : unit.level + 1;
-      for (let q = 0; q < parts; q++) if (rows(q) > 0) pending.push({ sides: subs, p: q, level });
+  let perRow = 0;
+  let done = 0;
+  let total = units.length;
+
+  const runUnit = async (unit: PartitionUnit): Promise<void> => {
+    const job = op.job(unit);
+    if (!job) {
+      for (const side of unit.sides) side.drop(unit.p);
+      return;
     }
-    await runJobs(ctx, op.name, jobs, out);
+    const scratchBytes = Math.max(job.scratchBytes, Math.ceil(perRow * 1.15 * job.rows)) + LOAN_SLACK;
+    const outputBytes = out.direct ? 0 : job.outputBytes + LOAN_SLACK;
+    if (scratchBytes + outputBytes > ctx.limits.taskBytes && op.splitKeys && unit.level < MAX_SPLIT_LEVEL && job.rows > 1) {
+      const subs = await split(unit, op.splitKeys, scratchBytes + outputBytes, job.rows);
+      total += subs.length - 1;
+      for (const sub of subs) await runUnit(sub);
+      return;
+    }
+    const [scratch, output] = await ctx.loans(op.name, out.direct ? [scratchBytes] : [scratchBytes, outputBytes]);
+    let outputLoan: Loan | null = output ?? null;
+    try {
+      const res = await ctx.task(job.build(out.routing(output?.buffer ?? null), scratch!.buffer));
+      scratch!.release();
+      if (job.rows >= LEARN_MIN_ROWS) perRow = Math.max(perRow, (res.scratch.used + res.scratch.overflow) / job.rows);
+      ctx.stats.overflowBytes += res.scratch.overflow;
+      job.done(res.value);
+      const loan = outputLoan;
+      outputLoan = null;
+      if (loan) await out.exchange.add(res.value, loan);
+      ctx.progress('kernel', ++done, total);
+    } finally {
+      scratch!.release();
+      outputLoan?.release();
+    }
+  };
+
+  const split = async (unit: PartitionUnit, keys: number[][], need: number, rows: number): Promise<PartitionUnit[]> => {
+    const parts = Math.min(256, Math.ceil((2 * need) / ctx.limits.taskBytes));
+    const subs: Exchange[] = [];
+    for (let s = 0; s < unit.sides.length; s++) {
+      const routing = { kind: 'hash' as const, keyColumns: keys[s]!, partitions: parts, seed: ctx.config.seed, level: unit.level + 1 };
+      subs.push(await reroute(ctx, unit.sides[s]!, unit.p, routing, `${op.name}.split${unit.level + 1}`));
+      owned.push(subs[s]!);
+    }
+    const rowsOf = (q: number): number => subs.reduce((t, e) => t + e.rowsOf(q), 0);
+    let most = 0;
+    for (let q = 0; q < parts; q++) most = Math.max(most, rowsOf(q));
+    // One key holding most rows stays one sub-unit: splitting it again would not help.
+    const level = most >= 0.9 * rows ? MAX_SPLIT_LEVEL : unit.level + 1;
+    const next: PartitionUnit[] = [];
+    for (let q = 0; q < parts; q++) if (rowsOf(q) > 0) next.push({ sides: subs, p: q, level });
+    return next;
+  };
+
+  try {
+    await ctx.clock.during('kernel', runAll(units.map((u) => () => runUnit(u)), ctx.concurrency));
+    await out.exchange.seal();
   } finally {
     for (const e of owned) e.release();
   }
-}
-
-async function runJobs(ctx: RunContext, name: string, jobs: KernelJob[], out: OutputRanges): Promise<void> {
-  let perRow = 0;
-  let done = 0;
-  await ctx.clock.during(
-    'kernel',
-    runAll(
-      jobs.map((job) => async () => {
-        const scratchBytes = Math.max(job.scratchBytes, Math.ceil(perRow * 1.15 * job.rows)) + LOAN_SLACK;
-        const [scratch, output] = await ctx.loans(name, out.direct ? [scratchBytes] : [scratchBytes, job.outputBytes + LOAN_SLACK]);
-        let outputLoan: Loan | null = output ?? null;
-        try {
-          const res = await ctx.task(job.build(out.routing(output?.buffer ?? null), scratch!.buffer));
-          scratch!.release();
-          if (job.rows > 0) perRow = Math.max(perRow, (res.scratch.used + res.scratch.overflow) / job.rows);
-          ctx.stats.overflowBytes += res.scratch.overflow;
-          job.done(res.value);
-          const loan = outputLoan;
-          outputLoan = null;
-          if (loan) await out.exchange.add(res.value, loan);
-          ctx.progress('kernel', ++done, jobs.length);
-        } finally {
-          scratch!.release();
-          outputLoan?.release();
-        }
-      }),
-      ctx.concurrency,
-    ),
-  );
-  await out.exchange.seal();
 }
 
 /**

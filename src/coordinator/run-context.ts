@@ -129,8 +129,9 @@ export class RunContext {
   ) {
     this.peak = budget.trackPeak();
     this.limits = runLimits(budget.limit, this.concurrency);
-    // An abort wakes tasks waiting for loans, which then see it.
-    signal?.addEventListener('abort', () => this.wakeLoanWaiters(), { once: true });
+    // An abort wakes tasks waiting for loans, which then see it (removed when the run ends:
+    // the engine's close signal outlives every run).
+    signal?.addEventListener('abort', this.onAbort, { once: true });
     this.stats = {
       rowsIn: 0,
       rowsOut: 0,
@@ -225,6 +226,8 @@ export class RunContext {
     return loans;
   }
 
+  private readonly onAbort = (): void => this.wakeLoanWaiters();
+
   private wakeLoanWaiters(): void {
     const waiting = this.loanReturned;
     this.loanReturned = [];
@@ -270,6 +273,7 @@ export class RunContext {
 
   /** Ends the run: spill handles closed, spill folder removed, stats finalized. Never throws. */
   async close(): Promise<void> {
+    this.signal?.removeEventListener('abort', this.onAbort);
     this.clock.stop();
     this.stats.wallMs = performance.now() - this.started;
     this.stats.peakTrackedBytes = Math.max(this.stats.peakTrackedBytes, this.peak.peak);
