@@ -53,7 +53,8 @@ export function toSharedData(data: A.Data, alloc: Allocator = sharedAlloc): A.Da
     case A.Type.Float:
     case A.Type.Date:
     case A.Type.Timestamp:
-    case A.Type.Duration: {
+    case A.Type.Duration:
+    case A.Type.Decimal: {
       const values = data.values as TypedArray;
       const stride = data.stride;
       return A.makeData({ ...base, type: t as A.Int, data: copyShared(values.subarray(0, n * stride), alloc) as never });
@@ -246,6 +247,8 @@ export function toKeyColumn(data: A.Data): KeyColumn {
     case 'timestamp':
     case 'duration':
       return { type: t, length: n, values: (data.values as TypedArray).subarray(0, n), offsets: null, valid };
+    case 'decimal':
+      return { type: t, length: n, values: (data.values as Uint32Array).subarray(0, 4 * n), offsets: null, valid };
     case 'null':
       return { type: t, length: n, values: new Uint8Array(n), offsets: null, valid: new Uint8Array(n) };
     default:

@@ -8,9 +8,9 @@ import { sharedAlloc } from '../columns/arena.js';
 import { fieldToArrow, typeToArrow } from '../columns/arrow-types.js';
 import { bytesToBitmap } from '../columns/bits.js';
 import { appendColumns, bufRefOf } from '../columns/shared.js';
-import { ExecutionError } from '../errors.js';
+import { ExecutionError, PlanError } from '../errors.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
-import type { TypeDesc } from '../types/column.js';
+import { typeToString, type TypeDesc } from '../types/column.js';
 import type { TypedArray } from '../types/keys.js';
 import type { WindowTask } from '../types/tasks.js';
 import { ingest } from './ingest.js';
@@ -29,6 +29,14 @@ export interface WindowStagePlan {
 }
 
 export function planWindowRouting(resolved: ResolvedWindow): WindowStagePlan {
+  // Outputs go to fixed-width arrays indexed by row id: variable-width results need the sorted-order output path.
+  for (const c of resolved.columns) {
+    if (!FIXED_WIDTH.has(c.type.kind)) {
+      throw new PlanError('UNSUPPORTED_TYPE', `window column ${JSON.stringify(c.name)}: ${c.fn}() of a ${typeToString(c.type)} column is not supported yet (only fixed-width results)`, {
+        column: c.name,
+      });
+    }
+  }
   const routed: number[] = [];
   const pos = (index: number): number => {
     let p = routed.indexOf(index);
@@ -39,6 +47,13 @@ export function planWindowRouting(resolved: ResolvedWindow): WindowStagePlan {
   const orderPos = resolved.orderBy.map((c) => pos(c.index));
   const measurePos = resolved.measures.map((c) => pos(c.index));
   return { resolved, routed, partitionPos, orderPos, measurePos };
+}
+
+const FIXED_WIDTH = new Set(['bool', 'int', 'float', 'date', 'timestamp', 'duration', 'decimal']);
+
+/** Elements of the output array per row (decimal128: four 32-bit words). */
+function strideOf(t: TypeDesc): number {
+  return t.kind === 'decimal' ? 4 : 1;
 }
 
 interface OutputArrays {
@@ -72,7 +87,7 @@ export async function* execWindow(
     // Output columns indexed by global row id, shared so every worker writes its rows in place.
     const outputs: OutputArrays[] = resolved.columns.map((c) => {
       const Ctor = arrayTypeOf(c.type);
-      const values = sharedAlloc(Ctor, rows);
+      const values = sharedAlloc(Ctor, rows * strideOf(c.type));
       const nulls = sharedAlloc(Uint8Array, rows);
       outputReservation.forceGrow(values.byteLength + nulls.byteLength);
       return { type: c.type, values, nulls };
@@ -144,5 +159,6 @@ function sliceOutput(o: OutputArrays, start: number, length: number): A.Data {
     const { bitmap: bits } = bytesToBitmap(o.values.subarray(start, start + length) as Uint8Array, length);
     return A.makeData({ type: type as A.Bool, length, nullCount, nullBitmap, data: bits });
   }
-  return A.makeData({ type: type as A.Int, length, nullCount, nullBitmap, data: o.values.subarray(start, start + length) as never });
+  const stride = strideOf(o.type);
+  return A.makeData({ type: type as A.Int, length, nullCount, nullBitmap, data: o.values.subarray(start * stride, (start + length) * stride) as never });
 }

@@ -7,6 +7,9 @@
  * - peers (RANGE with only CURRENT ROW / UNBOUNDED bounds, incl. the default frame): runs of
  *   rows equal in every order key (NULL = NULL, NaN = NaN, -0 = +0) are peer groups; CURRENT ROW
  *   is the group's start (for the start) or end (for the end). No order key: one peer group.
+ * - GROUPS: the same peer groups numbered 0..G-1 within the partition; row i in group q has
+ *   lo = start of group clamp(q - p), hi = end of group clamp(q + f) (offsets saturate like ROWS;
+ *   a frame entirely before / after the partition is empty at its start / end).
  * - RANGE with offsets (one numeric/temporal key): in order direction d = ASC ? k : -k, the frame
  *   of a regular row is { j regular : d[j] >= d[i] - p and d[j] <= d[i] + f }; NULL and NaN rows
  *   form their own runs: their bounded sides are their run's ends, and regular rows reach them
@@ -29,17 +32,61 @@ export interface FrameBounds {
 
 const TWO32 = 4294967296;
 
+/**
+ * Peer groups of the sorted rows (runs equal in every order key, never crossing a partition
+ * group): `of[i]` is row i's peer group (global number), `start[q]` the first row of group q
+ * (`start[groups] = n`), `first[q]` the first peer group of q's partition group.
+ */
+export interface PeerGroups {
+  of: Int32Array;
+  start: Int32Array;
+  first: Int32Array;
+  groups: number;
+}
+
+export function computePeers(n: number, groupStarts: Uint32Array, order: KeyColumn[]): PeerGroups {
+  const of = new Int32Array(n);
+  const startTmp = new Int32Array(n + 1);
+  const firstTmp = new Int32Array(n + 1);
+  const eqs = order.map(makeRowEq);
+  const k = eqs.length;
+  let q = 0;
+  for (let g = 0; g + 1 < groupStarts.length; g++) {
+    const s = groupStarts[g]!;
+    const e = groupStarts[g + 1]!;
+    const firstOfPartition = q;
+    let a = s;
+    while (a < e) {
+      let b = a + 1;
+      if (k > 0) {
+        outer: for (; b < e; b++) {
+          for (let c = 0; c < k; c++) if (!eqs[c]!(a, b)) break outer;
+        }
+      } else b = e;
+      startTmp[q] = a;
+      firstTmp[q] = firstOfPartition;
+      for (let i = a; i < b; i++) of[i] = q;
+      q++;
+      a = b;
+    }
+  }
+  startTmp[q] = n;
+  return { of, start: startTmp.slice(0, q + 1), first: firstTmp.slice(0, q), groups: q };
+}
+
 export function computeFrames(
   n: number,
   groupStarts: Uint32Array,
   order: KeyColumn[],
   orderKeys: ResolvedOrderKey[],
   frame: ResolvedFrame,
+  peers: () => PeerGroups = () => computePeers(n, groupStarts, order),
 ): FrameBounds {
   const lo = new Int32Array(n);
   const hi = new Int32Array(n);
   if (frame.mode === 'rows') rowsFrames(groupStarts, frame, lo, hi);
-  else if (frame.mode === 'peers') peerFrames(groupStarts, order, frame, lo, hi);
+  else if (frame.mode === 'peers') peerFrames(groupStarts, peers(), frame, lo, hi);
+  else if (frame.mode === 'groups') groupsFrames(groupStarts, peers(), frame, lo, hi);
   else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi);
   let maxWidth = 0;
   for (let i = 0; i < n; i++) {
@@ -120,29 +167,42 @@ export function halves(v: BigInt64Array | BigUint64Array): Uint32Array {
   return new Uint32Array(v.buffer, v.byteOffset, v.length * 2);
 }
 
-function peerFrames(gs: Uint32Array, order: KeyColumn[], frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
-  const eqs = order.map(makeRowEq);
-  const k = eqs.length;
+function peerFrames(gs: Uint32Array, peers: PeerGroups, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
   const pUnb = frame.preceding === null;
   const fUnb = frame.following === null;
+  const { of, start } = peers;
   for (let g = 0; g + 1 < gs.length; g++) {
     const s = gs[g]!;
     const e = gs[g + 1]!;
-    let a = s;
-    while (a < e) {
-      let b = a + 1;
-      if (k > 0) {
-        outer: for (; b < e; b++) {
-          for (let c = 0; c < k; c++) if (!eqs[c]!(a, b)) break outer;
-        }
-      } else b = e;
-      const l = pUnb ? s : a;
-      const h = fUnb ? e : b;
-      for (let i = a; i < b; i++) {
-        lo[i] = l;
-        hi[i] = h;
+    for (let i = s; i < e; i++) {
+      const q = of[i]!;
+      lo[i] = pUnb ? s : start[q]!;
+      hi[i] = fUnb ? e : start[q + 1]!;
+    }
+  }
+}
+
+function groupsFrames(gs: Uint32Array, peers: PeerGroups, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
+  const LIMIT = 2 ** 40;
+  const p = frame.preceding === null ? null : clampOffset(frame.preceding, LIMIT);
+  const f = frame.following === null ? null : clampOffset(frame.following, LIMIT);
+  const { of, start, first } = peers;
+  for (let g = 0; g + 1 < gs.length; g++) {
+    const s = gs[g]!;
+    const e = gs[g + 1]!;
+    if (s === e) continue;
+    const qa = first[of[s]!]!;
+    const qb = of[e - 1]! + 1; // one past the partition's last peer group
+    for (let i = s; i < e; i++) {
+      const q = of[i]!;
+      const a = p === null ? qa : q - p;
+      const b = f === null ? qb - 1 : q + f; // last group, inclusive
+      if (a >= qb) lo[i] = hi[i] = e;
+      else if (b < qa) lo[i] = hi[i] = s;
+      else {
+        lo[i] = start[a < qa ? qa : a]!;
+        hi[i] = start[(b >= qb ? qb - 1 : b) + 1]!;
       }
-      a = b;
     }
   }
 }

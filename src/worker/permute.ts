@@ -27,7 +27,19 @@ export function permuteKey(col: KeyColumn, perm: Uint32Array, alloc: Allocator =
     }
     return { type: col.type, length: n, values: bytes, offsets, valid };
   }
+  if (col.type.kind === 'decimal') return { type: col.type, length: n, values: permuteWords(col.values as Uint32Array, 4, perm, alloc), offsets: null, valid };
   return { type: col.type, length: n, values: permuteValues(col.values, perm, alloc), offsets: null, valid };
+}
+
+/** Rows of `stride` 32-bit words (decimal128: 4) reordered by perm. */
+function permuteWords(src: Uint32Array, stride: number, perm: Uint32Array, alloc: Allocator): Uint32Array {
+  const n = perm.length;
+  const out = alloc(Uint32Array, n * stride);
+  for (let i = 0; i < n; i++) {
+    const r = perm[i]! * stride;
+    for (let k = 0; k < stride; k++) out[i * stride + k] = src[r + k]!;
+  }
+  return out;
 }
 
 export function permuteBytes(src: Uint8Array, perm: Uint32Array, alloc: Allocator = scratchAlloc): Uint8Array {
@@ -56,11 +68,21 @@ export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, a
 }
 
 /**
- * out[target[i]] = src[i] for every i, moving 8-byte values as two words; `valid` bytes alike.
+ * out[target[i]] = src[i] for every i, moving 8-byte values as two words and rows of `stride`
+ * elements (decimal128: 4 words) as a unit; `valid` bytes alike.
  * Used to write sorted-order kernel outputs to their rows' global positions.
  */
-export function scatterValues(src: TypedArray, target: Uint32Array, out: TypedArray): void {
+export function scatterValues(src: TypedArray, target: Uint32Array, out: TypedArray, stride = 1): void {
   const n = target.length;
+  if (stride > 1) {
+    const s = src as unknown as Int32Array;
+    const d = out as unknown as Int32Array;
+    for (let i = 0; i < n; i++) {
+      const t = target[i]! * stride;
+      for (let k = 0; k < stride; k++) d[t + k] = s[i * stride + k]!;
+    }
+    return;
+  }
   if (src.BYTES_PER_ELEMENT === 8) {
     const s = new Int32Array(src.buffer, src.byteOffset, n * 2);
     const d = new Int32Array(out.buffer, out.byteOffset, out.length * 2);
