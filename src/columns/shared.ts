@@ -17,7 +17,7 @@ import type { KeyColumn, TypedArray } from '../types/keys.js';
 import { schemaFromArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
 import { bitmapToBytes, sliceBitmap } from './bits.js';
 import { type Allocator, sharedAlloc } from './arena.js';
-import { concatData, gatherData } from './gather.js';
+import { concatData, gatherData, offsetsOf } from './gather.js';
 
 export type TypedArrayConstructor<T extends TypedArray = TypedArray> = {
   new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T;
@@ -241,6 +241,10 @@ export function toKeyColumn(data: A.Data): KeyColumn {
     case 'utf8':
     case 'binary':
       return { type: t, length: n, values: data.values as Uint8Array, offsets: (data.valueOffsets as Int32Array).subarray(0, n + 1), valid };
+    case 'largeUtf8':
+    case 'largeBinary':
+      // 64-bit offsets as 32-bit ones: one partition's key bytes stay far below 2^31.
+      return { type: t, length: n, values: data.values as Uint8Array, offsets: Int32Array.from(offsetsOf(data)), valid };
     case 'int':
     case 'float':
     case 'date':

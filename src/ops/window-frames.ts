@@ -15,13 +15,15 @@
  *   form their own runs: their bounded sides are their run's ends, and regular rows reach them
  *   only through an unbounded side. Keys are turned into exact float64 numbers once per task
  *   (ints ≤ 32 bits directly; 64-bit keys relative to a base key when the span is ≤ 2^50, read
- *   through 32-bit halves, no BigInt), else compared as BigInt (exact, no overflow). Float keys
- *   use float64 arithmetic for d[i] - p and d[i] + f.
+ *   through 32-bit halves, no BigInt; decimal128 keys likewise through their four words), else
+ *   compared as BigInt (exact, no overflow). Float keys use float64 arithmetic for d[i] - p and
+ *   d[i] + f.
  * Invariants: s ≤ lo[i] ≤ hi[i] ≤ e; within a group lo and hi are non-decreasing (sliding
  * kernels rely on it). Cost: O(n) per frame (two monotone pointers), O(n) memory.
  */
 import type { ResolvedFrame, ResolvedOffset, ResolvedOrderKey } from './window-spec.js';
 import type { KeyColumn, TypedArray } from '../types/keys.js';
+import { bigValue, shiftedExact } from './window-values.js';
 
 export interface FrameBounds {
   lo: Int32Array;
@@ -140,6 +142,9 @@ export function makeRowEq(col: KeyColumn): (i: number, j: number) => boolean {
       for (let k = 0; k < len; k++) if (bytes[a0 + k] !== bytes[b0 + k]) return false;
       return true;
     };
+  } else if (col.type.kind === 'decimal') {
+    const w = v as Uint32Array;
+    eq = (i, j) => w[4 * i] === w[4 * j] && w[4 * i + 1] === w[4 * j + 1] && w[4 * i + 2] === w[4 * j + 2] && w[4 * i + 3] === w[4 * j + 3];
   } else if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
     const u = halves(v);
     eq = (i, j) => u[2 * i] === u[2 * j] && u[2 * i + 1] === u[2 * j + 1];
@@ -235,7 +240,21 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
   let f = 0;
   let pBig = 0n;
   let fBig = 0n;
-  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+  if (col.type.kind === 'decimal') {
+    // decimal128: exact doubles relative to a base when the span allows, else BigInt.
+    const rel = shiftedExact(col, n);
+    if (rel !== null) {
+      d = new Float64Array(n);
+      for (let i = 0; i < n; i++) if (sp[i] === 0) d[i] = sign * rel[i]!;
+      if (P) p = clampOffset(P, 2 ** 53);
+      if (F) f = clampOffset(F, 2 ** 53);
+    } else {
+      dBig = new Array<bigint>(n).fill(0n);
+      for (let i = 0; i < n; i++) if (sp[i] === 0) dBig[i] = desc ? -bigValue(col, i) : bigValue(col, i);
+      if (P) pBig = BigInt((P as { int: string }).int);
+      if (F) fBig = BigInt((F as { int: string }).int);
+    }
+  } else if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
     const u = halves(v);
     // High words read signed for int64 keys, unsigned for uint64 keys.
     const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;

@@ -96,9 +96,8 @@ export function makeLess(col: KeyColumn): (a: number, b: number) => boolean {
  * For each row, the sorted position holding the frame's min (or max), or -1 when the frame
  * has no non-NULL value.
  */
-export function minMaxArgs(col: KeyColumn, groupStarts: Uint32Array, lo: Int32Array, hi: Int32Array, isMax: boolean): Int32Array {
+export function minMaxArgs(col: KeyColumn, groupStarts: Uint32Array, lo: Int32Array, hi: Int32Array, isMax: boolean, arg: Int32Array = new Int32Array(lo.length)): Int32Array {
   const n = lo.length;
-  const arg = new Int32Array(n);
   const valid = col.valid;
   const less = makeLess(col);
   const dq = new Int32Array(Math.max(n, 1));
@@ -129,9 +128,8 @@ export function minMaxArgs(col: KeyColumn, groupStarts: Uint32Array, lo: Int32Ar
 }
 
 /** Naive path: rescans each frame (same total order, same tie rule: the latest best row). */
-export function minMaxArgsNaive(col: KeyColumn, lo: Int32Array, hi: Int32Array, isMax: boolean): Int32Array {
+export function minMaxArgsNaive(col: KeyColumn, lo: Int32Array, hi: Int32Array, isMax: boolean, arg: Int32Array = new Int32Array(lo.length)): Int32Array {
   const n = lo.length;
-  const arg = new Int32Array(n);
   const valid = col.valid;
   const less = makeLess(col);
   for (let r = 0; r < n; r++) {

@@ -313,7 +313,9 @@ function column(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
     case 'max': {
       const fb = framesOf(ctx, col);
       const m = ctx.input.measures[col.measure]!;
-      const index = ctx.naive ? minMaxArgsNaive(m, fb.lo, fb.hi, col.fn === 'max') : minMaxArgs(m, groupStarts, fb.lo, fb.hi, col.fn === 'max');
+      const index = ctx.alloc(Int32Array, n) as Int32Array;
+      if (ctx.naive) minMaxArgsNaive(m, fb.lo, fb.hi, col.fn === 'max', index);
+      else minMaxArgs(m, groupStarts, fb.lo, fb.hi, col.fn === 'max', index);
       takeWhereEnough(fb, countsOf(ctx, col.measure), col.minPeriods, index);
       return { kind: 'take', type: col.type, measure: col.measure, index };
     }

@@ -12,7 +12,6 @@ import type * as A from 'apache-arrow';
 import { toKeyColumn, viewOf, type TypedArrayConstructor } from '../columns/shared.js';
 import { bitmapToBytes } from '../columns/bits.js';
 import { typeFromArrow } from '../columns/arrow-types.js';
-import { offsetsOf } from '../columns/gather.js';
 import { computeWindow, computeWindowNaive, type WindowKernelInput } from '../ops/window.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
 import type { KeyColumn, TypedArray } from '../types/keys.js';
@@ -39,14 +38,6 @@ export function measureKeyColumn(data: A.Data): KeyColumn {
       const n = data.length;
       const valid = data.nullCount > 0 ? bitmapToBytes(data.nullBitmap, data.offset, n) : null;
       return { type: t, length: n, values: new Uint8Array(0), offsets: null, valid };
-    }
-    case 'largeUtf8':
-    case 'largeBinary': {
-      // 64-bit offsets as 32-bit ones: one partition's bytes stay far below 2^31.
-      const n = data.length;
-      const valid = data.nullCount > 0 ? bitmapToBytes(data.nullBitmap, data.offset, n) : null;
-      const offsets = Int32Array.from(offsetsOf(data));
-      return { type: t, length: n, values: data.values as Uint8Array, offsets, valid };
     }
     default:
       return toKeyColumn(data);
