@@ -10,7 +10,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Field, Schema, type DataType } from 'apache-arrow';
 import { parseTypeName, TYPE_NAMES, typeToArrow } from '../expr/arrow-types.js';
-import { avg, count, expr, max, min, PlanError, sum, type DataFrame, type Engine, type WindowFn } from '../index.js';
+import {
+  avg, count, countDistinct, cumeDist, denseRank, expr, first, lag, last, lead, max, min, nthValue, ntile, percentRank, PlanError, rank,
+  rowNumber, stddev, stddevPop, sum, variance, varPop, type DataFrame, type Engine, type WindowFn,
+} from '../index.js';
 import { DATASETS, generate, type DatasetName } from './demo-data.js';
 import { JobError } from './errors.js';
 
@@ -29,9 +32,15 @@ export type SourceSpec =
 
 type Offset = number | bigint | string;
 interface WindowColumnSpec {
-  fn: 'sum' | 'count' | 'avg' | 'min' | 'max';
+  fn: (typeof WINDOW_FNS)[number];
   column?: string;
-  frame?: { mode: 'rows' | 'range'; preceding: Offset; following: Offset };
+  frame?: { mode: 'rows' | 'range' | 'groups'; preceding: Offset; following: Offset };
+  /** nthValue n, lag/lead rows, ntile buckets */
+  n?: number | bigint;
+  /** lag/lead default: a JSON literal */
+  default?: string | number | boolean | null;
+  ignoreNulls?: boolean;
+  minPeriods?: number;
 }
 
 export type StepSpec =
@@ -179,7 +188,11 @@ function parseSource(v: unknown, path: string): SourceSpec {
   }
 }
 
-const WINDOW_FNS = ['sum', 'count', 'avg', 'min', 'max'] as const;
+const WINDOW_FNS = [
+  'sum', 'count', 'avg', 'min', 'max', 'stddev', 'variance', 'stddevPop', 'varPop', 'countDistinct',
+  'first', 'last', 'nthValue', 'lag', 'lead', 'rowNumber', 'rank', 'denseRank', 'percentRank', 'cumeDist', 'ntile',
+] as const;
+const NO_COLUMN = new Set(['rowNumber', 'rank', 'denseRank', 'percentRank', 'cumeDist', 'ntile']);
 
 function parseFrame(v: unknown, path: string): [Offset, Offset] {
   if (Array.isArray(v)) {
@@ -190,15 +203,30 @@ function parseFrame(v: unknown, path: string): [Offset, Offset] {
 }
 
 function parseWindowColumn(v: unknown, path: string): WindowColumnSpec {
-  const o = obj(v, path, ['fn', 'column', 'rows', 'range']);
+  const o = obj(v, path, ['fn', 'column', 'rows', 'range', 'groups', 'n', 'default', 'ignoreNulls', 'minPeriods']);
   const fn = oneOf(o.fn, `${path}.fn`, WINDOW_FNS);
   const column = o.column === undefined ? undefined : str(o.column, `${path}.column`);
-  if (column === undefined && fn !== 'count') fail(`${path}.column`, `a column name (only count may omit it)`, undefined);
-  if (o.rows !== undefined && o.range !== undefined) throw new JobError(`${path}: give either "rows" or "range", not both`);
-  const mode = o.rows !== undefined ? 'rows' : o.range !== undefined ? 'range' : undefined;
-  if (mode === undefined) return { fn, column };
-  const [preceding, following] = parseFrame(o[mode], `${path}.${mode}`);
-  return { fn, column, frame: { mode, preceding, following } };
+  if (column === undefined && fn !== 'count' && !NO_COLUMN.has(fn)) fail(`${path}.column`, `a column name (only count and the ranking functions omit it)`, undefined);
+  const modes = (['rows', 'range', 'groups'] as const).filter((m) => o[m] !== undefined);
+  if (modes.length > 1) throw new JobError(`${path}: give one of "rows", "range" or "groups", not ${modes.map((m) => JSON.stringify(m)).join(' and ')}`);
+  const spec: WindowColumnSpec = { fn, column };
+  const mode = modes[0];
+  if (mode !== undefined) {
+    const [preceding, following] = parseFrame(o[mode], `${path}.${mode}`);
+    spec.frame = { mode, preceding, following };
+  }
+  if (o.n !== undefined) {
+    if (typeof o.n === 'string' && /^\s*[+-]?\d+\s*$/.test(o.n)) spec.n = BigInt(o.n.trim());
+    else if (typeof o.n === 'number' && Number.isSafeInteger(o.n)) spec.n = o.n;
+    else fail(`${path}.n`, 'an integer (or an integer as a string)', o.n);
+  }
+  if (o.default !== undefined) {
+    if (o.default !== null && !['string', 'number', 'boolean'].includes(typeof o.default)) fail(`${path}.default`, 'a string, number, boolean or null', o.default);
+    spec.default = o.default as WindowColumnSpec['default'];
+  }
+  if (o.ignoreNulls !== undefined) spec.ignoreNulls = optBool(o.ignoreNulls, `${path}.ignoreNulls`);
+  if (o.minPeriods !== undefined) spec.minPeriods = integer(o.minPeriods, `${path}.minPeriods`, 0);
+  return spec;
 }
 
 function parseOrderBy(v: unknown, path: string): unknown {
@@ -379,10 +407,40 @@ function openSource(engine: Engine, spec: SourceSpec, dir: string): DataFrame {
 }
 
 function windowFn(spec: WindowColumnSpec): WindowFn {
-  const base = spec.fn === 'count' ? count(spec.column) : { sum, avg, min, max }[spec.fn](spec.column!);
-  if (!spec.frame) return base;
-  const { mode, preceding, following } = spec.frame;
-  return mode === 'rows' ? base.rows(preceding, following) : base.range(preceding, following);
+  const c = spec.column!;
+  const n = spec.n;
+  let fn: WindowFn;
+  switch (spec.fn) {
+    case 'count':
+      fn = count(spec.column);
+      break;
+    case 'nthValue':
+      fn = nthValue(c, n as number);
+      break;
+    case 'lag':
+    case 'lead':
+      fn = (spec.fn === 'lag' ? lag : lead)(c, n ?? 1, spec.default);
+      break;
+    case 'ntile':
+      fn = ntile(n as number);
+      break;
+    case 'rowNumber':
+    case 'rank':
+    case 'denseRank':
+    case 'percentRank':
+    case 'cumeDist':
+      fn = { rowNumber, rank, denseRank, percentRank, cumeDist }[spec.fn]();
+      break;
+    default:
+      fn = { sum, avg, min, max, stddev, variance, stddevPop, varPop, countDistinct, first, last }[spec.fn](c);
+  }
+  if (spec.frame) {
+    const { mode, preceding, following } = spec.frame;
+    fn = fn[mode](preceding, following);
+  }
+  if (spec.minPeriods !== undefined) fn = fn.minPeriods(spec.minPeriods);
+  if (spec.ignoreNulls) fn = fn.ignoreNulls();
+  return fn;
 }
 
 /** Re-raise a PlanError with the JSON path of the step that caused it. */
