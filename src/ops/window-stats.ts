@@ -23,7 +23,7 @@
  * column.
  */
 import type { KeyColumn } from '../types/keys.js';
-import { ef, ratioToDouble, roundRatio, twoProd, twoSum } from './window-exact.js';
+import { ratioToDouble, roundRatio } from './window-exact.js';
 import { bigValue, shiftedExact } from './window-values.js';
 
 export type VarianceKind = 'variance' | 'varPop' | 'stddev' | 'stddevPop';
@@ -34,6 +34,8 @@ export interface VarianceOut {
 }
 
 const TWO53 = 2 ** 53;
+const SPLIT = 134217729; // 2^27 + 1, Veltkamp splitting
+const EMPTY = new Float64Array(0);
 
 /** Exact moment prefixes of one integer/decimal measure, shared by its variance columns. */
 export type MomentPrefix =
@@ -105,6 +107,9 @@ export function intVariance(
   let valid: Uint8Array | null = null;
   const scaleDen = 2 * scale <= 22 ? POW10[2 * scale]! : Infinity;
   const bigScale = 10n ** BigInt(2 * scale);
+  const sqrtIf = kind === 'stddev' || kind === 'stddevPop';
+  const P1 = prefix.kind === 'f64' ? prefix.P1 : EMPTY;
+  const P2 = prefix.kind === 'f64' ? prefix.P2 : EMPTY;
   for (let r = 0; r < n; r++) {
     const a = lo[r]!;
     const b = hi[r]!;
@@ -117,23 +122,32 @@ export function intVariance(
     }
     const dm = sample ? m * (m - 1) : m * m;
     if (prefix.kind === 'f64') {
-      const S1 = prefix.P1[b]! - prefix.P1[a]!;
-      const S2 = prefix.P2[b]! - prefix.P2[a]!;
-      twoProd(m, S2);
-      const p1 = ef.hi;
-      const e1 = ef.lo;
-      twoProd(S1, S1);
-      const p2 = ef.hi;
-      const e2 = ef.lo;
-      twoSum(p1, -p2);
-      const s = ef.hi;
-      const rest = ef.lo + e1 - e2; // integers below 2^28 in magnitude: exact
-      twoSum(s, rest);
-      const nh = ef.hi;
-      const nl = ef.lo;
+      const S1 = P1[b]! - P1[a]!;
+      const S2 = P2[b]! - P2[a]!;
+      // N = m·S2 - S1² exactly as nh + nl: Dekker products and Knuth sums, inlined (hot loop).
+      const p1 = m * S2;
+      let c = SPLIT * m;
+      const mh = c - (c - m);
+      const ml = m - mh;
+      c = SPLIT * S2;
+      const sh = c - (c - S2);
+      const sl = S2 - sh;
+      const e1 = mh * sh - p1 + mh * sl + ml * sh + ml * sl;
+      const p2 = S1 * S1;
+      c = SPLIT * S1;
+      const th = c - (c - S1);
+      const tl = S1 - th;
+      const e2 = th * th - p2 + 2 * th * tl + tl * tl;
+      const s = p1 - p2;
+      const bb = s - p1;
+      const t = p1 - (s - bb) + (-p2 - bb);
+      const rest = t + e1 - e2; // integers below 2^28 in magnitude: exact
+      const nh = s + rest;
+      const b2 = nh - s;
+      const nl = s - (nh - b2) + (rest - b2);
       const d = dm * scaleDen;
-      const v = d <= TWO53 ? roundRatio(nh, nl, d) : ratioToDouble(BigInt(nh) + BigInt(nl), BigInt(dm) * bigScale);
-      out[r] = finish(kind, v);
+      const v = nl === 0 && d <= TWO53 ? nh / d : d <= TWO53 ? roundRatio(nh, nl, d) : ratioToDouble(BigInt(nh) + BigInt(nl), BigInt(dm) * bigScale);
+      out[r] = sqrtIf ? Math.sqrt(v) : v;
     } else {
       const S1 = prefix.P1[b]! - prefix.P1[a]!;
       const S2 = prefix.P2[b]! - prefix.P2[a]!;

@@ -15,34 +15,38 @@ import { halves } from './window-frames.js';
 const TWO32 = 4294967296;
 const TWO52 = 2 ** 52;
 
-/** Approximate value of row i as a double (one rounding per word). */
-function approx(col: KeyColumn, i: number): number {
+/** Approximate value of each row as a double (one rounding per word); NULL rows read 0. */
+function approxValues(col: KeyColumn, n: number): Float64Array {
   const v = col.values;
+  const out = new Float64Array(n);
   if (col.type.kind === 'decimal') {
     const w = v as Uint32Array;
-    return (((w[4 * i + 3]! | 0) * TWO32 + w[4 * i + 2]!) * TWO32 + w[4 * i + 1]!) * TWO32 + w[4 * i]!;
-  }
-  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+    for (let i = 0; i < n; i++) out[i] = (((w[4 * i + 3]! | 0) * TWO32 + w[4 * i + 2]!) * TWO32 + w[4 * i + 1]!) * TWO32 + w[4 * i]!;
+  } else if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
     const u = halves(v);
-    const h = v instanceof BigInt64Array ? u[2 * i + 1]! | 0 : u[2 * i + 1]!;
-    return h * TWO32 + u[2 * i]!;
+    const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;
+    for (let i = 0; i < n; i++) out[i] = hw[2 * i + 1]! * TWO32 + u[2 * i]!;
+  } else {
+    const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
+    for (let i = 0; i < n; i++) out[i] = w[i]!;
   }
-  return (v as Exclude<TypedArray, BigInt64Array | BigUint64Array>)[i]!;
+  return out;
 }
 
 export function shiftedExact(col: KeyColumn, n: number): Float64Array | null {
   const valid = col.valid;
-  const out = new Float64Array(n);
+  const out = approxValues(col, n);
   let base = -1;
   let lo = Infinity;
   let hi = -Infinity;
   for (let i = 0; i < n; i++) {
     if (valid && valid[i] === 0) continue;
     if (base < 0) base = i;
-    const x = approx(col, i);
+    const x = out[i]!;
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
+  out.fill(0);
   if (base < 0) return out;
   if (hi - lo > 2 ** 50) return null;
   const v = col.values;
