@@ -16,7 +16,7 @@ import type { ExplodeOptions, PlanNode, RunStats } from '../types/plan.js';
 import type { Engine } from './engine.js';
 import { runStage } from './execute.js';
 import { explainStage, planStage, type Stage } from './planner.js';
-import { RunContext } from './run-context.js';
+import type { RunContext } from './run-context.js';
 import type { Source } from './sources.js';
 
 export interface ActionOptions {
@@ -110,7 +110,7 @@ export class DataFrame {
     return {
       async *[Symbol.asyncIterator]() {
         const stage = await planStage(self.plan);
-        const ctx = new RunContext(self.engine.config, self.engine.pool, options.signal, self.engine.buffers);
+        const ctx = self.engine.runContext(options.signal);
         try {
           for await (const b of runStage(ctx, stage)) {
             ctx.stats.rowsOut += b.numRows;
@@ -150,9 +150,7 @@ export class DataFrame {
           yield b;
         }
       })();
-      const t0 = performance.now();
-      await writer(stage.schema, counted, options.signal);
-      ctx.addPhase('write', performance.now() - t0);
+      await ctx.clock.during('write', writer(stage.schema, counted, options.signal));
     });
     return stats;
   }
@@ -163,7 +161,7 @@ export class DataFrame {
   ): Promise<{ value: T; stats: RunStats }> {
     const stage = await planStage(this.plan);
     if (options.signal?.aborted) throw new AbortError();
-    const ctx = new RunContext(this.engine.config, this.engine.pool, options.signal, this.engine.buffers);
+    const ctx = this.engine.runContext(options.signal);
     try {
       const value = await consume(runStage(ctx, stage), stage, ctx);
       return { value, stats: ctx.stats };
@@ -171,7 +169,6 @@ export class DataFrame {
       throw asSluiceError(err, options.signal);
     } finally {
       await ctx.close();
-      ctx.stats.peakTrackedBytes = Math.max(ctx.stats.peakTrackedBytes, ctx.budget.peak);
     }
   }
 }

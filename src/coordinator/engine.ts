@@ -3,12 +3,12 @@
  */
 import os from 'node:os';
 import { PlanError, show } from '../errors.js';
-import { parseBytes } from '../memory/budget.js';
+import { MemoryBudget, parseBytes } from '../memory/budget.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import type { Progress } from '../types/plan.js';
 import { DataFrame } from './dataframe.js';
 import { createExecutor, type Executor } from './pool.js';
-import type { EngineConfig } from './run-context.js';
+import { RunContext, type EngineConfig } from './run-context.js';
 import { arrowSource, fileSource, type ArrowInput } from './sources.js';
 
 export interface EngineOptions {
@@ -78,14 +78,22 @@ export function resolveEngineOptions(options: EngineOptions = {}): EngineConfig 
 
 export class Engine {
   readonly config: EngineConfig;
-  /** Shared buffers reused across runs (bounded by the memory budget; emptied by close()). */
+  /** The memory budget every run of this engine draws on (named reservations). */
+  readonly budget: MemoryBudget;
+  /** Shared buffers reused across runs (counted in the budget; emptied by close()). */
   readonly buffers: BufferPool;
   private executor: Executor | null = null;
   private closed = false;
 
   constructor(options: EngineOptions = {}) {
     this.config = resolveEngineOptions(options);
-    this.buffers = new BufferPool(this.config.memoryBudget);
+    this.budget = new MemoryBudget(this.config.memoryBudget);
+    this.buffers = new BufferPool(this.budget);
+  }
+
+  /** @internal a new run's context (one per action) */
+  runContext(signal: AbortSignal | undefined): RunContext {
+    return new RunContext(this.config, this.pool, signal, this.budget, this.buffers);
   }
 
   /** The worker pool, started on first use. */

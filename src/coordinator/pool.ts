@@ -7,11 +7,11 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { AbortError, fromEnvelope, SluiceError, WorkerError } from '../errors.js';
-import type { Task, TaskReply } from '../types/tasks.js';
+import type { Done, Task, TaskReply } from '../types/tasks.js';
 
 export interface Executor {
   readonly threads: number;
-  run<T>(task: Task, signal?: AbortSignal): Promise<T>;
+  run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>>;
   close(): Promise<void>;
 }
 
@@ -25,8 +25,8 @@ function workerEntry(): { url: URL; execArgv: string[] } {
   return { url, execArgv: fromTs ? [...process.execArgv, '--import', 'tsx'] : process.execArgv };
 }
 
-function unwrap<T>(reply: TaskReply<unknown>): T {
-  if (reply.ok) return reply.value as T;
+function unwrap<T>(reply: TaskReply<unknown>): Done<T> {
+  if (reply.ok) return { value: reply.value as T, ms: reply.ms, scratch: reply.scratch };
   throw fromEnvelope(reply.error);
 }
 
@@ -49,7 +49,7 @@ export class ThreadExecutor implements Executor {
     this.pool.on('error', () => {});
   }
 
-  async run<T>(task: Task, signal?: AbortSignal): Promise<T> {
+  async run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>> {
     if (!this.pool) throw new SluiceError('ENGINE_CLOSED', 'The engine is closed');
     if (signal?.aborted) throw new AbortError();
     let reply: TaskReply<unknown>;
@@ -76,7 +76,7 @@ export class InlineExecutor implements Executor {
   private dispatch: Promise<Dispatch> | null = null;
   private closed = false;
 
-  async run<T>(task: Task, signal?: AbortSignal): Promise<T> {
+  async run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>> {
     if (this.closed) throw new SluiceError('ENGINE_CLOSED', 'The engine is closed');
     if (signal?.aborted) throw new AbortError();
     this.dispatch ??= import(workerEntry().url.href).then((m: { default: Dispatch }) => m.default);

@@ -112,7 +112,8 @@ export class IpcAppender {
     await this.flush();
   }
 
-  private async flush(): Promise<void> {
+  /** Writes out what is serialized so far (after construction: the schema message). */
+  async flush(): Promise<void> {
     const chunks = this.sink.take();
     if (chunks.length > 0) this.bytes += await writeFully(this.handle, chunks);
   }

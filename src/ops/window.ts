@@ -24,7 +24,7 @@
  * the same arithmetic, so both paths return identical bits (benchmark baseline).
  */
 import type { TypeDesc } from '../types/column.js';
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { countDistinctNaive, countDistinctSliding } from './window-distinct.js';
 import { decimalPrefix, decimalSumAvg, decimalSumAvgNaive, type DecimalPrefix } from './window-decimal.js';
 import { computeFrames, computePeers, halves, type FrameBounds, type PeerGroups } from './window-frames.js';
@@ -80,20 +80,10 @@ export type WindowColumnOut =
   /** index[r] = sorted position in measure `measure` (-1 = NULL, TAKE_DEFAULT = the column's default). */
   | { kind: 'take'; type: TypeDesc; measure: number; index: Int32Array };
 
-export type TypedArrayCtor =
-  | Int8ArrayConstructor
-  | Int16ArrayConstructor
-  | Int32ArrayConstructor
-  | BigInt64ArrayConstructor
-  | Uint8ArrayConstructor
-  | Uint16ArrayConstructor
-  | Uint32ArrayConstructor
-  | BigUint64ArrayConstructor
-  | Float32ArrayConstructor
-  | Float64ArrayConstructor;
+export type TypedArrayCtor = TypedArrayConstructor;
 
-/** Allocates an output array (e.g. over a SharedArrayBuffer); every element is written. */
-export type WindowAlloc = (ctor: TypedArrayCtor, length: number) => TypedArray;
+/** Allocates an output array (e.g. in a task's scratch); every element is written. */
+export type WindowAlloc = Allocator;
 
 const defaultAlloc: WindowAlloc = (ctor, length) => new ctor(length);
 
@@ -400,8 +390,8 @@ function sumAvgColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
   if (ctx.naive) return intNaive(ctx, col, m, valid);
   const prefix = memo(ctx.prefixes, col.measure, () => intPrefix(m, n));
   if (isSum) {
-    const ctor = col.type.kind === 'int' && !col.type.signed ? BigUint64Array : BigInt64Array;
-    const out = ctx.alloc(ctor, n) as BigInt64Array;
+    // uint64 sums wrap in uint64: the same bits, read unsigned
+    const out = col.type.kind === 'int' && !col.type.signed ? (ctx.alloc(BigUint64Array, n) as unknown as BigInt64Array) : ctx.alloc(BigInt64Array, n);
     intSumAvg(prefix, lo, hi, halves(out), null, counts);
     return values(col, out, valid);
   }
@@ -480,7 +470,8 @@ function intNaive(ctx: Ctx, col: ResolvedWindowColumn, mc: KeyColumn, valid: Uin
   const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
   const isSum = col.fn === 'sum';
   const durationAvg = !isSum && col.type.kind === 'duration';
-  const out = isSum || durationAvg ? ctx.alloc(col.type.kind === 'int' && !col.type.signed ? BigUint64Array : BigInt64Array, n) : ctx.alloc(Float64Array, n);
+  const unsigned = col.type.kind === 'int' && !col.type.signed;
+  const out: TypedArray = isSum || durationAvg ? (unsigned ? ctx.alloc(BigUint64Array, n) : ctx.alloc(BigInt64Array, n)) : ctx.alloc(Float64Array, n);
   const o32 = isSum || durationAvg ? halves(out as BigInt64Array) : null;
   for (let r = 0; r < n; r++) {
     let l = 0;

@@ -15,12 +15,13 @@
 import * as A from 'apache-arrow';
 import { typeToArrow } from '../columns/arrow-types.js';
 import { bytesToBitmap } from '../columns/bits.js';
-import { concatData, gatherData, sharedAllocator, type Allocator } from '../columns/gather.js';
+import { sharedAlloc } from '../columns/arena.js';
+import { concatData, gatherData } from '../columns/gather.js';
 import type { ResolvedLiteral } from '../ops/window-literal.js';
 import type { ResolvedWindowColumn } from '../ops/window-spec.js';
 import { TAKE_DEFAULT, type WindowColumnOut } from '../ops/window.js';
 import type { TypeDesc } from '../types/column.js';
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 
 type Build = (props: Record<string, unknown>) => A.Data;
 const build = A.makeData as unknown as Build;
@@ -42,7 +43,7 @@ export function windowOutputData(
   col: ResolvedWindowColumn,
   measure: A.Data | null,
   perm: Uint32Array | null,
-  alloc: Allocator = sharedAllocator,
+  alloc: Allocator = sharedAlloc,
 ): A.Data {
   if (out.kind === 'values') {
     const n = col.type.kind === 'decimal' ? out.values.length / 4 : out.values.length;
@@ -112,10 +113,10 @@ export function takeFixedValues(
   index: Int32Array,
   m: KeyColumn,
   lit: ResolvedLiteral | null,
-  alloc: <T extends TypedArray>(ctor: { new (n: number): T; BYTES_PER_ELEMENT: number }, n: number) => T,
+  alloc: Allocator,
 ): { values: TypedArray; valid: Uint8Array | null } {
   const n = index.length;
-  const ctor = m.values.constructor as { new (n: number): TypedArray; BYTES_PER_ELEMENT: number };
+  const ctor = m.values.constructor as TypedArrayConstructor;
   const values = alloc(ctor, m.type.kind === 'decimal' ? 4 * n : n);
   const bool = m.type.kind === 'bool';
   // Values move as integer words of their own size (64-bit and decimal as 32-bit words): bits
@@ -135,7 +136,7 @@ export function takeFixedValues(
       for (let k = 0; k < stride; k++) dst[r * stride + k] = dfltWords[k]!;
     } else {
       if (!valid) {
-        valid = alloc(Uint8Array, n) as Uint8Array;
+        valid = alloc(Uint8Array, n);
         valid.fill(1);
       }
       valid[r] = 0;

@@ -2,26 +2,27 @@
  * Window task, run in a worker for one partition (or a group of small ones):
  * load the partition's rows → dense partition-group ids → ONE stable argsort by
  * (group, order keys) (row id breaks ties: rows arrive in row-id order) → permute the order and
- * measure columns → the pure kernel (src/ops/window) → each output column's values in sorted
- * order (takes gathered from the measure, window-output.ts) → scattered to its rows' global
- * positions in the shared output arrays (tasks own disjoint rows, so no races).
- * Fixed-width outputs only: variable-width results (strings, binary, nested types) need the
- * sorted-order output path (windowOutputData).
+ * measure columns (nested measures: only their validity) → the pure kernel (src/ops/window) →
+ * outputs written in place by row id (direct: fixed-width results, takes gathered from the
+ * permuted measure), or as arrow Data in sorted order (./window-output: takes gathered from the
+ * measure column of any type) grouped by row-id range (./routed-chunks) for the output exchange.
+ * Everything but the routed outputs lives in the task's scratch loan.
  */
 import type * as A from 'apache-arrow';
-import { toKeyColumn, viewOf, type TypedArrayConstructor } from '../columns/shared.js';
-import { bitmapToBytes } from '../columns/bits.js';
 import { typeFromArrow } from '../columns/arrow-types.js';
+import { bitmapToBytes } from '../columns/bits.js';
+import { toKeyColumn } from '../columns/shared.js';
 import { computeWindow, computeWindowNaive, type WindowKernelInput } from '../ops/window.js';
-import type { ResolvedWindow } from '../ops/window-spec.js';
 import type { KeyColumn, TypedArray } from '../types/keys.js';
-import type { WindowTask } from '../types/tasks.js';
+import type { KernelResult, WindowTask } from '../types/tasks.js';
+import { scatterDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
-import { permuteKey, scatterValues } from './permute.js';
-import { resetScratch, scratchAlloc } from './scratch.js';
+import { permuteKey } from './permute.js';
+import { groupByDestination, routedChunks } from './routed-chunks.js';
+import { scratchAlloc } from './scratch.js';
 import { argsortKeys } from './sort.js';
-import { takeFixedValues } from './window-output.js';
+import { takeFixedValues, windowOutputData } from './window-output.js';
 
 /**
  * A measure column as the kernel sees it: typed arrays for primitive types; for nested types
@@ -34,9 +35,10 @@ export function measureKeyColumn(data: A.Data): KeyColumn {
     case 'largeList':
     case 'fixedSizeList':
     case 'struct':
-    case 'map': {
+    case 'map':
+    case 'null': {
       const n = data.length;
-      const valid = data.nullCount > 0 ? bitmapToBytes(data.nullBitmap, data.offset, n) : null;
+      const valid = t.kind === 'null' ? new Uint8Array(n) : data.nullCount > 0 ? bitmapToBytes(data.nullBitmap, data.offset, n, scratchAlloc(Uint8Array, n)) : null;
       return { type: t, length: n, values: new Uint8Array(0), offsets: null, valid };
     }
     default:
@@ -53,13 +55,12 @@ export function distinctIdsOf(col: KeyColumn, n: number): { ids: Int32Array; cou
   return { ids: out, count: groups };
 }
 
-export async function runWindowTask(task: WindowTask): Promise<{ rows: number }> {
-  resetScratch();
+export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
   const part = await loadPartition(task.input);
   const n = part.n;
   const key = (i: number): KeyColumn => toKeyColumn(part.columns[i]!);
 
-  const window = task.window as ResolvedWindow;
+  const window = task.window;
   const partitionKeys = task.partitionBy.map(key);
   const groups = partitionKeys.length > 0 ? groupIds(partitionKeys, n, true) : null;
   const orderKeys = task.orderBy.map(key);
@@ -69,7 +70,7 @@ export async function runWindowTask(task: WindowTask): Promise<{ rows: number }>
     nullsFirst: window.orderBy[k]!.nulls === 'first',
   }));
   // Group ids lead the sort, so group g occupies the g-th run of sorted positions.
-  const perm = argsortKeys(sortKeys, n, groups?.ids);
+  const perm = argsortKeys(sortKeys, n, groups?.ids, scratchAlloc(Uint32Array, n));
   const groupStarts = groups ? groupStartsOf(groups.ids, groups.groups) : Uint32Array.of(0, n);
   const measures = task.measures.map((i) => permuteKey(measureKeyColumn(part.columns[i]!), perm));
   const input: WindowKernelInput = {
@@ -80,22 +81,24 @@ export async function runWindowTask(task: WindowTask): Promise<{ rows: number }>
     window,
     distinctIds: measures.map((m, i) => (window.columns.some((c) => c.fn === 'countDistinct' && c.measure === i) ? distinctIdsOf(m, n) : null)),
   };
-  const outs = task.naive ? computeWindowNaive(input, scratchAlloc as never) : computeWindow(input, scratchAlloc as never);
+  const outs = task.naive ? computeWindowNaive(input, scratchAlloc) : computeWindow(input, scratchAlloc);
 
-  const target = scratchAlloc(Uint32Array, n);
-  for (let i = 0; i < n; i++) target[i] = part.rowIds[perm[i]!]!;
-  outs.forEach((out, c) => {
-    const dest = task.outputs[c]!;
-    let values: TypedArray;
-    let valid: Uint8Array | null;
-    if (out.kind === 'values') ({ values, valid } = out);
-    else ({ values, valid } = takeFixedValues(out.index, measures[out.measure]!, window.columns[c]!.default, scratchAlloc as never));
-    const stride = out.type.kind === 'decimal' ? 4 : 1;
-    scatterValues(values, target, viewOf(values.constructor as TypedArrayConstructor, dest.values), stride);
-    if (valid) {
-      const nulls = viewOf(Uint8Array, dest.nulls);
-      for (let i = 0; i < n; i++) if (valid[i] === 0) nulls[target[i]!] = 1;
-    }
-  });
-  return { rows: n };
+  const rowIds = scratchAlloc(Uint32Array, n);
+  for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[perm[i]!]!;
+  const out = task.out;
+  if (out.kind === 'direct') {
+    // Every result is fixed-width here: a take is gathered from the permuted measure.
+    outs.forEach((o, c) => {
+      let values: TypedArray;
+      let valid: Uint8Array | null;
+      if (o.kind === 'values') ({ values, valid } = o);
+      else ({ values, valid } = takeFixedValues(o.index, measures[o.measure]!, window.columns[c]!.default, scratchAlloc));
+      scatterDirect(values, valid, rowIds, out.columns[c]!);
+    });
+    return { bufferBytes: 0, extraBytes: 0, parts: [], rows: n, rightRows: 0 };
+  }
+  const dest = scratchAlloc(Uint32Array, n);
+  for (let i = 0; i < n; i++) dest[i] = rowIds[i]! >>> out.rangeShift;
+  const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, o.kind === 'take' ? part.columns[task.measures[o.measure]!]! : null, perm, scratchAlloc));
+  return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0 };
 }

@@ -266,7 +266,7 @@ describe('allocator', () => {
     const schema = [field('t', I32), field('v', I32)];
     const opts: BothOptions = { orderBy: 't', columns: { s: W.sum('v').rows(1), m: W.max('v').rows(0), c: W.count('v'), r: W.rank(), l: W.lag('v') } };
     const h = windowKernelInputFromRows(rows, schema, engineOptions(opts));
-    const alloc: WindowAlloc = (C, len) => new (C as Float64ArrayConstructor)(new SharedArrayBuffer(len * C.BYTES_PER_ELEMENT));
+    const alloc: WindowAlloc = (C, len) => new C(new SharedArrayBuffer(len * C.BYTES_PER_ELEMENT));
     const outs = computeWindow(h.input, alloc);
     for (const o of outs) {
       if (o.kind === 'values') {
