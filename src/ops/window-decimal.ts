@@ -11,7 +11,7 @@
  * ratioToDouble). Outputs are written as words, never through BigInt on the fast path.
  * Cost: O(n) per measure + O(1) per row per column.
  */
-import type { KeyColumn } from '../types/keys.js';
+import type { Allocator, KeyColumn } from '../types/keys.js';
 import { ratioToDouble } from './window-exact.js';
 
 const TWO32 = 4294967296;
@@ -20,7 +20,7 @@ export type DecimalPrefix =
   | { kind: 'f64'; P: Float64Array }
   | { kind: 'limbs'; L: Uint32Array; H: Int32Array };
 
-export function decimalPrefix(col: KeyColumn, n: number): DecimalPrefix {
+export function decimalPrefix(col: KeyColumn, n: number, alloc: Allocator = (ctor, length) => new ctor(length)): DecimalPrefix {
   const w = col.values as Uint32Array;
   const valid = col.valid;
   let abs = 0;
@@ -30,7 +30,7 @@ export function decimalPrefix(col: KeyColumn, n: number): DecimalPrefix {
     abs += Math.abs(x);
   }
   if (abs < 2 ** 52) {
-    const P = new Float64Array(n + 1);
+    const P = alloc(Float64Array, n + 1);
     let acc = 0;
     for (let i = 0; i < n; i++) {
       // |x| < 2^52: words 2 and 3 are a sign extension of word 1.
@@ -40,8 +40,8 @@ export function decimalPrefix(col: KeyColumn, n: number): DecimalPrefix {
     return { kind: 'f64', P };
   }
   // L[5 * i + k], k < 4: unsigned words of prefix i; H[i]: the signed fifth word.
-  const L = new Uint32Array(4 * (n + 1));
-  const H = new Int32Array(n + 1);
+  const L = alloc(Uint32Array, 4 * (n + 1));
+  const H = alloc(Int32Array, n + 1);
   let l0 = 0;
   let l1 = 0;
   let l2 = 0;

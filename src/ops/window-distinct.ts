@@ -7,8 +7,18 @@
  * them and leave as lo passes them; `distinct` counts ids with a non-zero multiplicity. Each row
  * enters and leaves once: O(1) amortized per row, one Int32Array of multiplicities.
  */
-export function countDistinctSliding(ids: Int32Array, idCount: number, groupStarts: Uint32Array, lo: Int32Array, hi: Int32Array, out32: Uint32Array): void {
-  const mult = new Int32Array(Math.max(idCount, 1));
+import type { Allocator } from '../types/keys.js';
+
+export function countDistinctSliding(
+  ids: Int32Array,
+  idCount: number,
+  groupStarts: Uint32Array,
+  lo: Int32Array,
+  hi: Int32Array,
+  out32: Uint32Array,
+  alloc: Allocator = (ctor, length) => new ctor(length),
+): void {
+  const mult = alloc(Int32Array, Math.max(idCount, 1));
   for (let g = 0; g + 1 < groupStarts.length; g++) {
     const s = groupStarts[g]!;
     const e = groupStarts[g + 1]!;

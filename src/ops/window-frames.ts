@@ -22,7 +22,7 @@
  * kernels rely on it). Cost: O(n) per frame (two monotone pointers), O(n) memory.
  */
 import type { ResolvedFrame, ResolvedOffset, ResolvedOrderKey } from './window-spec.js';
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
 import { bigValue, shiftedExact } from './window-values.js';
 
 export interface FrameBounds {
@@ -33,6 +33,7 @@ export interface FrameBounds {
 }
 
 const TWO32 = 4294967296;
+const fresh: Allocator = (ctor, length) => new ctor(length);
 
 /**
  * Peer groups of the sorted rows (runs equal in every order key, never crossing a partition
@@ -46,10 +47,10 @@ export interface PeerGroups {
   groups: number;
 }
 
-export function computePeers(n: number, groupStarts: Uint32Array, order: KeyColumn[]): PeerGroups {
-  const of = new Int32Array(n);
-  const startTmp = new Int32Array(n + 1);
-  const firstTmp = new Int32Array(n + 1);
+export function computePeers(n: number, groupStarts: Uint32Array, order: KeyColumn[], alloc: Allocator = fresh): PeerGroups {
+  const of = alloc(Int32Array, n);
+  const startTmp = alloc(Int32Array, n + 1);
+  const firstTmp = alloc(Int32Array, n + 1);
   const eqs = order.map(makeRowEq);
   const k = eqs.length;
   let q = 0;
@@ -73,7 +74,7 @@ export function computePeers(n: number, groupStarts: Uint32Array, order: KeyColu
     }
   }
   startTmp[q] = n;
-  return { of, start: startTmp.slice(0, q + 1), first: firstTmp.slice(0, q), groups: q };
+  return { of, start: startTmp.subarray(0, q + 1), first: firstTmp.subarray(0, q), groups: q };
 }
 
 export function computeFrames(
@@ -83,13 +84,14 @@ export function computeFrames(
   orderKeys: ResolvedOrderKey[],
   frame: ResolvedFrame,
   peers: () => PeerGroups = () => computePeers(n, groupStarts, order),
+  alloc: Allocator = fresh,
 ): FrameBounds {
-  const lo = new Int32Array(n);
-  const hi = new Int32Array(n);
+  const lo = alloc(Int32Array, n);
+  const hi = alloc(Int32Array, n);
   if (frame.mode === 'rows') rowsFrames(groupStarts, frame, lo, hi);
   else if (frame.mode === 'peers') peerFrames(groupStarts, peers(), frame, lo, hi);
   else if (frame.mode === 'groups') groupsFrames(groupStarts, peers(), frame, lo, hi);
-  else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi);
+  else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi, alloc);
   let maxWidth = 0;
   for (let i = 0; i < n; i++) {
     const w = hi[i]! - lo[i]!;
@@ -213,8 +215,8 @@ function groupsFrames(gs: Uint32Array, peers: PeerGroups, frame: ResolvedFrame, 
 }
 
 /** Marks NULL (1) and NaN (2) keys; 0 for regular keys. */
-function specialKinds(col: KeyColumn, n: number): Uint8Array {
-  const sp = new Uint8Array(n);
+function specialKinds(col: KeyColumn, n: number, alloc: Allocator): Uint8Array {
+  const sp = alloc(Uint8Array, n);
   const valid = col.valid;
   const v = col.values;
   const isFloat = v instanceof Float64Array || v instanceof Float32Array;
@@ -225,9 +227,9 @@ function specialKinds(col: KeyColumn, n: number): Uint8Array {
   return sp;
 }
 
-function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
+function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array, alloc: Allocator): void {
   const n = lo.length;
-  const sp = specialKinds(col, n);
+  const sp = specialKinds(col, n, alloc);
   const P = frame.preceding;
   const F = frame.following;
   const v = col.values;
@@ -242,10 +244,10 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
   let fBig = 0n;
   if (col.type.kind === 'decimal') {
     // decimal128: exact doubles relative to a base when the span allows, else BigInt.
-    const rel = shiftedExact(col, n);
+    const rel = shiftedExact(col, n, alloc);
     if (rel !== null) {
-      d = new Float64Array(n);
-      for (let i = 0; i < n; i++) if (sp[i] === 0) d[i] = sign * rel[i]!;
+      d = rel;
+      if (sign < 0) for (let i = 0; i < n; i++) d[i] = -rel[i]!;
       if (P) p = clampOffset(P, 2 ** 53);
       if (F) f = clampOffset(F, 2 ** 53);
     } else {
@@ -271,7 +273,7 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
       if (base < 0) base = i;
     }
     if (base < 0 || hi - lo <= 2 ** 50) {
-      d = new Float64Array(n);
+      d = alloc(Float64Array, n);
       if (base >= 0) {
         const bh = hw[2 * base + 1]!;
         const bl = u[2 * base]!;
@@ -286,7 +288,7 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
       if (F) fBig = BigInt((F as { int: string }).int);
     }
   } else {
-    d = new Float64Array(n);
+    d = alloc(Float64Array, n);
     const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
     for (let i = 0; i < n; i++) if (sp[i] === 0) d[i] = sign * w[i]!;
     const isFloat = v instanceof Float64Array || v instanceof Float32Array;

@@ -16,11 +16,11 @@
  * Output: the sorted position of the chosen row per output row (-1 = NULL): the caller gathers
  * the measure column, whatever its type.
  */
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
 import { halves } from './window-frames.js';
 
 /** Strict "a before b" in the total order of the column's values (rows a, b non-NULL). */
-export function makeLess(col: KeyColumn): (a: number, b: number) => boolean {
+export function makeLess(col: KeyColumn, alloc: Allocator = (ctor, length) => new ctor(length)): (a: number, b: number) => boolean {
   const v = col.values;
   if (col.offsets) {
     const off = col.offsets;
@@ -57,7 +57,7 @@ export function makeLess(col: KeyColumn): (a: number, b: number) => boolean {
     const u = halves(v);
     // Fast path: every value an exact float64 integer (|x| < 2^53) → compare as numbers.
     const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;
-    const asNum = new Float64Array(v.length);
+    const asNum = alloc(Float64Array, v.length);
     let exact = true;
     for (let i = 0; i < v.length && exact; i++) {
       const h = hw[2 * i + 1]!;
@@ -96,11 +96,19 @@ export function makeLess(col: KeyColumn): (a: number, b: number) => boolean {
  * For each row, the sorted position holding the frame's min (or max), or -1 when the frame
  * has no non-NULL value.
  */
-export function minMaxArgs(col: KeyColumn, groupStarts: Uint32Array, lo: Int32Array, hi: Int32Array, isMax: boolean, arg: Int32Array = new Int32Array(lo.length)): Int32Array {
+export function minMaxArgs(
+  col: KeyColumn,
+  groupStarts: Uint32Array,
+  lo: Int32Array,
+  hi: Int32Array,
+  isMax: boolean,
+  arg: Int32Array = new Int32Array(lo.length),
+  alloc: Allocator = (ctor, length) => new ctor(length),
+): Int32Array {
   const n = lo.length;
   const valid = col.valid;
-  const less = makeLess(col);
-  const dq = new Int32Array(Math.max(n, 1));
+  const less = makeLess(col, alloc);
+  const dq = alloc(Int32Array, Math.max(n, 1));
   for (let g = 0; g + 1 < groupStarts.length; g++) {
     const s = groupStarts[g]!;
     const e = groupStarts[g + 1]!;

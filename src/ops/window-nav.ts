@@ -14,6 +14,8 @@
  * C[a] + t - 1 < C[b]. No scans: O(1) per row for every frame width; O(n) memory.
  */
 
+import type { Allocator } from '../types/keys.js';
+
 export const TAKE_DEFAULT = -2;
 
 /** Running non-NULL count C (length n + 1) and the non-NULL positions nn (length C[n]). */
@@ -22,15 +24,15 @@ export interface NonNullIndex {
   nn: Int32Array;
 }
 
-export function nonNullIndex(valid: Uint8Array | null, n: number): NonNullIndex {
-  const C = new Int32Array(n + 1);
+export function nonNullIndex(valid: Uint8Array | null, n: number, alloc: Allocator = (ctor, length) => new ctor(length)): NonNullIndex {
+  const C = alloc(Int32Array, n + 1);
   let c = 0;
   for (let i = 0; i < n; i++) {
     C[i] = c;
     if (!valid || valid[i] !== 0) c++;
   }
   C[n] = c;
-  const nn = new Int32Array(c);
+  const nn = alloc(Int32Array, c);
   for (let i = 0, k = 0; i < n; i++) if (!valid || valid[i] !== 0) nn[k++] = i;
   return { C, nn };
 }

@@ -22,7 +22,7 @@
  * raises that threshold. Cost: integers O(n) per measure + O(1) per row; floats O(n log W) per
  * column.
  */
-import type { KeyColumn } from '../types/keys.js';
+import type { Allocator, KeyColumn } from '../types/keys.js';
 import { ratioToDouble, roundRatio } from './window-exact.js';
 import { bigValue, shiftedExact } from './window-values.js';
 
@@ -36,21 +36,22 @@ export interface VarianceOut {
 const TWO53 = 2 ** 53;
 const SPLIT = 134217729; // 2^27 + 1, Veltkamp splitting
 const EMPTY = new Float64Array(0);
+const fresh: Allocator = (ctor, length) => new ctor(length);
 
 /** Exact moment prefixes of one integer/decimal measure, shared by its variance columns. */
 export type MomentPrefix =
   | { kind: 'f64'; P1: Float64Array; P2: Float64Array }
   | { kind: 'big'; P1: bigint[]; P2: bigint[] };
 
-export function momentPrefix(col: KeyColumn, n: number): MomentPrefix {
+export function momentPrefix(col: KeyColumn, n: number, alloc: Allocator = fresh): MomentPrefix {
   const valid = col.valid;
-  const x = shiftedExact(col, n);
+  const x = shiftedExact(col, n, alloc);
   if (x !== null && n <= 2 ** 26) {
     let approx = 0;
     for (let i = 0; i < n; i++) approx += x[i]! * x[i]!;
     if (approx < 2 ** 52) {
-      const P1 = new Float64Array(n + 1);
-      const P2 = new Float64Array(n + 1);
+      const P1 = alloc(Float64Array, n + 1);
+      const P2 = alloc(Float64Array, n + 1);
       let a = 0;
       let b = 0;
       for (let i = 0; i < n; i++) {
@@ -226,12 +227,12 @@ function mergeInto(job: FloatMomentJob, r: number, nb: number, mb: number, qb: n
 }
 
 /** Canonical-order (count, mean, M2) of several frames over one float measure (see file doc). */
-export function floatMoments(col: KeyColumn, n: number, jobs: FloatMomentJob[]): void {
+export function floatMoments(col: KeyColumn, n: number, jobs: FloatMomentJob[], alloc: Allocator = fresh): void {
   const v = col.values as Float64Array | Float32Array;
   const valid = col.valid;
-  const C = new Float64Array(n);
-  const M = new Float64Array(n);
-  const Q = new Float64Array(n);
+  const C = alloc(Float64Array, n);
+  const M = alloc(Float64Array, n);
+  const Q = alloc(Float64Array, n);
   for (let i = 0; i < n; i++) {
     if (valid && valid[i] === 0) continue;
     const x = v[i]!;

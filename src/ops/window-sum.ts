@@ -19,16 +19,17 @@
  *   NULLs are replaced by -0 (an exact identity of IEEE addition). NaN/±Inf propagate.
  * Cost: O(n) per measure for the prefix + O(1) per row per column; floats O(n log W) per column.
  */
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
 import { halves } from './window-frames.js';
 
 const TWO32 = 4294967296;
+const fresh: Allocator = (ctor, length) => new ctor(length);
 
 export type IntPrefix = { kind: 'f64'; P: Float64Array } | { kind: 'limbs'; L: Uint32Array; M: Uint32Array; H: Int32Array };
 
 /** Running non-NULL count, length n + 1. */
-export function countPrefix(valid: Uint8Array, n: number): Int32Array {
-  const C = new Int32Array(n + 1);
+export function countPrefix(valid: Uint8Array, n: number, alloc: Allocator = fresh): Int32Array {
+  const C = alloc(Int32Array, n + 1);
   let c = 0;
   for (let i = 0; i < n; i++) {
     c += valid[i]!;
@@ -38,7 +39,7 @@ export function countPrefix(valid: Uint8Array, n: number): Int32Array {
 }
 
 /** The one running prefix of an integer measure (length n + 1). */
-export function intPrefix(col: KeyColumn, n: number): IntPrefix {
+export function intPrefix(col: KeyColumn, n: number, alloc: Allocator = fresh): IntPrefix {
   const valid = col.valid;
   const v = col.values;
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
@@ -51,7 +52,7 @@ export function intPrefix(col: KeyColumn, n: number): IntPrefix {
       abs += Math.abs(h * TWO32 + u[2 * i]!);
     }
     if (abs < 2 ** 52) {
-      const P = new Float64Array(n + 1);
+      const P = alloc(Float64Array, n + 1);
       let acc = 0;
       for (let i = 0; i < n; i++) {
         if (!valid || valid[i] !== 0) acc += (signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!) * TWO32 + u[2 * i]!;
@@ -59,9 +60,9 @@ export function intPrefix(col: KeyColumn, n: number): IntPrefix {
       }
       return { kind: 'f64', P };
     }
-    const L = new Uint32Array(n + 1);
-    const M = new Uint32Array(n + 1);
-    const H = new Int32Array(n + 1);
+    const L = alloc(Uint32Array, n + 1);
+    const M = alloc(Uint32Array, n + 1);
+    const H = alloc(Int32Array, n + 1);
     let l = 0;
     let m = 0;
     let h = 0;
@@ -90,7 +91,7 @@ export function intPrefix(col: KeyColumn, n: number): IntPrefix {
   let abs = 0;
   for (let i = 0; i < n; i++) if (!valid || valid[i] !== 0) abs += Math.abs(w[i]!);
   if (abs < 2 ** 52) {
-    const P = new Float64Array(n + 1);
+    const P = alloc(Float64Array, n + 1);
     let acc = 0;
     for (let i = 0; i < n; i++) {
       if (!valid || valid[i] !== 0) acc += w[i]!;
@@ -98,9 +99,9 @@ export function intPrefix(col: KeyColumn, n: number): IntPrefix {
     }
     return { kind: 'f64', P };
   }
-  const L = new Uint32Array(n + 1);
-  const M = new Uint32Array(n + 1);
-  const H = new Int32Array(n + 1);
+  const L = alloc(Uint32Array, n + 1);
+  const M = alloc(Uint32Array, n + 1);
+  const H = alloc(Int32Array, n + 1);
   let l = 0;
   let m = 0;
   let h = 0;
@@ -186,8 +187,8 @@ export function intSumAvg(
 }
 
 /** float64 copy of a float measure with NULLs replaced by -0 (the identity of IEEE addition). */
-export function floatBase(col: KeyColumn, n: number): Float64Array {
-  const base = new Float64Array(n);
+export function floatBase(col: KeyColumn, n: number, alloc: Allocator = fresh): Float64Array {
+  const base = alloc(Float64Array, n);
   const v = col.values as Float64Array | Float32Array;
   const valid = col.valid;
   for (let i = 0; i < n; i++) base[i] = valid && valid[i] === 0 ? -0 : v[i]!;
@@ -203,8 +204,8 @@ export interface FloatSumJob {
 }
 
 /** Canonical-order float sums of several frames over one measure (see file doc). */
-export function floatSums(col: KeyColumn, n: number, jobs: FloatSumJob[]): void {
-  const S = floatBase(col, n);
+export function floatSums(col: KeyColumn, n: number, jobs: FloatSumJob[], alloc: Allocator = fresh): void {
+  const S = floatBase(col, n, alloc);
   let maxW = 0;
   for (const job of jobs) if (job.maxWidth > maxW) maxW = job.maxWidth;
   // Level 0: single values.

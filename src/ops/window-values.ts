@@ -9,16 +9,16 @@
  * - bigValue(col, i): the exact value of row i as a BigInt (the slow, exact fallback).
  * O(n) per column; 64-bit and 128-bit values are read through 32-bit words.
  */
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
 import { halves } from './window-frames.js';
 
 const TWO32 = 4294967296;
 const TWO52 = 2 ** 52;
 
 /** Approximate value of each row as a double (one rounding per word); NULL rows read 0. */
-function approxValues(col: KeyColumn, n: number): Float64Array {
+function approxValues(col: KeyColumn, n: number, alloc: Allocator): Float64Array {
   const v = col.values;
-  const out = new Float64Array(n);
+  const out = alloc(Float64Array, n);
   if (col.type.kind === 'decimal') {
     const w = v as Uint32Array;
     for (let i = 0; i < n; i++) out[i] = (((w[4 * i + 3]! | 0) * TWO32 + w[4 * i + 2]!) * TWO32 + w[4 * i + 1]!) * TWO32 + w[4 * i]!;
@@ -33,9 +33,9 @@ function approxValues(col: KeyColumn, n: number): Float64Array {
   return out;
 }
 
-export function shiftedExact(col: KeyColumn, n: number): Float64Array | null {
+export function shiftedExact(col: KeyColumn, n: number, alloc: Allocator = (ctor, length) => new ctor(length)): Float64Array | null {
   const valid = col.valid;
-  const out = approxValues(col, n);
+  const out = approxValues(col, n, alloc);
   let base = -1;
   let lo = Infinity;
   let hi = -Infinity;

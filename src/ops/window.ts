@@ -105,7 +105,7 @@ interface Ctx {
 function peersOf(ctx: Ctx): PeerGroups {
   if (!ctx.peers) {
     const { n, groupStarts, order } = ctx.input;
-    ctx.peers = computePeers(n, groupStarts, order);
+    ctx.peers = computePeers(n, groupStarts, order, ctx.alloc);
   }
   return ctx.peers;
 }
@@ -115,7 +115,7 @@ function framesOf(ctx: Ctx, col: ResolvedWindowColumn): FrameBounds {
   let fb = ctx.frames.get(key);
   if (!fb) {
     const { n, groupStarts, order, window } = ctx.input;
-    fb = computeFrames(n, groupStarts, order, window.orderBy, col.frame!, () => peersOf(ctx));
+    fb = computeFrames(n, groupStarts, order, window.orderBy, col.frame!, () => peersOf(ctx), ctx.alloc);
     ctx.frames.set(key, fb);
   }
   return fb;
@@ -125,7 +125,7 @@ function framesOf(ctx: Ctx, col: ResolvedWindowColumn): FrameBounds {
 function countsOf(ctx: Ctx, measure: number): Int32Array | null {
   if (!ctx.counts.has(measure)) {
     const col = ctx.input.measures[measure]!;
-    ctx.counts.set(measure, col.valid ? countPrefix(col.valid, ctx.input.n) : null);
+    ctx.counts.set(measure, col.valid ? countPrefix(col.valid, ctx.input.n, ctx.alloc) : null);
   }
   return ctx.counts.get(measure)!;
 }
@@ -133,7 +133,7 @@ function countsOf(ctx: Ctx, measure: number): Int32Array | null {
 function nonNullOf(ctx: Ctx, measure: number): NonNullIndex {
   let nn = ctx.nonNull.get(measure);
   if (!nn) {
-    nn = nonNullIndex(ctx.input.measures[measure]!.valid, ctx.input.n);
+    nn = nonNullIndex(ctx.input.measures[measure]!.valid, ctx.input.n, ctx.alloc);
     ctx.nonNull.set(measure, nn);
   }
   return nn;
@@ -186,6 +186,18 @@ function takeWhereEnough(fb: FrameBounds, counts: Int32Array | null, k: number, 
   for (let r = 0; r < index.length; r++) if (frameCount(counts, lo, hi, r) < k) index[r] = -1;
 }
 
+/**
+ * Upper bound of the kernel's temporaries and outputs per row (bytes), all from `alloc`: frames
+ * (8 per distinct frame), peer groups (12), per measure its running count and non-NULL index
+ * (12), one of its prefixes (integer 12, decimal 20, moments 16, float base 8 + 24 for the
+ * moments table) and the min/max deque (12), and per column its output (at most 16 + 1) plus a
+ * float job (24). Slow paths (BigInt prefixes of huge values) allocate outside it.
+ */
+export function kernelBytesPerRow(window: ResolvedWindow): number {
+  const frames = new Set(window.columns.map((c) => JSON.stringify(c.frame))).size;
+  return 8 * frames + 12 + window.measures.length * (12 + 32 + 12) + window.columns.length * (17 + 24);
+}
+
 export function computeWindow(input: WindowKernelInput, alloc: WindowAlloc = defaultAlloc): WindowColumnOut[] {
   return run(input, alloc, false);
 }
@@ -226,13 +238,13 @@ function prepareFloatSums(ctx: Ctx): void {
   for (const col of window.columns) {
     if ((col.fn !== 'sum' && col.fn !== 'avg') || col.measure < 0 || !isFloatCol(measures[col.measure]!)) continue;
     const fb = framesOf(ctx, col);
-    const out = (col.fn === 'sum' ? ctx.alloc(Float64Array, n) : new Float64Array(n)) as Float64Array;
+    const out = ctx.alloc(Float64Array, n);
     const list = byMeasure.get(col.measure) ?? [];
     list.push({ col, job: { lo: fb.lo, hi: fb.hi, maxWidth: fb.maxWidth, out } });
     byMeasure.set(col.measure, list);
   }
   for (const [m, list] of byMeasure) {
-    floatSums(measures[m]!, n, list.map((x) => x.job));
+    floatSums(measures[m]!, n, list.map((x) => x.job), ctx.alloc);
     for (const { col, job } of list) ctx.floatOut.set(col, job.out);
   }
 }
@@ -244,13 +256,13 @@ function prepareFloatMoments(ctx: Ctx): void {
   for (const col of window.columns) {
     if (!VARIANCE_FNS.has(col.fn) || !isFloatCol(measures[col.measure]!)) continue;
     const fb = framesOf(ctx, col);
-    const job: FloatMomentJob = { lo: fb.lo, hi: fb.hi, maxWidth: fb.maxWidth, cnt: new Float64Array(n), mean: new Float64Array(n), m2: new Float64Array(n) };
+    const job: FloatMomentJob = { lo: fb.lo, hi: fb.hi, maxWidth: fb.maxWidth, cnt: ctx.alloc(Float64Array, n), mean: ctx.alloc(Float64Array, n), m2: ctx.alloc(Float64Array, n) };
     const list = byMeasure.get(col.measure) ?? [];
     list.push({ col, job });
     byMeasure.set(col.measure, list);
   }
   for (const [m, list] of byMeasure) {
-    floatMoments(measures[m]!, n, list.map((x) => x.job));
+    floatMoments(measures[m]!, n, list.map((x) => x.job), ctx.alloc);
     for (const { col, job } of list) ctx.floatMoments.set(col, job);
   }
 }
@@ -305,7 +317,7 @@ function column(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
       const m = ctx.input.measures[col.measure]!;
       const index = ctx.alloc(Int32Array, n) as Int32Array;
       if (ctx.naive) minMaxArgsNaive(m, fb.lo, fb.hi, col.fn === 'max', index);
-      else minMaxArgs(m, groupStarts, fb.lo, fb.hi, col.fn === 'max', index);
+      else minMaxArgs(m, groupStarts, fb.lo, fb.hi, col.fn === 'max', index, ctx.alloc);
       takeWhereEnough(fb, countsOf(ctx, col.measure), col.minPeriods, index);
       return { kind: 'take', type: col.type, measure: col.measure, index };
     }
@@ -352,7 +364,7 @@ function countDistinctColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnO
   if (!ids) throw new Error(`internal: countDistinct needs the dense value ids of measure ${col.measure}`);
   const out = ctx.alloc(INT64_CTOR, n) as BigInt64Array;
   if (ctx.naive) countDistinctNaive(ids.ids, ids.count, fb.lo, fb.hi, halves(out));
-  else countDistinctSliding(ids.ids, ids.count, groupStarts, fb.lo, fb.hi, halves(out));
+  else countDistinctSliding(ids.ids, ids.count, groupStarts, fb.lo, fb.hi, halves(out), ctx.alloc);
   return values(col, out, nullsWhereFewer(ctx, fb, countsOf(ctx, col.measure), col.minPeriods));
 }
 
@@ -372,7 +384,7 @@ function sumAvgColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
     const mk = () => newValid(ctx, n);
     const valid = ctx.naive
       ? decimalSumAvgNaive(m, lo, hi, scale, minCount, out, avg, mk)
-      : decimalSumAvg(memo(ctx.decimals, col.measure, () => decimalPrefix(m, n)), lo, hi, counts, scale, minCount, out, avg, mk);
+      : decimalSumAvg(memo(ctx.decimals, col.measure, () => decimalPrefix(m, n, ctx.alloc)), lo, hi, counts, scale, minCount, out, avg, mk);
     return values(col, (out ?? avg)!, valid);
   }
   const valid = nullsWhereFewer(ctx, fb, counts, minCount);
@@ -388,7 +400,7 @@ function sumAvgColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
     return values(col, out, valid);
   }
   if (ctx.naive) return intNaive(ctx, col, m, valid);
-  const prefix = memo(ctx.prefixes, col.measure, () => intPrefix(m, n));
+  const prefix = memo(ctx.prefixes, col.measure, () => intPrefix(m, n, ctx.alloc));
   if (isSum) {
     // uint64 sums wrap in uint64: the same bits, read unsigned
     const out = col.type.kind === 'int' && !col.type.signed ? (ctx.alloc(BigUint64Array, n) as unknown as BigInt64Array) : ctx.alloc(BigInt64Array, n);
@@ -417,8 +429,8 @@ function varianceColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
   const mk = () => newValid(ctx, n);
   if (isFloatCol(m)) {
     if (ctx.naive) {
-      const cnt = new Float64Array(n);
-      const m2 = new Float64Array(n);
+      const cnt = ctx.alloc(Float64Array, n);
+      const m2 = ctx.alloc(Float64Array, n);
       const acc = { cnt: 0, mean: 0, m2: 0 };
       for (let r = 0; r < n; r++) {
         floatMomentNaive(m, fb.lo[r]!, fb.hi[r]!, acc);
@@ -432,7 +444,7 @@ function varianceColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
   }
   const scale = m.type.kind === 'decimal' ? m.type.scale : 0;
   if (ctx.naive) return values(col, out, intVarianceNaive(m, fb.lo, fb.hi, kind, scale, minCount, out, mk));
-  const prefix = memo(ctx.moments, col.measure, () => momentPrefix(m, n));
+  const prefix = memo(ctx.moments, col.measure, () => momentPrefix(m, n, ctx.alloc));
   return values(col, out, intVariance(prefix, fb.lo, fb.hi, countsOf(ctx, col.measure), kind, scale, minCount, out, mk));
 }
 
@@ -441,7 +453,7 @@ function floatNaive(ctx: Ctx, col: ResolvedWindowColumn, mc: KeyColumn, valid: U
   const { n } = ctx.input;
   const { lo, hi } = framesOf(ctx, col);
   const mv = mc.valid;
-  const base = floatBase(mc, n);
+  const base = floatBase(mc, n, ctx.alloc);
   const o = ctx.alloc(Float64Array, n) as Float64Array;
   for (let r = 0; r < n; r++) {
     let c = 0;

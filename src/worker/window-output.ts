@@ -52,7 +52,7 @@ export function windowOutputData(
   const src = measure!;
   const { index } = out;
   const n = index.length;
-  const idx = new Int32Array(n);
+  const idx = alloc(Int32Array, n);
   let usesDefault = false;
   for (let r = 0; r < n; r++) {
     const j = index[r]!;
