@@ -27,6 +27,7 @@ import { csvQuoter, formatFloat } from '../io/csv-write.js';
 import Table from 'cli-table3';
 import { Type, Vector, type Data, type DataType, type RecordBatch, type Schema } from 'apache-arrow';
 import { formatDate, formatTimestamp, type Unit } from '../io/temporal-text.js';
+import { decimalText } from '../columns/decimal-text.js';
 
 const UNITS: Unit[] = ['s', 'ms', 'us', 'ns'];
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -171,6 +172,12 @@ function valueRenderer(data: Data, mode: Mode): (i: number) => string {
       const bits = data.values as Uint8Array;
       const off = data.offset;
       return (i) => (((bits[(off + i) >> 3]! >> ((off + i) & 7)) & 1) === 1 ? 'true' : 'false');
+    }
+    case Type.Decimal: {
+      // exact digits; a JSON number keeps them all
+      const words = data.values as unknown as Uint32Array;
+      const scale = a.scale as number;
+      return (i) => decimalText(words, i, scale);
     }
     case Type.Utf8:
     case Type.LargeUtf8: {

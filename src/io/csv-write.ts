@@ -12,7 +12,8 @@
  * zoned); Dictionary columns as their values; durations as integer counts; nested and binary
  * values as JSON-like text (lists `[1, 2]`, structs `{"a": 1}`, binary as hex).
  */
-import { DateUnit, Type, Vector, type Data, type DataType, type Date_, type RecordBatch, type Schema, type Timestamp } from 'apache-arrow';
+import { DateUnit, Type, Vector, type Data, type DataType, type Date_, type Decimal, type RecordBatch, type Schema, type Timestamp } from 'apache-arrow';
+import { decimalText } from '../columns/decimal-text.js';
 import { writeAtomic } from './atomic.js';
 import { throwIfAborted } from './input-errors.js';
 import { formatDate, formatTimestamp, type Unit } from './temporal-text.js';
@@ -82,6 +83,12 @@ function columnText(data: Data, out: Array<string | null>): void {
     case Type.Bool: {
       const bits = data.values as Uint8Array;
       cell = (j) => ((bits[(j + off) >> 3]! >> ((j + off) & 7)) & 1 ? 'true' : 'false');
+      break;
+    }
+    case Type.Decimal: {
+      const words = data.values as unknown as Uint32Array;
+      const scale = (type as unknown as Decimal).scale;
+      cell = (j) => decimalText(words, j, scale);
       break;
     }
     case Type.Utf8:
