@@ -137,6 +137,8 @@ function buildProgram(inv: Invocation): Command {
       writeErr: (s) => void io.stderr.write(s),
     })
     .showHelpAfterError('(run `sluice --help` for usage)')
+    // `sluice <cmd> --help` lists the global flags too (they apply to every command)
+    .configureHelp({ showGlobalOptions: true })
     .addOption(new Option('--threads <n>', 'worker threads (0 = inline on the main thread; default: all cores)').argParser(intArg('--threads', 0)))
     .addOption(new Option('--memory-limit <size>', "memory budget, e.g. 512MiB or 2GiB (default 1GiB); beyond it, data spills to disk"))
     .addOption(new Option('--temp-dir <dir>', 'folder for spill files (default: the OS temp folder)'))

@@ -2,9 +2,14 @@
  * The Engine: options, the worker pool, and the sources that start a plan (API.md "Engine").
  */
 import os from 'node:os';
-import { PlanError, show } from '../errors.js';
+import type * as A from 'apache-arrow';
+import { AbortError, PlanError } from '../errors.js';
 import { MemoryBudget, parseBytes } from '../memory/budget.js';
 import { BufferPool } from '../memory/buffer-pool.js';
+import { filePath } from '../options/args.js';
+import { engineOptions } from '../options/engine.js';
+import { checkApi, describeValue } from '../options/kit.js';
+import { csvReadOptions, ipcReadOptions, parquetReadOptions } from '../options/read.js';
 import type { Progress } from '../types/plan.js';
 import { DataFrame } from './dataframe.js';
 import { createExecutor, type Executor } from './pool.js';
@@ -27,52 +32,35 @@ export interface EngineOptions {
   slabRows?: number;
 }
 
+/** `readCsv` options (API.md "Engine"); checked by src/options/read.ts. */
 export interface CsvOptions {
-  schema?: unknown;
+  /** An Arrow Schema, `{ name: type }`, `[{ name, type, nullable? }]` or `'name type, ...'`. */
+  schema?: A.Schema | Record<string, string> | Array<{ name: string; type: string; nullable?: boolean }> | string;
   header?: boolean;
   delimiter?: string;
 }
 
-const KNOWN_OPTIONS = new Set(['threads', 'memoryBudget', 'spillDir', 'partitions', 'onProgress', 'windowAlgorithm', 'slabRows']);
-
-function badOption(name: string, expected: string, got: unknown): PlanError {
-  return new PlanError('BAD_OPTION', `Expected \`${name}\` to be ${expected}, got \`${show(got)}\` (${typeof got})`, { option: name });
-}
-
-function intOption(options: EngineOptions, name: keyof EngineOptions, min: number, fallback: number): number {
-  const v = options[name];
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw badOption(name, `an integer from ${min} and up`, v);
-  return v;
-}
+/** `readIpc` / `readParquet` take no options yet (an unknown key is still an error). */
+export type FileOptions = Record<string, never>;
 
 export function resolveEngineOptions(options: EngineOptions = {}): EngineConfig {
-  if (typeof options !== 'object' || options === null) throw badOption('options', 'an object', options);
-  for (const k of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(k)) throw new PlanError('BAD_OPTION', `Unknown engine option \`${k}\`; known options: ${[...KNOWN_OPTIONS].join(', ')}`, { option: k });
-  }
-  const threads = intOption(options, 'threads', 0, os.availableParallelism());
-  const partitions = intOption(options, 'partitions', 1, Math.max(4, 4 * threads));
-  const slabRows = intOption(options, 'slabRows', 1, 1 << 20);
+  const o = checkApi(engineOptions, options, 'new Engine()');
+  const threads = o.threads ?? os.availableParallelism();
   let memoryBudget: number;
   try {
-    memoryBudget = parseBytes(options.memoryBudget ?? '1GiB');
-  } catch (err) {
-    throw badOption('memoryBudget', "a number of bytes or a size like '512MiB'", options.memoryBudget);
+    memoryBudget = parseBytes(o.memoryBudget ?? '1GiB');
+  } catch {
+    throw new PlanError('BAD_OPTION', `new Engine(): \`memoryBudget\`: Expected a number of bytes or a size such as '512MiB', got ${describeValue(o.memoryBudget)}`, { option: 'memoryBudget' });
   }
-  if (options.spillDir !== undefined && (typeof options.spillDir !== 'string' || options.spillDir === '')) throw badOption('spillDir', 'a folder path', options.spillDir);
-  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw badOption('onProgress', 'a function', options.onProgress);
-  const windowAlgorithm = options.windowAlgorithm ?? 'prefix';
-  if (windowAlgorithm !== 'prefix' && windowAlgorithm !== 'naive') throw badOption('windowAlgorithm', "'prefix' or 'naive'", windowAlgorithm);
   return {
     threads,
     memoryBudget,
-    spillDir: options.spillDir,
-    partitions,
-    onProgress: options.onProgress,
-    windowAlgorithm,
+    spillDir: o.spillDir,
+    partitions: o.partitions ?? Math.max(4, 4 * threads),
+    onProgress: o.onProgress,
+    windowAlgorithm: o.windowAlgorithm ?? 'prefix',
     seed: 0x5eed_51c3,
-    slabRows,
+    slabRows: o.slabRows ?? 1 << 20,
   };
 }
 
@@ -83,7 +71,8 @@ export class Engine {
   /** Shared buffers reused across runs (counted in the budget; emptied by close()). */
   readonly buffers: BufferPool;
   private executor: Executor | null = null;
-  private closed = false;
+  /** Aborted by close(): runs in progress end with an AbortError saying so. */
+  private readonly closing = new AbortController();
 
   constructor(options: EngineOptions = {}) {
     this.config = resolveEngineOptions(options);
@@ -96,9 +85,22 @@ export class Engine {
     return new RunContext(this.config, this.pool, signal, this.budget, this.buffers);
   }
 
+  get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
+  /** Aborted when the engine is closed. */
+  get closeSignal(): AbortSignal {
+    return this.closing.signal;
+  }
+
+  assertOpen(): void {
+    if (this.closed) throw new PlanError('ENGINE_CLOSED', 'This engine is closed; create a new Engine');
+  }
+
   /** The worker pool, started on first use. */
   get pool(): Executor {
-    if (this.closed) throw new PlanError('ENGINE_CLOSED', 'This engine is closed; create a new Engine');
+    this.assertOpen();
     this.executor ??= createExecutor(this.config.threads);
     return this.executor;
   }
@@ -107,31 +109,33 @@ export class Engine {
     return DataFrame.fromSource(this, arrowSource(input));
   }
 
-  readIpc(path: string): DataFrame {
-    checkPath(path, 'readIpc');
+  readIpc(path: string, options: FileOptions = {}): DataFrame {
+    checkApi(filePath(), path, 'readIpc()', 'path');
+    checkApi(ipcReadOptions, options, 'readIpc()');
     return DataFrame.fromSource(this, fileSource('ipc', path));
   }
 
-  readParquet(path: string): DataFrame {
-    checkPath(path, 'readParquet');
+  readParquet(path: string, options: FileOptions = {}): DataFrame {
+    checkApi(filePath(), path, 'readParquet()', 'path');
+    checkApi(parquetReadOptions, options, 'readParquet()');
     return DataFrame.fromSource(this, fileSource('parquet', path));
   }
 
   readCsv(path: string, options: CsvOptions = {}): DataFrame {
-    checkPath(path, 'readCsv');
-    return DataFrame.fromSource(this, fileSource('csv', path, options as Record<string, unknown>));
+    checkApi(filePath(), path, 'readCsv()', 'path');
+    const o = checkApi(csvReadOptions, options, 'readCsv()');
+    return DataFrame.fromSource(this, fileSource('csv', path, o));
   }
 
-  /** Ends the workers; idempotent. */
+  /**
+   * Ends the workers; idempotent. A run still in progress ends with an AbortError (its spill
+   * folder and any output temp file are removed as after any abort).
+   */
   async close(): Promise<void> {
-    this.closed = true;
+    if (!this.closed) this.closing.abort(new AbortError('The engine was closed (engine.close()) while the run was in progress'));
     this.buffers.clear();
     const ex = this.executor;
     this.executor = null;
     if (ex) await ex.close();
   }
-}
-
-function checkPath(path: unknown, method: string): void {
-  if (typeof path !== 'string' || path === '') throw new PlanError('BAD_OPTION', `${method}: expected a file path, got \`${show(path)}\``);
 }

@@ -129,6 +129,8 @@ export class RunContext {
   ) {
     this.peak = budget.trackPeak();
     this.limits = runLimits(budget.limit, this.concurrency);
+    // An abort wakes tasks waiting for loans, which then see it.
+    signal?.addEventListener('abort', () => this.wakeLoanWaiters(), { once: true });
     this.stats = {
       rowsIn: 0,
       rowsOut: 0,
@@ -171,7 +173,7 @@ export class RunContext {
     const alone = total > this.limits.taskBytes;
     for (;;) {
       this.checkAbort();
-      const got = alone && this.loansOut > 0 ? null : this.tryLoans(name, sizes);
+      const got = alone && this.loansOut > 0 ? null : (this.tryLoans(name, sizes, false) ?? this.tryLoans(name, sizes, true));
       if (got) return got;
       if (this.loansOut === 0) {
         // Nothing will come back: report what holds the budget.
@@ -187,11 +189,11 @@ export class RunContext {
     }
   }
 
-  private tryLoans(name: string, sizes: number[]): Loan[] | null {
+  private tryLoans(name: string, sizes: number[], exact: boolean): Loan[] | null {
     const loans: Loan[] = [];
     for (const bytes of sizes) {
       const reservation = this.budget.reserve(name);
-      const buffer = this.pool.tryTake(reservation, bytes);
+      const buffer = this.pool.tryTake(reservation, bytes, exact);
       if (!buffer) {
         reservation.free();
         for (const l of loans) l.release();
@@ -203,9 +205,7 @@ export class RunContext {
         out = false;
         reservation.free();
         this.loansOut--;
-        const waiting = this.loanReturned;
-        this.loanReturned = [];
-        for (const w of waiting) w();
+        this.wakeLoanWaiters();
       };
       loans.push({
         buffer,
@@ -223,6 +223,12 @@ export class RunContext {
       });
     }
     return loans;
+  }
+
+  private wakeLoanWaiters(): void {
+    const waiting = this.loanReturned;
+    this.loanReturned = [];
+    for (const w of waiting) w();
   }
 
   runDir(): Promise<RunDir> {

@@ -9,11 +9,15 @@
  * and JSON. Modifiers return a new WindowFn: `.rows(p, f = 0)` / `.range(p, f = 0)` /
  * `.groups(p, f = 0)` set the frame start = current - p, end = current + f (aggregates and value
  * functions only); `.minPeriods(k)` (aggregates and value functions); `.ignoreNulls()` (value and
- * offset functions). Argument shapes are checked here (PlanError); everything that needs the
- * schema (types, units, order keys, defaults) is checked by `resolveWindow`.
+ * offset functions). Argument types are checked here (PlanError BAD_OPTION, src/options/frame.ts
+ * and ops/window-spec checkFnShape), their meaning by parseOffset (INVALID_OFFSET, ...);
+ * everything that needs the schema (types, units, order keys, defaults) is checked by
+ * `resolveWindow`.
  */
 import { PlanError, show } from '../errors.js';
 import { parseLiteral } from '../ops/window-literal.js';
+import { frameOffset, measureColumn } from '../options/frame.js';
+import { checkApi } from '../options/kit.js';
 import {
   checkFnShape,
   checkFrameOrder,
@@ -88,9 +92,8 @@ export class WindowFn {
 
   private withFrame(mode: FrameMode, preceding: OffsetInput, following: OffsetInput): WindowFn {
     const what = `${this.what()}.${mode}()`;
-    if (preceding === undefined) {
-      throw new PlanError('INVALID_OFFSET', `${what}: the first argument (preceding offset) is required, e.g. .${mode}(6) or .${mode}('unbounded')`, {});
-    }
+    checkApi(frameOffset, preceding, what, 'preceding');
+    checkApi(frameOffset, following, what, 'following');
     const frame: FrameSpec = {
       mode,
       preceding: parseOffset(preceding, mode, `${what} preceding`),
@@ -102,10 +105,7 @@ export class WindowFn {
 }
 
 function columnArg(fn: WindowFnName, column: unknown): string {
-  if (typeof column !== 'string' || column.length === 0) {
-    throw new PlanError('INVALID_WINDOW_FN', `${fn}(): expected a column name (non-empty string), got ${show(column)}`, {});
-  }
-  return column;
+  return checkApi(measureColumn, column, `${fn}()`, 'column');
 }
 
 function build(fn: WindowFnName, column: string | null, extra: Partial<WindowFnSpec> = {}): WindowFn {

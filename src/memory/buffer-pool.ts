@@ -41,17 +41,16 @@ export class BufferPool implements BudgetCache {
 
   /**
    * A buffer of at least `bytes`, its size added to `r`; null when the budget has no room.
-   * Contents are unspecified: callers overwrite (or zero) what they use.
+   * Contents are unspecified: callers overwrite (or zero) what they use. `exact`: a buffer of
+   * just bufferSize(bytes), never a bigger free one (when room is tight).
    */
-  tryTake(r: Reservation, bytes: number): SharedArrayBuffer | null {
-    const best = this.bestFit(bytes);
+  tryTake(r: Reservation, bytes: number, exact = false): SharedArrayBuffer | null {
+    const best = exact ? -1 : this.bestFit(bytes);
     if (best >= 0) {
       const b = this.free.splice(best, 1)[0]!;
       this.heldBytes -= b.byteLength;
       if (r.tryGrow(b.byteLength)) return b;
-      // No room for it in use: it goes back (or is dropped if even that does not fit).
-      this.keep(b);
-      return null;
+      // Too big for the room there is: dropped, and a buffer of just the size asked tried below.
     }
     const size = bufferSize(bytes);
     if (!r.tryGrow(size)) return null;

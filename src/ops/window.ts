@@ -187,15 +187,34 @@ function takeWhereEnough(fb: FrameBounds, counts: Int32Array | null, k: number, 
 }
 
 /**
- * Upper bound of the kernel's temporaries and outputs per row (bytes), all from `alloc`: frames
- * (8 per distinct frame), peer groups (12), per measure its running count and non-NULL index
- * (12), one of its prefixes (integer 12, decimal 20, moments 16, float base 8 + 24 for the
- * moments table) and the min/max deque (12), and per column its output (at most 16 + 1) plus a
- * float job (24). Slow paths (BigInt prefixes of huge values) allocate outside it.
+ * Bytes per row of the kernel's temporaries and outputs, all taken from `alloc`, for what this
+ * window uses: frames (8 per distinct frame), peer groups (12), per measure its running count
+ * (4) and non-NULL index (8), its integer (12), decimal (20) or moment (24) prefix, the float
+ * base and pairwise tables (8 + 24), the min/max deque and keys (12); per column its output
+ * (values up to 16 bytes + validity, or a 4-byte take) and a float job (8 or 24).
+ * Slow paths (BigInt prefixes of huge values) allocate outside it.
  */
 export function kernelBytesPerRow(window: ResolvedWindow): number {
-  const frames = new Set(window.columns.map((c) => JSON.stringify(c.frame))).size;
-  return 8 * frames + 12 + window.measures.length * (12 + 32 + 12) + window.columns.length * (17 + 24);
+  const cols = window.columns;
+  const framed = cols.filter((c) => c.frame !== null);
+  let bytes = 8 * new Set(framed.map((c) => JSON.stringify(c.frame))).size;
+  if (cols.some((c) => c.frame === null || c.frame.mode === 'peers' || c.frame.mode === 'groups')) bytes += 12;
+  window.measures.forEach((m, i) => {
+    const on = cols.filter((c) => c.measure === i);
+    const isFloat = m.type.kind === 'float';
+    if (m.nullable) bytes += 4;
+    if (on.some((c) => c.ignoreNulls)) bytes += 8;
+    if (on.some((c) => c.fn === 'sum' || c.fn === 'avg')) bytes += isFloat ? 8 : m.type.kind === 'decimal' ? 20 : 12;
+    if (on.some((c) => VARIANCE_FNS.has(c.fn))) bytes += isFloat ? 24 : 24;
+    if (on.some((c) => c.fn === 'min' || c.fn === 'max')) bytes += 12;
+  });
+  for (const c of cols) {
+    const isFloat = c.measure >= 0 && window.measures[c.measure]!.type.kind === 'float';
+    bytes += c.type.kind === 'decimal' ? 17 : 9;
+    if (isFloat && (c.fn === 'sum' || c.fn === 'avg')) bytes += 8;
+    if (isFloat && VARIANCE_FNS.has(c.fn)) bytes += 24;
+  }
+  return bytes;
 }
 
 export function computeWindow(input: WindowKernelInput, alloc: WindowAlloc = defaultAlloc): WindowColumnOut[] {

@@ -20,8 +20,8 @@ function source(): AsyncIterable<A.RecordBatch> {
   };
 }
 
-async function planErrorOf(columns: Record<string, WindowFn>, orderBy: string | string[] = 't'): Promise<PlanError> {
-  const df = engine.fromArrow(source()).window({ orderBy, columns });
+async function planErrorOf(columns: Record<string, WindowFn>, orderBy: string | null): Promise<PlanError> {
+  const df = engine.fromArrow(source()).window(orderBy === null ? { columns } : { orderBy, columns });
   let err: unknown;
   try {
     await df.collect();
@@ -39,7 +39,7 @@ describe('window PlanErrors before any row is read', () => {
     ['a GROUPS frame without orderBy', { a: sum('d').groups(1, 0) }, 'FRAME_WITHOUT_ORDER', 'GROUPS'],
     ['a decimal RANGE offset on an integer key', { a: nthValue('d', 2).range('0.5') }, 'INVALID_OFFSET', '0.5'],
   ] as const)('%s', async (_name, columns, code, mention) => {
-    const err = await planErrorOf(columns as unknown as Record<string, WindowFn>, code === 'FRAME_WITHOUT_ORDER' ? [] : 't');
+    const err = await planErrorOf(columns as unknown as Record<string, WindowFn>, code === 'FRAME_WITHOUT_ORDER' ? null : 't');
     expect(err.code).toBe(code);
     expect(err.message).toContain(mention);
   });

@@ -281,7 +281,8 @@ export function buildCall(call: Call): { error: string } | { both: BothOptions }
     call.cols.forEach((c, i) => {
       columns[`c${i}`] = buildBoth(c);
     });
-    const both: BothOptions = { partitionBy: call.partitionBy, orderBy: call.orderBy, columns };
+    // no order keys: no orderBy option (an empty list is a BAD_OPTION)
+    const both: BothOptions = { partitionBy: call.partitionBy, ...(call.orderBy.length ? { orderBy: call.orderBy } : {}), columns };
     windowKernelInputFromRows([], SCHEMA, engineOptions(both));
     return { both };
   } catch (e) {
@@ -309,7 +310,7 @@ export function refCall(call: Call): RefWindowOptions {
     if (c.ignoreNulls) spec.ignoreNulls = true;
     columns[`c${i}`] = spec;
   });
-  return { partitionBy: call.partitionBy, orderBy: call.orderBy, columns };
+  return { partitionBy: call.partitionBy, ...(call.orderBy.length ? { orderBy: call.orderBy } : {}), columns };
 }
 
 export const show = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x instanceof Uint8Array ? `bytes:${[...x]}` : x));
