@@ -2,8 +2,8 @@
  * Exact arithmetic helpers for the window kernels: error-free float transformations and the
  * correctly rounded float64 of an exact rational (ties to even).
  *
- * - twoSum / twoProd (Knuth, Dekker with Veltkamp splitting; no FMA in JS): a + b = s + e and
- *   a · b = p + e exactly, for operands whose product does not overflow.
+ * - twoProd (Dekker with Veltkamp splitting; no FMA in JS): a · b = p + e exactly, for operands
+ *   whose product does not overflow (window-stats inlines the same steps in its hot loop).
  * - ratioToDouble(N, D): the correctly rounded N / D for BigInt N, D (D > 0): the quotient is
  *   taken to 54+ bits with a sticky remainder, then rounded half to even. Used where values are
  *   too large for the fast path, and as the fallback of roundRatio.
@@ -16,19 +16,11 @@
 
 const SPLIT = 134217729; // 2^27 + 1
 
-/** Scratch for the two-result helpers (no allocation per call). */
-export const ef = { hi: 0, lo: 0 };
-
-/** ef = (s, e) with s = fl(a + b), s + e = a + b exactly. */
-export function twoSum(a: number, b: number): void {
-  const s = a + b;
-  const bb = s - a;
-  ef.hi = s;
-  ef.lo = a - (s - bb) + (b - bb);
-}
+/** Scratch for twoProd's two results (no allocation per call; module-private: cross-module reads go through getters under tsx). */
+const ef = { hi: 0, lo: 0 };
 
 /** ef = (p, e) with p = fl(a · b), p + e = a · b exactly (|a·b| < 2^996). */
-export function twoProd(a: number, b: number): void {
+function twoProd(a: number, b: number): void {
   const p = a * b;
   let c = SPLIT * a;
   const ah = c - (c - a);
