@@ -68,21 +68,11 @@ export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, a
 }
 
 /**
- * out[target[i]] = src[i] for every i, moving 8-byte values as two words and rows of `stride`
- * elements (decimal128: 4 words) as a unit; `valid` bytes alike.
+ * out[target[i]] = src[i] for every i, moving 8-byte values as two words; `valid` bytes alike.
  * Used to write sorted-order kernel outputs to their rows' global positions.
  */
-export function scatterValues(src: TypedArray, target: Uint32Array, out: TypedArray, stride = 1): void {
+export function scatterValues(src: TypedArray, target: Uint32Array, out: TypedArray): void {
   const n = target.length;
-  if (stride > 1) {
-    const s = src as unknown as Int32Array;
-    const d = out as unknown as Int32Array;
-    for (let i = 0; i < n; i++) {
-      const t = target[i]! * stride;
-      for (let k = 0; k < stride; k++) d[t + k] = s[i * stride + k]!;
-    }
-    return;
-  }
   if (src.BYTES_PER_ELEMENT === 8) {
     const s = new Int32Array(src.buffer, src.byteOffset, n * 2);
     const d = new Int32Array(out.buffer, out.byteOffset, out.length * 2);
