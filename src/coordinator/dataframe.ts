@@ -29,6 +29,11 @@ export interface ActionOptions {
   signal?: AbortSignal;
 }
 
+/** `stream()`'s batches; `stats` holds the RunStats of the last run once it has ended. */
+export interface RunStream extends AsyncIterable<A.RecordBatch> {
+  stats: RunStats | undefined;
+}
+
 type ExprLike = Expr | string;
 
 export class DataFrame {
@@ -114,10 +119,11 @@ export class DataFrame {
     }).then(({ value, stats }) => ({ table: value, stats }));
   }
 
-  stream(options: ActionOptions = {}): AsyncIterable<A.RecordBatch> {
+  stream(options: ActionOptions = {}): RunStream {
     const { signal: userSignal } = checkApi(actionOptions, options, 'stream()');
     const self = this;
-    return {
+    const handle: RunStream = {
+      stats: undefined,
       async *[Symbol.asyncIterator]() {
         const { stage, ctx } = await self.begin(userSignal);
         const { engine } = self;
@@ -130,9 +136,11 @@ export class DataFrame {
           throw asSluiceError(err, userSignal, engine.closeSignal);
         } finally {
           await ctx.close();
+          handle.stats = ctx.stats;
         }
       },
     };
+    return handle;
   }
 
   writeIpc(path: string, options: ActionOptions = {}): Promise<RunStats> {
@@ -194,12 +202,16 @@ export class DataFrame {
   ): Promise<{ value: T; stats: RunStats }> {
     const { engine } = this;
     const { stage, ctx } = await this.begin(userSignal);
+    // A consumer that fails mid-stream (a writer error) must still end the upstream readers
+    // (their files, decoder threads): return the iterator whatever happens.
+    const it = runStage(ctx, stage)[Symbol.asyncIterator]();
     try {
-      const value = await consume(runStage(ctx, stage), stage, ctx);
+      const value = await consume({ [Symbol.asyncIterator]: () => it }, stage, ctx);
       return { value, stats: ctx.stats };
     } catch (err) {
       throw asSluiceError(err, userSignal, engine.closeSignal);
     } finally {
+      await it.return?.(undefined).catch(() => {});
       await ctx.close();
     }
   }

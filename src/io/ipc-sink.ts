@@ -23,9 +23,8 @@ import {
   type Field,
   type Schema,
 } from 'apache-arrow';
-import type { FileHandle } from 'node:fs/promises';
 import { ExecutionError } from '../errors.js';
-import { writeFully } from './atomic.js';
+import { writeFully, type ChunkWriter } from './atomic.js';
 
 export type IpcFormat = 'file' | 'stream';
 
@@ -85,7 +84,7 @@ export class IpcAppender {
   private finished = false;
 
   constructor(
-    private readonly handle: FileHandle,
+    private readonly handle: ChunkWriter,
     readonly schema: Schema,
     readonly format: IpcFormat,
     private readonly where: string,
