@@ -2,7 +2,10 @@
 export { Engine, type EngineOptions, type CsvOptions } from './coordinator/engine.js';
 export { DataFrame, type ActionOptions, type RunStream } from './coordinator/dataframe.js';
 export { Expr, col, lit, expr, array, split, slice, cardinality, sequence } from './expr/builders.js';
-export { WindowFn, sum, count, avg, min, max } from './expr/aggregates.js';
+export {
+  WindowFn, sum, count, avg, min, max, stddev, stddevPop, variance, varPop, first, last, nthValue,
+  countDistinct, lag, lead, rowNumber, rank, denseRank, percentRank, cumeDist, ntile,
+} from './expr/aggregates.js';
 export { SluiceError, PlanError, ExecutionError, InputError, WorkerError, AbortError } from './errors.js';
 export type { RunStats, Progress, Phase } from './types/plan.js';
 export type { AsofOptions } from './ops/asof-spec.js';

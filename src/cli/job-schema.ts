@@ -3,7 +3,8 @@
  * schemas (src/options): a step `{ "op": "asofJoin", ... }` takes exactly the keys of
  * `asofJoin()`'s options, so an option added there is a job-file key too. Only what has no JSON
  * form in the API is spelled differently here: expressions are SQL text, window columns are
- * `{ "fn", "column", "rows" | "range" }`, and an ASOF right side names a source.
+ * `{ "fn", "column", "rows" | "range" | "groups", "n", "default", "ignoreNulls", "minPeriods" }`,
+ * and an ASOF right side names a source.
  *
  * `schema/job.schema.json` is generated from this file (`npm run schema`; a test checks that
  * it is up to date), so editors complete and check job files that point to it with "$schema".
@@ -39,21 +40,37 @@ const source = z.discriminatedUnion('type', [
 
 // ---- window columns ----------------------------------------------------------------------------
 
-export const WINDOW_FNS = ['sum', 'count', 'avg', 'min', 'max'] as const;
+export const WINDOW_FNS = [
+  'sum', 'count', 'avg', 'min', 'max', 'stddev', 'variance', 'stddevPop', 'varPop', 'countDistinct',
+  'first', 'last', 'nthValue', 'lag', 'lead', 'rowNumber', 'rank', 'denseRank', 'percentRank', 'cumeDist', 'ntile',
+] as const;
+const NO_COLUMN: ReadonlySet<string> = new Set(['rowNumber', 'rank', 'denseRank', 'percentRank', 'cumeDist', 'ntile']);
 
 /** A frame offset: a number, "unbounded", a duration ("7d"), or an integer written as a string. */
 const offset = () => anyOf('a number, "unbounded", a duration such as "7d", or an integer as a string', [z.number(), z.string()]);
 const frame = () =>
   anyOf('an offset or [preceding, following]', [offset(), z.array(offset(), expecting('[preceding] or [preceding, following]')).min(1, expecting('[preceding] or [preceding, following]')).max(2, expecting('[preceding] or [preceding, following]'))]);
+/** An exact integer: a JSON integer or an integer written as a string (beyond 2^53). */
+const integerArg = () =>
+  anyOf('an integer, or an integer as a string', [z.number(expecting('an integer')).int(expecting('an integer')), z.string().regex(/^\s*[+-]?\d+\s*$/, expecting('an integer as a string'))]);
+const literal = () => anyOf('a string, number, boolean or null', [z.string(), z.number(), z.boolean(), z.null()]);
 
 const windowColumn = options({
   fn: oneOf(WINDOW_FNS),
-  column: name().optional().describe('measure column (only count may omit it: count of rows)'),
+  column: name().optional().describe('measure column (count may omit it: count of rows; ranking functions take none)'),
   rows: frame().optional().describe('ROWS frame: preceding, or [preceding, following]'),
   range: frame().optional().describe('RANGE frame over the single order key'),
+  groups: frame().optional().describe('GROUPS frame: offsets count peer groups'),
+  n: integerArg().optional().describe("nthValue's n, lag/lead's rows (default 1), ntile's buckets"),
+  default: literal().optional().describe("lag/lead: the value beyond the partition's edge"),
+  ignoreNulls: z.boolean(expecting('true or false')).optional().describe('first/last/nthValue/lag/lead skip NULL values'),
+  minPeriods: int(0).optional().describe('NULL when the frame holds fewer non-NULL values'),
 }).superRefine((c, ctx) => {
-  if (c.column === undefined && c.fn !== 'count') ctx.addIssue({ code: 'custom', path: ['column'], input: undefined, message: `Expected a column name (only count may omit it), got nothing` });
-  if (c.rows !== undefined && c.range !== undefined) ctx.addIssue({ code: 'custom', input: c, message: 'Expected either "rows" or "range", got both' });
+  if (c.column === undefined && c.fn !== 'count' && !NO_COLUMN.has(c.fn)) {
+    ctx.addIssue({ code: 'custom', path: ['column'], input: undefined, message: `Expected a column name (only count may omit it), got nothing` });
+  }
+  const frames = (['rows', 'range', 'groups'] as const).filter((m) => c[m] !== undefined);
+  if (frames.length > 1) ctx.addIssue({ code: 'custom', input: c, message: `Expected one of "rows", "range" or "groups", got ${frames.map((m) => JSON.stringify(m)).join(' and ')}` });
 });
 
 export type WindowColumnSpec = z.output<typeof windowColumn>;
@@ -79,7 +96,7 @@ const step: z.ZodType<StepSpec> = z.lazy(() =>
     options({ op: z.literal('withColumns'), columns: entries('an object { "name": "SQL expression" }', sql()) }),
     options({ op: z.literal('limit'), n: int(0) }),
     options({ op: z.literal('explode'), columns: sqlList(), ...explodeShape }),
-    options({ op: z.literal('window'), ...windowShape, columns: entries('an object { "name": { "fn", "column", "rows" | "range" } }', windowColumn) }),
+    options({ op: z.literal('window'), ...windowShape, columns: entries('an object { "name": { "fn", "column", "rows" | "range" | "groups", ... } }', windowColumn) }),
     options({ op: z.literal('asofJoin'), right: anyOf('a source name or { "source", "steps" }', [name('a source name'), asofRight]), ...asofShape }),
   ]),
 );

@@ -9,7 +9,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { avg, count, expr, max, min, PlanError, sum, type DataFrame, type Engine, type WindowFn } from '../index.js';
+import {
+  avg, count, countDistinct, cumeDist, denseRank, expr, first, lag, last, lead, max, min, nthValue, ntile, percentRank, PlanError, rank,
+  rowNumber, stddev, stddevPop, sum, variance, varPop, type DataFrame, type Engine, type WindowFn,
+} from '../index.js';
 import { firstProblem, jsonPath, suggest } from '../options/kit.js';
 import { generate } from './demo-data.js';
 import { JobError } from './errors.js';
@@ -113,11 +116,42 @@ function openSource(engine: Engine, spec: SourceSpec, dir: string): DataFrame {
 const list = (v: string | string[]): string[] => (typeof v === 'string' ? [v] : v);
 
 function windowFn(spec: WindowColumnSpec): WindowFn {
-  const base = spec.fn === 'count' ? count(spec.column) : { sum, avg, min, max }[spec.fn](spec.column!);
-  const frame = spec.rows ?? spec.range;
-  if (frame === undefined) return base;
-  const [preceding, following = 0] = Array.isArray(frame) ? frame : [frame];
-  return spec.rows !== undefined ? base.rows(exact(preceding!), exact(following)) : base.range(exact(preceding!), exact(following));
+  const c = spec.column!;
+  const n = spec.n === undefined ? undefined : typeof spec.n === 'string' ? BigInt(spec.n.trim()) : spec.n;
+  let fn: WindowFn;
+  switch (spec.fn) {
+    case 'count':
+      fn = count(spec.column);
+      break;
+    case 'nthValue':
+      fn = nthValue(c, n as number | bigint);
+      break;
+    case 'lag':
+    case 'lead':
+      fn = (spec.fn === 'lag' ? lag : lead)(c, n ?? 1, spec.default);
+      break;
+    case 'ntile':
+      fn = ntile(n as number | bigint);
+      break;
+    case 'rowNumber':
+    case 'rank':
+    case 'denseRank':
+    case 'percentRank':
+    case 'cumeDist':
+      fn = { rowNumber, rank, denseRank, percentRank, cumeDist }[spec.fn]();
+      break;
+    default:
+      fn = { sum, avg, min, max, stddev, variance, stddevPop, varPop, countDistinct, first, last }[spec.fn](c);
+  }
+  const mode = spec.rows !== undefined ? 'rows' : spec.range !== undefined ? 'range' : spec.groups !== undefined ? 'groups' : null;
+  if (mode !== null) {
+    const frame = spec[mode]!;
+    const [preceding, following = 0] = Array.isArray(frame) ? frame : [frame];
+    fn = fn[mode](exact(preceding!), exact(following));
+  }
+  if (spec.minPeriods !== undefined) fn = fn.minPeriods(spec.minPeriods);
+  if (spec.ignoreNulls) fn = fn.ignoreNulls();
+  return fn;
 }
 
 /** Re-raise a PlanError with the JSON path of the step that caused it. */

@@ -17,7 +17,7 @@ import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys
 import { schemaFromArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
 import { bitmapToBytes, sliceBitmap } from './bits.js';
 import { type Allocator, sharedAlloc } from './arena.js';
-import { concatData, gatherData } from './gather.js';
+import { concatData, gatherData, offsetsOf } from './gather.js';
 
 export type { TypedArrayConstructor };
 
@@ -49,7 +49,8 @@ export function toSharedData(data: A.Data, alloc: Allocator = sharedAlloc): A.Da
     case A.Type.Float:
     case A.Type.Date:
     case A.Type.Timestamp:
-    case A.Type.Duration: {
+    case A.Type.Duration:
+    case A.Type.Decimal: {
       const values = data.values as TypedArray;
       const stride = data.stride;
       return A.makeData({ ...base, type: t as A.Int, data: copyShared(values.subarray(0, n * stride), alloc) as never });
@@ -236,12 +237,18 @@ export function toKeyColumn(data: A.Data): KeyColumn {
     case 'utf8':
     case 'binary':
       return { type: t, length: n, values: data.values as Uint8Array, offsets: (data.valueOffsets as Int32Array).subarray(0, n + 1), valid };
+    case 'largeUtf8':
+    case 'largeBinary':
+      // 64-bit offsets as 32-bit ones: one partition's key bytes stay far below 2^31.
+      return { type: t, length: n, values: data.values as Uint8Array, offsets: Int32Array.from(offsetsOf(data)), valid };
     case 'int':
     case 'float':
     case 'date':
     case 'timestamp':
     case 'duration':
       return { type: t, length: n, values: (data.values as TypedArray).subarray(0, n), offsets: null, valid };
+    case 'decimal':
+      return { type: t, length: n, values: (data.values as Uint32Array).subarray(0, 4 * n), offsets: null, valid };
     case 'null':
       return { type: t, length: n, values: new Uint8Array(n), offsets: null, valid: new Uint8Array(n) };
     default:

@@ -9,6 +9,7 @@ import { fieldToArrow } from '../columns/arrow-types.js';
 import { appendColumns } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
+import { kernelBytesPerRow } from '../ops/window.js';
 import type { FieldDesc } from '../types/column.js';
 import { fixedWidth } from './column-widths.js';
 import { ingest } from './ingest.js';
@@ -45,10 +46,9 @@ export function planWindowRouting(resolved: ResolvedWindow): WindowStagePlan {
  * permutation), permuted keys and measures, frames, prefixes and the outputs in sorted order.
  */
 function windowScratch(r: ResolvedWindow, rows: number, inputBytes: number): number {
-  const frames = new Set(r.columns.map((c) => JSON.stringify(c.frame))).size;
   const permuted = [...r.orderBy, ...r.measures].reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 0);
   const outputs = r.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 2, 0);
-  return inputBytes + rows * (48 + 8 * frames + 16 * r.measures.length + permuted + outputs);
+  return inputBytes + rows * (48 + kernelBytesPerRow(r) + permuted + outputs);
 }
 
 export async function* execWindow(

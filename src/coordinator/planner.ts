@@ -151,7 +151,7 @@ export function explainStage(stage: Stage, threads: number, partitions: number, 
         `${indent}Window`,
         `${next}partitioning: ${r.partitionBy.length === 0 ? 'none (no PARTITION BY): 1 partition' : `hash(${r.partitionBy.map((c) => c.column).join(', ')}) into ${parts} partitions, seeded`}`,
         `${next}sort per partition: (${[...r.partitionBy.map((c) => `${c.column} group`), ...r.orderBy.map((o) => `${o.column} ${o.descending ? 'DESC' : 'ASC'} NULLS ${o.nulls.toUpperCase()}`), 'row id'].join(', ')}) by LSD radix argsort, once`,
-        ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? '*' : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c, r)}`),
+        ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? (c.fn === 'count' ? '*' : '') : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c, r)}`),
         `${next}output: input order (row ids), columns appended`,
       ];
       return [...lines, ...explainStage(stage.input, threads, partitions, next)];
@@ -163,8 +163,40 @@ export function explainStage(stage: Stage, threads: number, partitions: number, 
 
 function windowAlgorithm(c: ResolvedWindow['columns'][number], r: ResolvedWindow): string {
   const measure = c.measure < 0 ? null : r.measures[c.measure]!;
-  if (c.fn === 'min' || c.fn === 'max') return 'monotonic deque (O(1) amortized)';
-  if (c.fn === 'count') return 'differences of a running non-NULL count';
-  if (measure && measure.type.kind === 'float') return 'pairwise block sums per frame (no prefix differences; error bounded by the frame\'s own values)';
-  return 'differences of one running prefix per measure (exact 64-bit wrapping), shared by every horizon';
+  const isFloat = measure !== null && measure.type.kind === 'float';
+  const mods = `${c.ignoreNulls ? ', ignoring NULLs' : ''}${c.minPeriods > 0 ? `, NULL below ${c.minPeriods} values` : ''}`;
+  switch (c.fn) {
+    case 'min':
+    case 'max':
+      return `monotonic deque (O(1) amortized)${mods}`;
+    case 'count':
+      return `differences of a running non-NULL count${mods}`;
+    case 'countDistinct':
+      return `sliding multiset of value ids (O(1) amortized)${mods}`;
+    case 'first':
+    case 'last':
+    case 'nthValue':
+      return `${c.ignoreNulls ? 'index of the n-th non-NULL row (running count + positions)' : 'frame index arithmetic'} (O(1))${mods}`;
+    case 'lag':
+    case 'lead':
+      return `row offset ${Math.abs(c.n)} ${c.n >= 0 ? 'back' : 'ahead'}${c.ignoreNulls ? ' over non-NULL rows (running count + positions)' : ''} (O(1))${c.default ? ', with a default' : ''}`;
+    case 'rowNumber':
+    case 'rank':
+    case 'denseRank':
+    case 'percentRank':
+    case 'cumeDist':
+    case 'ntile':
+      return `peer groups of the order keys (O(1) per row)${c.fn === 'ntile' ? `, ${c.n} buckets` : ''}`;
+    case 'stddev':
+    case 'variance':
+    case 'stddevPop':
+    case 'varPop':
+      return isFloat
+        ? `pairwise blocks of (count, mean, M2) merged with Chan's formula (error bounded by the frame's own values)${mods}`
+        : `exact prefix sums of x and x^2, one rounding at the end (O(1) per row)${mods}`;
+    default:
+      if (isFloat) return `pairwise block sums per frame (no prefix differences; error bounded by the frame's own values)${mods}`;
+      if (measure?.type.kind === 'decimal') return `differences of one exact 160-bit prefix per measure (NULL beyond 38 digits)${mods}`;
+      return `differences of one running prefix per measure (exact 64-bit wrapping), shared by every horizon${mods}`;
+  }
 }

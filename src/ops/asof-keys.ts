@@ -76,10 +76,10 @@ export const UNIT_RANK: Readonly<Record<AsofUnit, number>> = { day: 0, s: 1, ms:
 const P32 = 4294967296;
 const P52 = 4503599627370496;
 
-/** The temporal unit of a DATE/TIMESTAMP type. */
+/** The temporal unit of a DATE/TIMESTAMP/DURATION type. */
 export function temporalUnit(t: TypeDesc): AsofUnit {
   if (t.kind === 'date') return t.unit === 'day' ? 'day' : 'ms';
-  if (t.kind === 'timestamp') return t.unit;
+  if (t.kind === 'timestamp' || t.kind === 'duration') return t.unit;
   throw new Error(`not a temporal type: ${t.kind}`);
 }
 

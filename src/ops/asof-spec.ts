@@ -5,7 +5,8 @@
  * before any row is read; it returns a `ResolvedAsof` the worker and kernel trust.
  *
  * Key classes: integer (any widths/signedness together), float (float32/float64), temporal
- * (DATE and TIMESTAMP of any unit; zoned and zone-less TIMESTAMPs do not mix), string
+ * (DATE and TIMESTAMP of any unit; zoned and zone-less TIMESTAMPs do not mix; DURATIONs of any
+ * unit pair only with each other, compared as elapsed time), string
  * (utf8/largeUtf8; backward/forward, no tolerance). Temporal keys are converted to one common
  * unit: the finest of both keys' units and of the tolerance's unit (date32 counts as `day`,
  * date64 as `ms`), so the tolerance is an exact integer count of that unit.
@@ -120,6 +121,7 @@ function keyClass(t: TypeDesc): AsofKeyClass | null {
       return t.bits === 16 ? null : 'float';
     case 'date':
     case 'timestamp':
+    case 'duration':
       return 'temporal';
     case 'utf8':
     case 'largeUtf8':
@@ -140,6 +142,9 @@ function byClass(t: TypeDesc): string | null {
       return 'date';
     case 'timestamp':
       return t.timezone === null ? 'timestamp (zone-less)' : 'timestamp (zoned)';
+    case 'duration':
+      // Equal elapsed times are equal values only within one unit (hashing and grouping read raw values).
+      return `duration[${t.unit}]`;
     case 'utf8':
     case 'largeUtf8':
       return 'string';
@@ -253,7 +258,7 @@ export function resolveAsof(options: AsofOptions, leftSchema: FieldDesc[], right
     if (c === null) {
       fail(
         'UNSUPPORTED_KEY_TYPE',
-        `\`on\` column ${show(ref.name)} of the ${side} input has type ${typeToString(ref.type)}; expected an integer, float32/float64, date, timestamp or string column`,
+        `\`on\` column ${show(ref.name)} of the ${side} input has type ${typeToString(ref.type)}; expected an integer, float32/float64, date, timestamp, duration or string column`,
         { column: ref.name, side, type: typeToString(ref.type) },
       );
     }
@@ -266,6 +271,13 @@ export function resolveAsof(options: AsofOptions, leftSchema: FieldDesc[], right
     );
   }
   const cls = lc!;
+  if ((left.type.kind === 'duration') !== (right.type.kind === 'duration')) {
+    fail(
+      'KEY_TYPE_MISMATCH',
+      `\`on\` keys ${show(left.name)} (${typeToString(left.type)}) and ${show(right.name)} (${typeToString(right.type)}) cannot be compared: a duration (elapsed time) pairs only with a duration`,
+      { column: left.name, leftType: typeToString(left.type), rightType: typeToString(right.type) },
+    );
+  }
   const lZoned = left.type.kind === 'timestamp' && left.type.timezone !== null;
   const rZoned = right.type.kind === 'timestamp' && right.type.timezone !== null;
   if (left.type.kind === 'timestamp' && right.type.kind === 'timestamp' && lZoned !== rZoned) {
@@ -291,7 +303,7 @@ export function resolveAsof(options: AsofOptions, leftSchema: FieldDesc[], right
     }
     if (typeof tol === 'string') {
       if (cls !== 'temporal') {
-        fail('BAD_TOLERANCE', `duration tolerance ${show(tol)} needs date/timestamp keys, but ${show(left.name)} is ${typeToString(left.type)}; give a number`, { column: left.name, value: tol });
+        fail('BAD_TOLERANCE', `duration tolerance ${show(tol)} needs date/timestamp/duration keys, but ${show(left.name)} is ${typeToString(left.type)}; give a number`, { column: left.name, value: tol });
       }
       const ns = parseAsofDuration(tol);
       tolExact = ns;

@@ -21,6 +21,7 @@ export type TypedArray =
  * - fixed width (int, float, date, timestamp, duration): `values` is the natural typed array
  *   (Int8Array … BigInt64Array/BigUint64Array, Float32Array/Float64Array; date32 Int32Array,
  *   date64/timestamp/duration BigInt64Array); float16 is not supported as a key.
+ * - decimal128: `values` is a Uint32Array of 4 words per row (little-endian two's complement).
  * - bool: `values` is a Uint8Array with one byte (0 or 1) per row.
  * - utf8/binary: `values` is the byte Uint8Array and `offsets` an Int32Array of length+1
  *   (offsets[0] need not be 0); row i is bytes offsets[i]..offsets[i+1].
