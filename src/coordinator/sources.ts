@@ -1,11 +1,20 @@
 /**
  * Sources: lazy producers of record batches with a schema known before any row is read
  * (except a one-shot async iterable, whose schema comes with its first batch).
- * Dictionary columns are decoded on the way in so every later stage sees plain columns.
+ * Every batch is made plain on the way in (io/arrow-input.ts: this apache-arrow copy's objects,
+ * dictionaries decoded, view types converted, empty buffers filled in).
  */
 import * as A from 'apache-arrow';
-import { decodeDictionary } from '../columns/shared.js';
 import { InputError, PlanError } from '../errors.js';
+import {
+  isRecordBatchLike,
+  isTableLike,
+  plainBatch,
+  plainSchema,
+  type RecordBatchLike,
+  type SchemaLike,
+  type TableLike,
+} from '../io/arrow-input.js';
 import { readCsvBatches, readCsvSchema } from '../io/csv.js';
 import { readIpcBatches, readIpcSchema } from '../io/ipc.js';
 import { readParquetBatches, readParquetSchema } from '../io/parquet.js';
@@ -22,23 +31,35 @@ export interface Source {
 export type ArrowInput =
   | A.Table
   | A.RecordBatch
-  | Iterable<A.RecordBatch>
-  | AsyncIterable<A.RecordBatch>;
+  | TableLike
+  | RecordBatchLike
+  | Iterable<A.RecordBatch | RecordBatchLike>
+  | AsyncIterable<A.RecordBatch | RecordBatchLike>;
 
+/**
+ * A source over the caller's Arrow data, from this or any other apache-arrow copy (recognized
+ * structurally, see io/arrow-input.ts). Every batch must have the first batch's column names
+ * and types: a batch that differs is an InputError naming the batch and the column.
+ */
 export function arrowSource(input: ArrowInput): Source {
-  if (input instanceof A.Table) return memorySource(input.schema, input.batches, `Arrow table (${input.numRows} rows)`);
-  if (input instanceof A.RecordBatch) return memorySource(input.schema, [input], `Arrow batch (${input.numRows} rows)`);
-  if (input && typeof (input as Iterable<A.RecordBatch>)[Symbol.iterator] === 'function') {
-    const batches = [...(input as Iterable<A.RecordBatch>)];
-    checkBatches(batches);
+  if (isTableLike(input)) return memorySource(input.schema, input.batches, `Arrow table (${input.numRows} rows)`);
+  if (isRecordBatchLike(input)) return memorySource(input.schema, [input], `Arrow batch (${input.numRows} rows)`);
+  if (isObject(input) && typeof (input as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    const batches = [...(input as Iterable<unknown>)];
+    batches.forEach((b, i) => {
+      if (!isRecordBatchLike(b)) throw new PlanError('BAD_SOURCE', `fromArrow: item ${i} is ${describe(b)}, not an Arrow RecordBatch`);
+    });
     if (batches.length === 0) throw new PlanError('EMPTY_SOURCE', 'fromArrow: an empty list of batches has no schema; pass an empty Table instead');
-    return memorySource(batches[0]!.schema, batches, `${batches.length} Arrow batches`);
+    const first = batches[0] as RecordBatchLike;
+    return memorySource(first.schema, batches as RecordBatchLike[], `${batches.length} Arrow batches`);
   }
-  if (input && typeof (input as AsyncIterable<A.RecordBatch>)[Symbol.asyncIterator] === 'function') {
-    return asyncSource(input as AsyncIterable<A.RecordBatch>);
+  if (isObject(input) && typeof (input as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
+    return asyncSource(input as AsyncIterable<unknown>);
   }
   throw new PlanError('BAD_SOURCE', `fromArrow expects an Arrow Table, RecordBatch, or an (async) iterable of RecordBatches, got ${describe(input)}`);
 }
+
+const isObject = (x: unknown): x is object => typeof x === 'object' && x !== null;
 
 function describe(x: unknown): string {
   if (x === null) return 'null';
@@ -46,54 +67,90 @@ function describe(x: unknown): string {
   return typeof x;
 }
 
-function checkBatches(batches: unknown[]): void {
-  batches.forEach((b, i) => {
-    if (!(b instanceof A.RecordBatch)) throw new PlanError('BAD_SOURCE', `fromArrow: item ${i} is ${describe(b)}, not an Arrow RecordBatch`);
-  });
-}
+const WHERE = 'fromArrow';
 
-function memorySource(schema: A.Schema, batches: A.RecordBatch[], label: string): Source {
+function memorySource(schema: SchemaLike, batches: readonly RecordBatchLike[], label: string): Source {
   const plain = plainSchema(schema);
   return {
     label,
     owned: false,
     schema: async () => plain,
     async *batches() {
-      for (const b of batches) yield plainBatch(b, plain);
+      for (let i = 0; i < batches.length; i++) yield checkedBatch(batches[i]!, plain, i);
     },
   };
 }
 
+/**
+ * `batch` (number `index` of its source, from 0) as a plain batch of `schema`; InputError
+ * SCHEMA_MISMATCH when its columns differ from the source's (nullability aside).
+ */
+function checkedBatch(batch: RecordBatchLike, schema: A.Schema, index: number): A.RecordBatch {
+  if (batch.schema !== schema) {
+    const got = plainSchema(batch.schema).fields;
+    const want = schema.fields;
+    const at = `batch ${index + 1} (counting from 1)`;
+    for (let c = 0; c < Math.max(got.length, want.length); c++) {
+      const g = got[c];
+      const w = want[c];
+      if (!g || !w || g.name !== w.name) {
+        throw new InputError(
+          'SCHEMA_MISMATCH',
+          `${WHERE}: ${at} has columns (${got.map((f) => f.name).join(', ')}) but the first batch has (${want.map((f) => f.name).join(', ')})`,
+          { batch: index + 1, column: (w ?? g)!.name },
+        );
+      }
+      if (!A.util.compareTypes(g.type, w.type)) {
+        throw new InputError('SCHEMA_MISMATCH', `${WHERE}: ${at} has column ${w.name} of type ${String(g.type)}, but the first batch has ${String(w.type)}`, {
+          batch: index + 1,
+          column: w.name,
+        });
+      }
+    }
+  }
+  return plainBatch(batch, schema, `${WHERE}, batch ${index + 1}`);
+}
+
 /** One-shot async iterable: the first batch is read to learn the schema and replayed. */
-function asyncSource(iterable: AsyncIterable<A.RecordBatch>): Source {
-  let iterator: AsyncIterator<A.RecordBatch> | null = null;
-  let first: Promise<IteratorResult<A.RecordBatch>> | null = null;
+function asyncSource(iterable: AsyncIterable<unknown>): Source {
+  let iterator: AsyncIterator<unknown> | null = null;
+  let first: Promise<IteratorResult<unknown>> | null = null;
   let used = false;
   const peek = () => {
     iterator ??= iterable[Symbol.asyncIterator]();
     first ??= iterator.next();
     return first;
   };
+  const asBatch = (x: unknown, index: number): RecordBatchLike => {
+    if (!isRecordBatchLike(x)) throw new InputError('BAD_BATCH', `${WHERE}: item ${index + 1} of the async iterable is ${describe(x)}, not an Arrow RecordBatch`, { batch: index + 1 });
+    return x;
+  };
+  let schema: A.Schema | null = null;
   return {
     label: 'async iterable of Arrow batches',
     owned: false,
     async schema() {
+      if (schema) return schema;
       const r = await peek();
       if (r.done) throw new PlanError('EMPTY_SOURCE', 'fromArrow: the async iterable produced no batch, so it has no schema');
-      if (!(r.value instanceof A.RecordBatch)) throw new PlanError('BAD_SOURCE', `fromArrow: the async iterable produced ${describe(r.value)}, not an Arrow RecordBatch`);
-      return plainSchema(r.value.schema);
+      if (!isRecordBatchLike(r.value)) throw new PlanError('BAD_SOURCE', `fromArrow: the async iterable produced ${describe(r.value)}, not an Arrow RecordBatch`);
+      schema = plainSchema(r.value.schema);
+      return schema;
     },
     async *batches() {
       if (used) throw new PlanError('SOURCE_CONSUMED', 'fromArrow: this async iterable was already consumed by an earlier run; pass a Table or a re-iterable source to run a plan twice');
       used = true;
-      const schema = await this.schema();
+      const s = await this.schema();
       const head = await peek();
-      if (!head.done) yield plainBatch(head.value, schema);
-      for (;;) {
-        const r = await iterator!.next();
-        if (r.done) return;
-        if (!(r.value instanceof A.RecordBatch)) throw new InputError('BAD_BATCH', `fromArrow: the async iterable produced ${describe(r.value)}, not an Arrow RecordBatch`);
-        yield plainBatch(r.value, schema);
+      try {
+        if (!head.done) yield checkedBatch(asBatch(head.value, 0), s, 0);
+        for (let i = 1; ; i++) {
+          const r = await iterator!.next();
+          if (r.done) return;
+          yield checkedBatch(asBatch(r.value, i), s, i);
+        }
+      } finally {
+        await iterator!.return?.();
       }
     },
   };
@@ -116,37 +173,7 @@ export function fileSource(kind: 'ipc' | 'parquet' | 'csv', path: string, csvOpt
     schema: getSchema,
     async *batches(signal?: AbortSignal) {
       const s = await getSchema();
-      for await (const b of readers.batches(signal)) yield plainBatch(b, s);
+      for await (const b of readers.batches(signal)) yield plainBatch(b, s, path);
     },
   };
 }
-
-/** The schema with dictionary fields replaced by their value types. */
-function plainSchema(schema: A.Schema): A.Schema {
-  if (!schema.fields.some((f) => hasDictionary(f.type))) return schema;
-  return new A.Schema(schema.fields.map((f) => plainField(f)), schema.metadata);
-}
-
-function plainField(f: A.Field): A.Field {
-  return new A.Field(f.name, plainType(f.type), f.nullable, f.metadata);
-}
-
-function plainType(t: A.DataType): A.DataType {
-  if (t.typeId === A.Type.Dictionary) return plainType((t as A.Dictionary).dictionary);
-  if (t.typeId === A.Type.Struct) return new A.Struct((t as A.Struct).children.map(plainField));
-  if (t.typeId === A.Type.List) return new A.List(plainField((t as A.List).children[0]!));
-  return t;
-}
-
-function hasDictionary(t: A.DataType): boolean {
-  return t.typeId === A.Type.Dictionary || (t.children ?? []).some((c) => hasDictionary(c.type));
-}
-
-/** A batch under the plain schema: top-level dictionary columns decoded. */
-function plainBatch(batch: A.RecordBatch, schema: A.Schema): A.RecordBatch {
-  if (batch.schema === schema) return batch;
-  const columns = batch.data.children.map((c) => (c.typeId === A.Type.Dictionary ? decodeDictionary(c as A.Data<A.Dictionary>) : c));
-  const data = A.makeData({ type: new A.Struct(schema.fields), length: batch.numRows, nullCount: 0, children: columns });
-  return new A.RecordBatch(schema, data);
-}
-
