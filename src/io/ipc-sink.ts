@@ -7,6 +7,9 @@
  * SharedArrayBuffers (batches built over shared partition buffers): `writev` takes those
  * as they are, no copy.
  *
+ * Buffers are compressed with LZ4_FRAME or ZSTD when asked (the zstd encoder must be loaded
+ * first: ipc-codecs.ts `prepareIpcCompression`).
+ *
  * Every batch must have the types of the writer's schema; a batch whose field names or
  * nullability differ is re-labelled with the writer's schema (arrow's writer would otherwise
  * silently end the stream on a "new" schema).
@@ -14,6 +17,7 @@
 import {
   AsyncByteQueue,
   makeData,
+  Message,
   RecordBatch,
   Struct,
   vectorFromArray,
@@ -26,6 +30,7 @@ import {
 import type { FileHandle } from 'node:fs/promises';
 import { ExecutionError } from '../errors.js';
 import { writeFully } from './atomic.js';
+import { compressionType, type IpcCompression } from './ipc-codecs.js';
 
 export type IpcFormat = 'file' | 'stream';
 
@@ -77,6 +82,16 @@ export function emptyBatch(schema: Schema): RecordBatch {
   return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 0, nullCount: 0, children }));
 }
 
+/**
+ * The IPC file format with the leading schema message that pyarrow, Polars and Arrow C++ write
+ * (apache-arrow leaves it out): readers can then check the footer's schema against it.
+ */
+class SchemaLeadingFileWriter extends RecordBatchFileWriter {
+  protected override _writeSchema(schema: Schema): this {
+    return this._writeMagic()._writePadding(2)._writeMessage(Message.from(schema));
+  }
+}
+
 export class IpcAppender {
   rows = 0;
   bytes = 0;
@@ -89,8 +104,10 @@ export class IpcAppender {
     readonly schema: Schema,
     readonly format: IpcFormat,
     private readonly where: string,
+    compression: IpcCompression = 'none',
   ) {
-    this.writer = format === 'file' ? new RecordBatchFileWriter() : new RecordBatchStreamWriter();
+    const options = { compressionType: compressionType(compression) };
+    this.writer = format === 'file' ? new SchemaLeadingFileWriter(options) : new RecordBatchStreamWriter(options);
     // reset(sink, schema) adopts our queue (it is an AsyncByteQueue) and writes the schema message
     this.writer.reset(this.sink as never, schema);
   }
