@@ -9,7 +9,10 @@ import { AbortError, ExecutionError, PlanError, SluiceError } from '../errors.js
 import type { Expr } from '../expr/builders.js';
 import { writeCsvAtomic } from '../io/csv-write.js';
 import { writeIpcAtomic } from '../io/ipc.js';
-import { writeParquetAtomic } from '../io/parquet.js';
+import type { IpcCompression } from '../io/ipc-codecs.js';
+import { writeParquetAtomic, type ParquetCompression } from '../io/parquet.js';
+import { writeParquetDataset } from '../io/parquet-dataset.js';
+import { checkIpcWriteOptions, checkParquetWriteOptions } from './write-options.js';
 import type { AsofOptions } from '../ops/asof-spec.js';
 import type { WindowOptions } from '../ops/window-spec.js';
 import type { ExplodeOptions, PlanNode, RunStats } from '../types/plan.js';
@@ -21,6 +24,22 @@ import type { Source } from './sources.js';
 
 export interface ActionOptions {
   signal?: AbortSignal;
+}
+
+export interface IpcWriteOptions extends ActionOptions {
+  /** 'file' (default) or 'stream' */
+  format?: 'file' | 'stream';
+  /** 'none' (default), 'lz4' (LZ4_FRAME) or 'zstd' */
+  compression?: IpcCompression;
+}
+
+export interface ParquetWriteOptions extends ActionOptions {
+  /** default 'zstd' */
+  compression?: ParquetCompression;
+  /** rows per row group (default 131072) */
+  rowGroupSize?: number;
+  /** columns whose values name Hive-style folders (`key=value/`) under `path` */
+  partitionBy?: string | string[];
 }
 
 type ExprLike = Expr | string;
@@ -125,12 +144,17 @@ export class DataFrame {
     };
   }
 
-  writeIpc(path: string, options: ActionOptions = {}): Promise<RunStats> {
-    return this.write(path, options, (schema, batches, signal) => writeIpcAtomic(path, schema, batches, { signal }));
+  writeIpc(path: string, options: IpcWriteOptions = {}): Promise<RunStats> {
+    const opts = checkIpcWriteOptions(options);
+    return this.write(path, options, (schema, batches, signal) => writeIpcAtomic(path, schema, batches, { ...opts, signal }));
   }
 
-  writeParquet(path: string, options: ActionOptions = {}): Promise<RunStats> {
-    return this.write(path, options, (schema, batches, signal) => writeParquetAtomic(path, schema, batches, { signal }));
+  writeParquet(path: string, options: ParquetWriteOptions = {}): Promise<RunStats> {
+    const opts = checkParquetWriteOptions(options);
+    return this.write(path, options, async (schema, batches, signal) => {
+      if (opts.partitionBy.length > 0) return writeParquetDataset(path, schema, batches, { ...opts, signal });
+      return writeParquetAtomic(path, schema, batches, { ...opts, signal });
+    });
   }
 
   writeCsv(path: string, options: ActionOptions = {}): Promise<RunStats> {

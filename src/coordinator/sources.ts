@@ -15,9 +15,8 @@ import {
   type SchemaLike,
   type TableLike,
 } from '../io/arrow-input.js';
-import { readCsvBatches, readCsvSchema } from '../io/csv.js';
-import { readIpcBatches, readIpcSchema } from '../io/ipc.js';
-import { readParquetBatches, readParquetSchema } from '../io/parquet.js';
+import { expandDataset, FORMAT_NAMES, type Dataset, type FileFormat } from '../io/dataset.js';
+import { constantColumn, hiveFields } from '../io/hive.js';
 
 export interface Source {
   /** For explain(). */
@@ -85,7 +84,7 @@ function memorySource(schema: SchemaLike, batches: readonly RecordBatchLike[], l
  * `batch` (number `index` of its source, from 0) as a plain batch of `schema`; InputError
  * SCHEMA_MISMATCH when its columns differ from the source's (nullability aside).
  */
-function checkedBatch(batch: RecordBatchLike, schema: A.Schema, index: number): A.RecordBatch {
+function checkedBatch(batch: RecordBatchLike, schema: A.Schema, index: number, where = WHERE): A.RecordBatch {
   if (batch.schema !== schema) {
     const got = plainSchema(batch.schema).fields;
     const want = schema.fields;
@@ -96,23 +95,23 @@ function checkedBatch(batch: RecordBatchLike, schema: A.Schema, index: number): 
       if (!g || !w || g.name !== w.name) {
         throw new InputError(
           'SCHEMA_MISMATCH',
-          `${WHERE}: ${at} has columns (${got.map((f) => f.name).join(', ')}) but the first batch has (${want.map((f) => f.name).join(', ')})`,
+          `${where}: ${at} has columns (${got.map((f) => f.name).join(', ')}) but the first batch has (${want.map((f) => f.name).join(', ')})`,
           { batch: index + 1, column: (w ?? g)!.name },
         );
       }
       if (!A.util.compareTypes(g.type, w.type)) {
-        throw new InputError('SCHEMA_MISMATCH', `${WHERE}: ${at} has column ${w.name} of type ${String(g.type)}, but the first batch has ${String(w.type)}`, {
+        throw new InputError('SCHEMA_MISMATCH', `${where}: ${at} has column ${w.name} of type ${String(g.type)}, but the first batch has ${String(w.type)}`, {
           batch: index + 1,
           column: w.name,
         });
       }
     }
   }
-  return plainBatch(batch, schema, `${WHERE}, batch ${index + 1}`);
+  return plainBatch(batch, schema, `${where}, batch ${index + 1}`);
 }
 
 /** One-shot async iterable: the first batch is read to learn the schema and replayed. */
-function asyncSource(iterable: AsyncIterable<unknown>): Source {
+function asyncSource(iterable: AsyncIterable<unknown>, where = WHERE): Source {
   let iterator: AsyncIterator<unknown> | null = null;
   let first: Promise<IteratorResult<unknown>> | null = null;
   let used = false;
@@ -122,7 +121,7 @@ function asyncSource(iterable: AsyncIterable<unknown>): Source {
     return first;
   };
   const asBatch = (x: unknown, index: number): RecordBatchLike => {
-    if (!isRecordBatchLike(x)) throw new InputError('BAD_BATCH', `${WHERE}: item ${index + 1} of the async iterable is ${describe(x)}, not an Arrow RecordBatch`, { batch: index + 1 });
+    if (!isRecordBatchLike(x)) throw new InputError('BAD_BATCH', `${where}: item ${index + 1} of the async iterable is ${describe(x)}, not an Arrow RecordBatch`, { batch: index + 1 });
     return x;
   };
   let schema: A.Schema | null = null;
@@ -132,22 +131,22 @@ function asyncSource(iterable: AsyncIterable<unknown>): Source {
     async schema() {
       if (schema) return schema;
       const r = await peek();
-      if (r.done) throw new PlanError('EMPTY_SOURCE', 'fromArrow: the async iterable produced no batch, so it has no schema');
-      if (!isRecordBatchLike(r.value)) throw new PlanError('BAD_SOURCE', `fromArrow: the async iterable produced ${describe(r.value)}, not an Arrow RecordBatch`);
+      if (r.done) throw new PlanError('EMPTY_SOURCE', `${where}: the async iterable produced no batch, so it has no schema`);
+      if (!isRecordBatchLike(r.value)) throw new PlanError('BAD_SOURCE', `${where}: the async iterable produced ${describe(r.value)}, not an Arrow RecordBatch`);
       schema = plainSchema(r.value.schema);
       return schema;
     },
     async *batches() {
-      if (used) throw new PlanError('SOURCE_CONSUMED', 'fromArrow: this async iterable was already consumed by an earlier run; pass a Table or a re-iterable source to run a plan twice');
+      if (used) throw new PlanError('SOURCE_CONSUMED', `${where}: this one-shot input was already consumed by an earlier run; pass a Table or a file to run a plan twice`);
       used = true;
       const s = await this.schema();
       const head = await peek();
       try {
-        if (!head.done) yield checkedBatch(asBatch(head.value, 0), s, 0);
+        if (!head.done) yield checkedBatch(asBatch(head.value, 0), s, 0, where);
         for (let i = 1; ; i++) {
           const r = await iterator!.next();
           if (r.done) return;
-          yield checkedBatch(asBatch(r.value, i), s, i);
+          yield checkedBatch(asBatch(r.value, i), s, i, where);
         }
       } finally {
         await iterator!.return?.();
@@ -156,24 +155,90 @@ function asyncSource(iterable: AsyncIterable<unknown>): Source {
   };
 }
 
-export function fileSource(kind: 'ipc' | 'parquet' | 'csv', path: string, csvOptions?: Record<string, unknown>): Source {
-  const readers = {
-    ipc: { schema: () => readIpcSchema(path), batches: (signal?: AbortSignal) => readIpcBatches(path, { signal }) },
-    parquet: { schema: () => readParquetSchema(path), batches: (signal?: AbortSignal) => readParquetBatches(path, { signal }) },
-    csv: {
-      schema: () => readCsvSchema(path, csvOptions as never),
-      batches: (signal?: AbortSignal) => readCsvBatches(path, { ...(csvOptions ?? {}), signal } as never),
-    },
-  }[kind];
-  let schema: Promise<A.Schema> | null = null;
-  const getSchema = () => (schema ??= readers.schema().then(plainSchema));
+/** How one file format is read: the schema of one file, and its batches. */
+export interface FileReaders {
+  schema(path: string): Promise<A.Schema>;
+  /**
+   * `schema`: the dataset's schema (its first file's) when reading a later file: text formats
+   * read by it, binary formats are checked against it. `schemaBatch`: yield one empty batch
+   * when there are no rows (one-shot inputs need it to learn the schema).
+   */
+  batches(path: string, opts: { signal?: AbortSignal; schemaBatch?: boolean; schema?: A.Schema }): AsyncIterable<A.RecordBatch>;
+}
+
+/**
+ * A source over files (API.md "Engine" paths: files, globs, folders, arrays of them), read one
+ * file after another, batch by batch. The schema is the first file's, plus the Hive keys;
+ * every later file must have the same columns (InputError SCHEMA_MISMATCH naming the file and
+ * the column). `-` is standard input, which can be read by one run only.
+ */
+export function fileSource(format: FileFormat, paths: string[], readers: FileReaders): Source {
+  const name = FORMAT_NAMES[format];
+  const label = `${name} ${paths.length === 1 ? (paths[0] === '-' ? 'standard input' : paths[0]) : `[${paths.join(', ')}]`}`;
+  if (paths.length === 1 && paths[0] === '-') {
+    const src = asyncSource(readers.batches('-', { schemaBatch: true }), `${name} standard input`);
+    return { ...src, label, owned: true };
+  }
+  let expanded: Promise<{ dataset: Dataset; fileSchema: A.Schema; schema: A.Schema }> | null = null;
+  const expand = () =>
+    (expanded ??= (async () => {
+      const dataset = await expandDataset(paths, format);
+      const fileSchema = plainSchema(await readers.schema(dataset.files[0]!.path));
+      const hive = hiveFields(dataset.hiveKeys, (k) => dataset.files.map((f) => f.hive.find(([key]) => key === k)![1]));
+      const clash = hive.find((h) => fileSchema.fields.some((f) => f.name === h.name));
+      // a key that is also a column in the files: the files' column wins (no second column)
+      const keep = hive.filter((h) => h !== clash && !fileSchema.fields.some((f) => f.name === h.name));
+      const schema = keep.length === 0 ? fileSchema : new A.Schema([...fileSchema.fields, ...keep], fileSchema.metadata);
+      return { dataset, fileSchema, schema };
+    })().catch((err: unknown) => {
+      expanded = null; // the next action looks again
+      throw err;
+    }));
   return {
-    label: `${kind === 'ipc' ? 'Arrow IPC' : kind === 'parquet' ? 'Parquet' : 'CSV'} file ${path}`,
+    label,
     owned: true,
-    schema: getSchema,
+    schema: async () => (await expand()).schema,
     async *batches(signal?: AbortSignal) {
-      const s = await getSchema();
-      for await (const b of readers.batches(signal)) yield plainBatch(b, s, path);
+      const { dataset, fileSchema, schema } = await expand();
+      expanded = null; // files are listed again for the next action
+      const hive = schema.fields.slice(fileSchema.fields.length);
+      for (let f = 0; f < dataset.files.length; f++) {
+        const file = dataset.files[f]!;
+        const values = hive.map((h) => file.hive.find(([k]) => k === h.name)![1]);
+        const opts = f === 0 ? { signal } : { signal, schema: fileSchema };
+        for await (const raw of readers.batches(file.path, opts)) {
+          if (f > 0) checkSameColumns(plainSchema(raw.schema), fileSchema, `${name} file ${file.path}`, `the first file ${dataset.files[0]!.path}`);
+          const b = plainBatch(raw, fileSchema, file.path);
+          if (b.numRows === 0) continue;
+          yield hive.length === 0
+            ? b
+            : new A.RecordBatch(
+                schema,
+                A.makeData({
+                  type: new A.Struct(schema.fields),
+                  length: b.numRows,
+                  nullCount: 0,
+                  children: [...b.data.children, ...hive.map((h, i) => constantColumn(h.type, values[i]!, b.numRows))],
+                }),
+              );
+        }
+      }
     },
   };
+}
+
+function checkSameColumns(got: A.Schema, want: A.Schema, where: string, reference: string): void {
+  const g = got.fields;
+  const w = want.fields;
+  if (g.length !== w.length || g.some((f, i) => f.name !== w[i]!.name)) {
+    throw new InputError('SCHEMA_MISMATCH', `${where} has columns (${g.map((f) => f.name).join(', ')}) but ${reference} has (${w.map((f) => f.name).join(', ')})`, { path: where });
+  }
+  for (let i = 0; i < w.length; i++) {
+    if (!A.util.compareTypes(g[i]!.type, w[i]!.type)) {
+      throw new InputError('SCHEMA_MISMATCH', `${where} has column ${w[i]!.name} of type ${String(g[i]!.type)}, but ${reference} has ${String(w[i]!.type)}`, {
+        path: where,
+        column: w[i]!.name,
+      });
+    }
+  }
 }

@@ -9,13 +9,16 @@
  *
  * Accepted text: integers `[+-]digits` (range-checked, int64 exact through BigInt); floats as
  * JS decimal/exponent notation plus `inf`, `-inf`, `infinity`, `nan` (any case); booleans
- * `true`/`false` (any case) and `1`/`0`; DATE and TIMESTAMP as ISO-8601 (temporal-text.ts);
+ * `true`/`false` (any case) and `1`/`0`; DATE and TIMESTAMP as ISO-8601 (temporal-text.ts; for
+ * a zoned column, text without an offset is wall time in the column's zone: time-zones.ts);
  * durations as integer counts. An empty field is NULL for every type.
  *
- * Inference (no schema): over the first batch, a column is int64 if every non-empty value
+ * Inference (no schema): over the sampled rows, a column is int64 if every non-NULL value
  * is an integer within int64, else float64 if every one is a float, else bool if every one is
- * true/false, else utf8; a column with no non-empty value is utf8. All inferred columns are
- * nullable.
+ * true/false; with date inference on, else date32 if every one is `YYYY-MM-DD`, else a
+ * timestamp if every one is an ISO-8601 date or timestamp (timestamp[us], or [ns] when a value
+ * has more than 6 fraction digits; zoned 'UTC' when every value has an offset, text when only
+ * some do); else utf8. A column with no non-NULL value is utf8. Inferred columns are nullable.
  */
 import {
   Bool,
@@ -49,7 +52,8 @@ import {
 } from 'apache-arrow';
 import { PlanError } from '../errors.js';
 import type { FieldDesc, TypeDesc } from '../types/column.js';
-import { parseDate, parseTimestamp, type Unit } from './temporal-text.js';
+import { hasUtcOffset, parseDate, parseTimestamp, type Unit } from './temporal-text.js';
+import { checkTimeZone, wallToInstant } from './time-zones.js';
 
 export interface Filler {
   set(i: number, s: string): string | null;
@@ -255,7 +259,19 @@ export function makeFiller(type: DataType, cap: number, column: string): Filler 
     }
     case Type.Timestamp: {
       const unit = UNIT_NAME[(type as Timestamp).unit]!;
-      return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), cap);
+      const zone = (type as Timestamp).timezone;
+      if (!zone) return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), cap);
+      checkTimeZone(zone);
+      // text with an offset is an instant; without one, wall time in the column's zone
+      return bigFiller(
+        type,
+        new BigInt64Array(cap),
+        (s) => {
+          const v = parseTimestamp(s, unit);
+          return typeof v === 'bigint' && !hasUtcOffset(s) ? wallToInstant(v, unit, zone) : v;
+        },
+        cap,
+      );
     }
     case Type.Duration:
       return bigFiller(type, new BigInt64Array(cap), bigIntParser(-(2n ** 63n), 2n ** 63n - 1n, 'duration'), cap);
@@ -301,15 +317,21 @@ export function fieldsFromDescs(descs: FieldDesc[]): Field[] {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** Infer one column's type from its sample values (see the header comment). */
-export function inferType(values: Iterable<string>): DataType {
+const OFFSET_RE = /(?:Z|z|[+-]\d{2}(?::?\d{2})?)$/;
+
+/** Infer one column's type from its sample values (see the header comment); '' is skipped. */
+export function inferType(values: Iterable<string>, opts: { dates?: boolean } = {}): DataType {
   let isInt = true;
   let isFloat = true;
   let isBool = true;
-  let any = false;
+  let isDate = opts.dates ?? false;
+  let isTs = isDate;
+  let nanos = false;
+  let zoned = 0;
+  let n = 0;
   for (const s of values) {
     if (s === '') continue;
-    any = true;
+    n++;
     if (isInt) {
       if (!INT_RE.test(s)) isInt = false;
       else if (s.length > 18) {
@@ -322,11 +344,22 @@ export function inferType(values: Iterable<string>): DataType {
       const l = s.length <= 5 ? s.toLowerCase() : '';
       if (l !== 'true' && l !== 'false') isBool = false;
     }
-    if (!isInt && !isFloat && !isBool) break;
+    if (isDate && parseDate(s) === null) isDate = false;
+    if (isTs && !isDate) {
+      if (typeof parseTimestamp(s, 'ns') !== 'bigint') isTs = false;
+      else {
+        if (typeof parseTimestamp(s, 'us') !== 'bigint') nanos = true;
+        if (s.length > 10 && OFFSET_RE.test(s)) zoned++;
+      }
+    }
+    if (!isInt && !isFloat && !isBool && !isTs) break;
   }
-  if (!any) return new Utf8();
+  if (n === 0) return new Utf8();
   if (isInt) return new Int64();
   if (isFloat) return new Float64();
   if (isBool) return new Bool();
+  if (isDate) return new DateDay();
+  // every value has an offset (instants: UTC) or none does (wall times); a mix stays text
+  if (isTs && (zoned === 0 || zoned === n)) return new Timestamp(nanos ? TimeUnit.NANOSECOND : TimeUnit.MICROSECOND, zoned > 0 ? 'UTC' : null);
   return new Utf8();
 }

@@ -8,14 +8,15 @@
  * A field is quoted (with `""` escapes) when it contains the delimiter, a quote, \n or \r.
  * Integers are exact (int64/uint64 through bigint); floats in the shortest text that reads
  * back to the same value (float32 included), `NaN`, `inf`, `-inf`, and `-0`; booleans
- * `true`/`false`; DATE as `YYYY-MM-DD`; TIMESTAMP as ISO-8601 (temporal-text.ts; `Z` when
- * zoned); Dictionary columns as their values; durations as integer counts; nested and binary
+ * `true`/`false`; DATE as `YYYY-MM-DD`; TIMESTAMP as ISO-8601 (temporal-text.ts), zoned ones as wall
+ * time in their zone with its offset (time-zones.ts; `Z` for UTC); NULL-typed columns empty; Dictionary columns as their values; durations as integer counts; nested and binary
  * values as JSON-like text (lists `[1, 2]`, structs `{"a": 1}`, binary as hex).
  */
 import { DateUnit, Type, Vector, type Data, type DataType, type Date_, type RecordBatch, type Schema, type Timestamp } from 'apache-arrow';
 import { writeAtomic } from './atomic.js';
 import { throwIfAborted } from './input-errors.js';
 import { formatDate, formatTimestamp, type Unit } from './temporal-text.js';
+import { formatInZone } from './time-zones.js';
 
 const FORMAT = 'CSV' as const;
 const UNITS: Unit[] = ['s', 'ms', 'us', 'ns'];
@@ -108,10 +109,11 @@ function columnText(data: Data, out: Array<string | null>): void {
     case Type.Timestamp: {
       const t = type as Timestamp;
       const unit = UNITS[t.unit]!;
-      const zoned = t.timezone !== null && t.timezone !== undefined && t.timezone !== '';
-      cell = (j) => formatTimestamp(BigInt(values[j]!), unit, zoned);
+      const zone = t.timezone;
+      cell = zone ? (j) => formatInZone(BigInt(values[j]!), unit, zone) : (j) => formatTimestamp(BigInt(values[j]!), unit, false);
       break;
     }
+
     case Type.Duration:
       cell = (j) => String(values[j]);
       break;
@@ -131,6 +133,10 @@ function columnText(data: Data, out: Array<string | null>): void {
       const vec = new Vector([data]);
       cell = (j) => genericText(vec.get(j));
     }
+  }
+  if (type.typeId === Type.Null) {
+    out.fill(null, 0, n); // no buffers at all, not even a validity bitmap
+    return;
   }
   for (let i = 0; i < n; i++) {
     const j = off + i;

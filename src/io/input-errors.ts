@@ -10,7 +10,7 @@
  */
 import { AbortError, InputError, SluiceError } from '../errors.js';
 
-export type FormatName = 'Arrow IPC' | 'Parquet' | 'CSV' | 'text';
+export type FormatName = 'Arrow IPC' | 'Parquet' | 'CSV' | 'NDJSON' | 'text';
 
 function errnoCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;

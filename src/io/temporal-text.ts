@@ -100,6 +100,12 @@ export function parseDate(s: string): number | null {
   return days !== null && Math.abs(days) <= 2 ** 31 - 1 ? days : null;
 }
 
+/** Whether ISO-8601 timestamp text ends with a UTC offset (`Z`, `±HH:MM`, `±HHMM`, `±HH`). */
+export function hasUtcOffset(s: string): boolean {
+  const m = TS_RE.exec(s);
+  return m !== null && m[8] !== undefined;
+}
+
 /**
  * ISO-8601 timestamp → count of `unit` since the epoch (UTC), or an error text: not a
  * timestamp, finer than `unit` (e.g. a fraction for seconds), or outside int64.
