@@ -1,5 +1,6 @@
 /** Sluice's public surface (API.md). */
-export { Engine, type EngineOptions, type CsvOptions } from './coordinator/engine.js';
+export { Engine, type EngineOptions, type CsvOptions, type NdjsonOptions, type Paths } from './coordinator/engine.js';
+export type { IpcWriteOptions, ParquetWriteOptions } from './coordinator/dataframe.js';
 export { DataFrame, type ActionOptions } from './coordinator/dataframe.js';
 export { Expr, col, lit, expr, array, split, slice, cardinality, sequence } from './expr/builders.js';
 export { WindowFn, sum, count, avg, min, max } from './expr/aggregates.js';

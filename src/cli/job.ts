@@ -23,7 +23,7 @@ export type OutputFormat = (typeof FORMATS)[number];
 // ---- validated job shape ---------------------------------------------------------------------
 
 export type SourceSpec =
-  | { type: 'ipc' | 'parquet'; path: string }
+  | { type: 'ipc' | 'parquet' | 'ndjson'; path: string }
   | { type: 'csv'; path: string; header?: boolean; delimiter?: string; schema?: Schema }
   | { type: 'demo'; dataset: DatasetName; rows: number; seed?: number };
 
@@ -148,10 +148,11 @@ function csvSchema(v: unknown, path: string): Schema {
 
 function parseSource(v: unknown, path: string): SourceSpec {
   if (!isObject(v)) fail(path, 'an object with a "type"', v);
-  const type = oneOf(v.type, `${path}.type`, ['ipc', 'parquet', 'csv', 'demo'] as const);
+  const type = oneOf(v.type, `${path}.type`, ['ipc', 'parquet', 'csv', 'ndjson', 'demo'] as const);
   switch (type) {
     case 'ipc':
-    case 'parquet': {
+    case 'parquet':
+    case 'ndjson': {
       const o = obj(v, path, ['type', 'path']);
       return { type, path: str(o.path, `${path}.path`) };
     }
@@ -361,14 +362,21 @@ export async function loadJob(file: string): Promise<{ job: JobSpec; dir: string
 
 // ---- building the DataFrame ------------------------------------------------------------------
 
+/** A source path relative to the job file; `-` (standard input) stays as it is. */
+function inputPath(dir: string, p: string): string {
+  return p === '-' ? p : resolve(dir, p);
+}
+
 function openSource(engine: Engine, spec: SourceSpec, dir: string): DataFrame {
   switch (spec.type) {
     case 'ipc':
-      return engine.readIpc(resolve(dir, spec.path));
+      return engine.readIpc(inputPath(dir, spec.path));
     case 'parquet':
-      return engine.readParquet(resolve(dir, spec.path));
+      return engine.readParquet(inputPath(dir, spec.path));
+    case 'ndjson':
+      return engine.readNdjson(inputPath(dir, spec.path));
     case 'csv':
-      return engine.readCsv(resolve(dir, spec.path), {
+      return engine.readCsv(inputPath(dir, spec.path), {
         ...(spec.header !== undefined ? { header: spec.header } : {}),
         ...(spec.delimiter !== undefined ? { delimiter: spec.delimiter } : {}),
         ...(spec.schema !== undefined ? { schema: spec.schema } : {}),

@@ -9,7 +9,19 @@ import type { Progress } from '../types/plan.js';
 import { DataFrame } from './dataframe.js';
 import { createExecutor, type Executor } from './pool.js';
 import type { EngineConfig } from './run-context.js';
+import { csvReadOptions, ndjsonReadOptions, type CsvOptions, type NdjsonOptions } from './read-options.js';
 import { arrowSource, fileSource, type ArrowInput } from './sources.js';
+import { checkPaths } from '../io/dataset.js';
+import { csvReaders, IPC_READERS, ndjsonReaders, PARQUET_READERS } from './file-readers.js';
+
+export type { CsvOptions, NdjsonOptions } from './read-options.js';
+
+/**
+ * A file, a glob (`'logs/*.parquet'`), a folder, or an array of those, read as one source
+ * (globs and folders in sorted path order; Hive `key=value` folders add columns); `-` is
+ * standard input (the IPC stream format, CSV or NDJSON).
+ */
+export type Paths = string | string[];
 
 export interface EngineOptions {
   /** Worker threads; default os.availableParallelism(); 0 = inline on the main thread. */
@@ -25,12 +37,6 @@ export interface EngineOptions {
   windowAlgorithm?: 'prefix' | 'naive';
   /** Rows per partitioning slab (default 1,048,576); tests lower it to exercise many slabs. */
   slabRows?: number;
-}
-
-export interface CsvOptions {
-  schema?: unknown;
-  header?: boolean;
-  delimiter?: string;
 }
 
 const KNOWN_OPTIONS = new Set(['threads', 'memoryBudget', 'spillDir', 'partitions', 'onProgress', 'windowAlgorithm', 'slabRows']);
@@ -99,19 +105,25 @@ export class Engine {
     return DataFrame.fromSource(this, arrowSource(input));
   }
 
-  readIpc(path: string): DataFrame {
-    checkPath(path, 'readIpc');
-    return DataFrame.fromSource(this, fileSource('ipc', path));
+  /** Arrow IPC file or stream format (LZ4_FRAME / ZSTD buffers too); `path`: see `Paths`. */
+  readIpc(path: Paths): DataFrame {
+    return DataFrame.fromSource(this, fileSource('ipc', checkPaths(path, 'readIpc'), IPC_READERS));
   }
 
-  readParquet(path: string): DataFrame {
-    checkPath(path, 'readParquet');
-    return DataFrame.fromSource(this, fileSource('parquet', path));
+  readParquet(path: Paths): DataFrame {
+    const paths = checkPaths(path, 'readParquet');
+    if (paths[0] === '-') throw new PlanError('BAD_OPTION', "readParquet: Parquet needs random access and cannot be read from standard input ('-'); use the Arrow IPC stream format");
+    return DataFrame.fromSource(this, fileSource('parquet', paths, PARQUET_READERS));
   }
 
-  readCsv(path: string, options: CsvOptions = {}): DataFrame {
-    checkPath(path, 'readCsv');
-    return DataFrame.fromSource(this, fileSource('csv', path, options as Record<string, unknown>));
+  readCsv(path: Paths, options: CsvOptions = {}): DataFrame {
+    const paths = checkPaths(path, 'readCsv');
+    return DataFrame.fromSource(this, fileSource('csv', paths, csvReaders(csvReadOptions(options))));
+  }
+
+  readNdjson(path: Paths, options: NdjsonOptions = {}): DataFrame {
+    const paths = checkPaths(path, 'readNdjson');
+    return DataFrame.fromSource(this, fileSource('ndjson', paths, ndjsonReaders(ndjsonReadOptions(options))));
   }
 
   /** Ends the workers; idempotent. */
@@ -122,8 +134,4 @@ export class Engine {
     this.executor = null;
     if (ex) await ex.close();
   }
-}
-
-function checkPath(path: unknown, method: string): void {
-  if (typeof path !== 'string' || path === '') throw new PlanError('BAD_OPTION', `${method}: expected a file path, got \`${show(path)}\``);
 }

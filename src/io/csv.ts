@@ -279,7 +279,7 @@ export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): 
         const err = fillers[c]!.set(i, s);
         if (err !== null) {
           const at = lineOfRecord(piece, k, o, newline);
-          const hint = plan![c]!.field ? '' : ` (type inferred from the first ${o.inferRows} rows; give the column a type in the schema)`;
+          const hint = plan![c]!.field ? '' : ` (type inferred from the first ${o.inferRows} rows; pass a schema that gives this column a type)`;
           throw malformed(
             where,
             FORMAT,

@@ -48,6 +48,14 @@ function workerFailure(path: string, message: string): InputError {
   return new InputError('INPUT_MALFORMED', `Malformed Parquet input ${path}: ${message}`, { path, format: FORMAT });
 }
 
+function ipcSchema(ipc: Uint8Array, path: string): Schema {
+  try {
+    return tableFromIPC(ipc).schema;
+  } catch (err) {
+    throw readError(err, path, FORMAT);
+  }
+}
+
 /** Read only the schema of a Parquet file (from its footer), as an apache-arrow Schema. */
 export async function readParquetSchema(path: string): Promise<Schema> {
   await checkFile(path);
@@ -55,11 +63,7 @@ export async function readParquetSchema(path: string): Promise<Schema> {
   try {
     const r = await w.next();
     if (r.kind !== 'schema') throw workerFailure(path, r.kind === 'error' ? r.message : 'no schema');
-    try {
-      return tableFromIPC(r.ipc).schema;
-    } catch (err) {
-      throw readError(err, path, FORMAT);
-    }
+    return ipcSchema(r.ipc, path);
   } finally {
     await w.close();
   }
@@ -68,7 +72,7 @@ export async function readParquetSchema(path: string): Promise<Schema> {
 /** Stream the rows of a Parquet file as apache-arrow RecordBatches of at most `batchRows` rows. */
 export async function* readParquetBatches(
   path: string,
-  opts: { signal?: AbortSignal; batchRows?: number } = {},
+  opts: { signal?: AbortSignal; batchRows?: number; schemaBatch?: boolean } = {},
 ): AsyncGenerator<RecordBatch> {
   throwIfAborted(opts.signal, path);
   await checkFile(path);
@@ -76,10 +80,14 @@ export async function* readParquetBatches(
   try {
     const first = await w.next();
     if (first.kind !== 'schema') throw workerFailure(path, first.kind === 'error' ? first.message : 'no schema');
+    let yielded = false;
     for (;;) {
       throwIfAborted(opts.signal, path);
       const r = await w.next();
-      if (r.kind === 'done') return;
+      if (r.kind === 'done') {
+        if (!yielded && opts.schemaBatch) yield emptyBatch(ipcSchema(first.ipc, path));
+        return;
+      }
       if (r.kind !== 'batch') throw workerFailure(path, r.kind === 'error' ? r.message : 'unexpected reply');
       let batches: RecordBatch[];
       try {
@@ -87,7 +95,10 @@ export async function* readParquetBatches(
       } catch (err) {
         throw readError(err, path, FORMAT);
       }
-      for (const b of batches) yield b;
+      for (const b of batches) {
+        yielded = true;
+        yield b;
+      }
     }
   } finally {
     await w.close();
