@@ -60,6 +60,8 @@ export interface CsvReadOptions {
   signal?: AbortSignal;
   /** yield one empty batch when there are no rows, so the schema travels (one-shot inputs) */
   schemaBatch?: boolean;
+  /** stop with one empty batch as soon as the schema is known (readCsvSchema) */
+  schemaOnly?: boolean;
 }
 
 interface Dialect {
@@ -311,9 +313,13 @@ export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): 
       if (headerPending) {
         headerPending = false;
         planColumns(uniqueNames(row), true, piece.line);
+        if (opts.schemaOnly && fields) return yield emit();
         continue;
       }
-      if (plan === null) planColumns(row.map((_, c) => `column_${c + 1}`), false, lineOfRecord(piece, k, o, newline));
+      if (plan === null) {
+        planColumns(row.map((_, c) => `column_${c + 1}`), false, lineOfRecord(piece, k, o, newline));
+        if (opts.schemaOnly && fields) return yield emit();
+      }
       if (row.length !== width) {
         if (row.length === 1 && row[0] === '' && width > 1) continue; // blank line
         const at = lineOfRecord(piece, k, o, newline);
@@ -324,6 +330,7 @@ export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): 
         sampling.push({ row, piece, k });
         if (sampling.length < Math.max(1, o.inferRows)) continue;
         infer();
+        if (opts.schemaOnly) return yield emit();
         const rest = sampling;
         sample = null;
         for (const r of rest) {
@@ -344,12 +351,13 @@ export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): 
   const rest = sample as SampleRow[] | null;
   if (rest !== null) {
     infer();
+    if (opts.schemaOnly) return yield emit();
     for (const r of rest) {
       put(r.row, r.piece, r.k);
       if (filled === batchRows) yield emit();
     }
   }
-  if (filled > 0 || (!yielded && opts.schemaBatch)) yield emit();
+  if (filled > 0 || (!yielded && (opts.schemaBatch || opts.schemaOnly))) yield emit();
 }
 
 interface SampleRow {
@@ -370,7 +378,7 @@ function* columnValues(rows: SampleRow[], c: number, nulls: Set<string>): Genera
  * inferred, the inference sample (PlanError when a schema does not fit the header).
  */
 export async function readCsvSchema(path: string, opts: CsvReadOptions = {}): Promise<Schema> {
-  const it = readCsvBatches(path, { ...opts, schemaBatch: true });
+  const it = readCsvBatches(path, { ...opts, schemaOnly: true });
   try {
     const r = await it.next();
     if (!r.done) return r.value.schema;
