@@ -144,12 +144,12 @@ export class DataFrame {
     };
   }
 
-  writeIpc(path: string, options: IpcWriteOptions = {}): Promise<RunStats> {
+  async writeIpc(path: string, options: IpcWriteOptions = {}): Promise<RunStats> {
     const opts = checkIpcWriteOptions(options);
     return this.write(path, options, (schema, batches, signal) => writeIpcAtomic(path, schema, batches, { ...opts, signal }));
   }
 
-  writeParquet(path: string, options: ParquetWriteOptions = {}): Promise<RunStats> {
+  async writeParquet(path: string, options: ParquetWriteOptions = {}): Promise<RunStats> {
     const opts = checkParquetWriteOptions(options);
     return this.write(path, options, async (schema, batches, signal) => {
       if (opts.partitionBy.length > 0) return writeParquetDataset(path, schema, batches, { ...opts, signal });

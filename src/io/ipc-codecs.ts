@@ -4,7 +4,7 @@
  * and writer look for them. Importing this module registers them; the IPC reader, the IPC
  * writer and anything else that decodes IPC (a worker too) imports it.
  *
- * Decoding is pure JS (fzstd, lz4js), available at once. ZSTD encoding uses zstd's own C code
+ * Decoding is pure JS (fzstd; LZ4 frames by lz4-frame.ts), available at once; lz4js encodes LZ4. ZSTD encoding uses zstd's own C code
  * compiled to WASM (@bokuweb/zstd-wasm), which must be loaded once before the first encode:
  * writers `await prepareIpcCompression('zstd')` first. A codec failure (corrupt data) throws a
  * plain Error, which the readers turn into an InputError naming the file.
@@ -13,6 +13,7 @@ import { init as initZstdWasm, compress as zstdCompress } from '@bokuweb/zstd-wa
 import { compressionRegistry, CompressionType } from 'apache-arrow';
 import { decompress as zstdDecompress } from 'fzstd';
 import * as lz4 from 'lz4js';
+import { decodeLz4Frames } from './lz4-frame.js';
 
 export type IpcCompression = 'none' | 'lz4' | 'zstd';
 export const IPC_COMPRESSIONS: readonly IpcCompression[] = ['none', 'lz4', 'zstd'];
@@ -35,18 +36,24 @@ export async function prepareIpcCompression(c: IpcCompression): Promise<void> {
     // the registry test-encodes a codec when it is set, so the encoder is added only now
     compressionRegistry.set(CompressionType.ZSTD, {
       encode: (data) => asBytes(zstdCompress(data, ZSTD_LEVEL)),
-      decode: (data) => zstdDecompress(data),
+      decode: (data) => aligned(zstdDecompress(data)),
     });
   });
   await zstdReady;
 }
 
+/** `u` at an 8-byte-aligned offset (fzstd may return a view at any offset; typed arrays need alignment). */
+function aligned(u: Uint8Array): Uint8Array {
+  return u.byteOffset % 8 === 0 ? u : u.slice();
+}
+
+/** A copy: zstd-wasm returns a view of its WASM memory, which the next call overwrites. */
 function asBytes(u: Uint8Array | Buffer): Uint8Array {
-  return u instanceof Uint8Array && u.constructor === Uint8Array ? u : new Uint8Array(u.buffer, u.byteOffset, u.byteLength);
+  return Uint8Array.prototype.slice.call(u);
 }
 
 compressionRegistry.set(CompressionType.LZ4_FRAME, {
   encode: (data) => lz4.compress(data),
-  decode: (data) => lz4.decompress(data),
+  decode: (data) => decodeLz4Frames(data),
 });
-compressionRegistry.set(CompressionType.ZSTD, { decode: (data) => zstdDecompress(data) });
+compressionRegistry.set(CompressionType.ZSTD, { decode: (data) => aligned(zstdDecompress(data)) });
