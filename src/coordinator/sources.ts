@@ -207,8 +207,7 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
         const values = hive.map((h) => file.hive.find(([k]) => k === h.name)![1]);
         const opts = f === 0 ? { signal } : { signal, schema: fileSchema };
         for await (const raw of readers.batches(file.path, opts)) {
-          if (f > 0) checkSameColumns(plainSchema(raw.schema), fileSchema, `${name} file ${file.path}`, `the first file ${dataset.files[0]!.path}`);
-          const b = plainBatch(raw, fileSchema, file.path);
+          const b = f === 0 ? plainBatch(raw, fileSchema, file.path) : sameColumns(raw, fileSchema, `${name} file ${file.path}`, `the first file ${dataset.files[0]!.path}`);
           if (b.numRows === 0) continue;
           yield hive.length === 0
             ? b
@@ -227,18 +226,28 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
   };
 }
 
-function checkSameColumns(got: A.Schema, want: A.Schema, where: string, reference: string): void {
+/**
+ * A later file's batch as a batch of the dataset's schema: columns matched by name (a file may
+ * hold them in another order), types equal; InputError SCHEMA_MISMATCH otherwise.
+ */
+function sameColumns(raw: RecordBatchLike, want: A.Schema, where: string, reference: string): A.RecordBatch {
+  const got = plainSchema(raw.schema);
   const g = got.fields;
   const w = want.fields;
-  if (g.length !== w.length || g.some((f, i) => f.name !== w[i]!.name)) {
+  const at = w.map((f) => g.findIndex((x) => x.name === f.name));
+  if (g.length !== w.length || at.includes(-1)) {
     throw new InputError('SCHEMA_MISMATCH', `${where} has columns (${g.map((f) => f.name).join(', ')}) but ${reference} has (${w.map((f) => f.name).join(', ')})`, { path: where });
   }
   for (let i = 0; i < w.length; i++) {
-    if (!A.util.compareTypes(g[i]!.type, w[i]!.type)) {
-      throw new InputError('SCHEMA_MISMATCH', `${where} has column ${w[i]!.name} of type ${String(g[i]!.type)}, but ${reference} has ${String(w[i]!.type)}`, {
+    if (!A.util.compareTypes(g[at[i]!]!.type, w[i]!.type)) {
+      throw new InputError('SCHEMA_MISMATCH', `${where} has column ${w[i]!.name} of type ${String(g[at[i]!]!.type)}, but ${reference} has ${String(w[i]!.type)}`, {
         path: where,
         column: w[i]!.name,
       });
     }
   }
+  const b = plainBatch(raw, got, where);
+  if (at.every((j, i) => j === i)) return plainBatch(b, want, where);
+  const children = at.map((j) => b.data.children[j]!);
+  return new A.RecordBatch(want, A.makeData({ type: new A.Struct(want.fields), length: b.numRows, nullCount: 0, children }));
 }

@@ -6,12 +6,14 @@
  *   - a folder is every file below it with the format's extensions (hidden entries and names
  *     starting with `_` or `.`, such as `_SUCCESS`, skipped), Hive keys taken from the folders
  *     between it and each file;
- *   - a glob (tinyglobby; `*`, `**`, `?`, `[…]`, `{a,b}`) is every file it matches, Hive keys
- *     from the folders between its fixed leading part and each file;
+ *   - a glob (tinyglobby; `*`, `**`, `?`, `[…]`, `{a,b}`) is every file it matches (names
+ *     starting with `.` or `_` skipped, as in folders), Hive keys from the folders between its
+ *     fixed leading part and each file;
  *   - a folder's or a glob's files are in sorted (bytewise UTF-8) path order; an array keeps
  *     its own order; `-` (standard input) stands alone.
  * Every file of a dataset must have the same Hive keys, in the same order. Nothing matching is
- * InputError INPUT_NOT_FOUND.
+ * InputError INPUT_NOT_FOUND. (The sources match each later file's columns to the first
+ * file's by name: coordinator/sources.ts.)
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -94,7 +96,9 @@ async function expandOne(p: string, format: FileFormat): Promise<DatasetFile[]> 
   if (!st && isDynamicPattern(toPosix(p))) {
     const base = globBase(p);
     const rest = toPosix(p).slice(base === '.' ? 0 : base === '/' ? 1 : base.length + 1);
-    const found = (await glob(rest, { cwd: base, onlyFiles: true, dot: false, expandDirectories: false })).sort(byBytes);
+    const found = (await glob(rest, { cwd: base, onlyFiles: true, dot: false, expandDirectories: false }))
+      .filter((f) => !/(^|\/)_[^/]*$/.test(f)) // `_SUCCESS`, `_metadata`: as in folders
+      .sort(byBytes);
     if (found.length === 0) throw new InputError('INPUT_NOT_FOUND', `No ${name} files match ${p}`, { path: p, format: name });
     return found.map((f) => ({ path: base === '.' ? f : join(base, f), hive: hiveSegments(f) }));
   }
