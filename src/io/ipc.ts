@@ -271,11 +271,12 @@ async function openIpc(path: string): Promise<OpenIpc> {
     await handle.close().catch(() => {});
   };
   try {
+    // a FIFO or a device cannot seek: it can only hold the stream format, read as it comes
+    const seekable = (await handle.stat()).isFile();
     const head = Buffer.alloc(6);
-    const { bytesRead } = await handle.read(head, 0, 6, 0);
-    const isFile = bytesRead === 6 && head.toString('latin1') === MAGIC;
+    const isFile = seekable && (await handle.read(head, 0, 6, 0)).bytesRead === 6 && head.toString('latin1') === MAGIC;
     const footerStart = isFile ? await footerStartOf(handle, path) : -1;
-    const source = isFile ? handle : verifiedMessages(handle.createReadStream({ autoClose: false, start: 0 }), path);
+    const source = isFile ? handle : verifiedMessages(handle.createReadStream({ autoClose: false, ...(seekable ? { start: 0 } : {}) }), path);
     const reader = (await RecordBatchReader.from(source as FileHandle)) as RecordBatchReader;
     await reader.open();
     if (!reader.schema) throw malformed(path, FORMAT, 'no schema message (empty file, or not Arrow IPC)');

@@ -65,6 +65,12 @@ export type WorkerReply =
 
 const MAX_IDLE = 2;
 const idle: Worker[] = [];
+let active = 0;
+
+/** Reads started and not yet closed (tests check that an abandoned read is closed). */
+export function activeParquetReads(): number {
+  return active;
+}
 
 function startWorker(): Worker {
   const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { moduleUrl: import.meta.resolve('parquet-wasm') } });
@@ -90,7 +96,10 @@ export class ParquetReadWorker {
   private readonly onError = (err: Error): void => this.fail(`${err.name}: ${err.message}`);
   private readonly onExit = (code: number): void => this.fail(`the Parquet decoder stopped (exit code ${code})`);
 
+  private closed = false;
+
   constructor(path: string, opts: { batchRows: number; schemaOnly: boolean }) {
+    active++;
     this.worker = idle.pop() ?? startWorker();
     this.worker.on('message', this.onMessage);
     this.worker.on('error', this.onError);
@@ -135,6 +144,9 @@ export class ParquetReadWorker {
 
   /** End the read; the worker goes back to the idle list when it is healthy. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    active--;
     if (this.crash === null) {
       this.worker.postMessage({ op: 'close' });
       // skip replies still in flight until the close is acknowledged (or the worker dies)

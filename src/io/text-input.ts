@@ -46,20 +46,32 @@ function zstdDecoder(): Transform {
   return t;
 }
 
+/** Destroy `s` and wait until its file descriptor is closed. */
+function destroyed(s: Readable): Promise<void> {
+  if (s.closed || s === process.stdin) {
+    if (s !== process.stdin) return Promise.resolve();
+    s.pause();
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    s.once('close', () => resolve());
+    s.destroy();
+  });
+}
+
 /** The bytes of `path` (`-`: standard input), decompressed when its extension says so. */
-export function openBytes(path: string): { stream: Readable; close(): void } {
+export function openBytes(path: string): { stream: Readable; close(): Promise<void> } {
   const raw: Readable = path === '-' ? process.stdin : createReadStream(path, { highWaterMark: PIECE_BYTES });
   const c = path === '-' ? null : compressionOf(path);
-  if (c === null) return { stream: raw, close: () => (path === '-' ? raw.pause() : raw.destroy()) };
+  if (c === null) return { stream: raw, close: () => destroyed(raw) };
   const decode = c === 'gzip' ? createGunzip({ chunkSize: 1 << 16 }) : zstdDecoder();
   raw.on('error', (err) => decode.destroy(err));
   raw.pipe(decode);
   return {
     stream: decode,
-    close: () => {
+    close: async () => {
       raw.unpipe(decode);
-      raw.destroy();
-      decode.destroy();
+      await Promise.all([destroyed(raw), destroyed(decode)]);
     },
   };
 }
@@ -76,6 +88,6 @@ export async function* textPieces(path: string): AsyncGenerator<string> {
     const rest = utf8.end();
     if (rest.length > 0) yield rest;
   } finally {
-    close();
+    await close();
   }
 }
