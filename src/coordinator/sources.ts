@@ -207,7 +207,7 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
         const values = hive.map((h) => file.hive.find(([k]) => k === h.name)![1]);
         const opts = f === 0 ? { signal } : { signal, schema: fileSchema };
         for await (const raw of readers.batches(file.path, opts)) {
-          const b = f === 0 ? plainBatch(raw, fileSchema, file.path) : sameColumns(raw, fileSchema, `${name} file ${file.path}`, `the first file ${dataset.files[0]!.path}`);
+          const b = sameColumns(raw, fileSchema, `${name} file ${file.path}`, f === 0 ? 'its schema read before the run' : `the first file ${dataset.files[0]!.path}`);
           if (b.numRows === 0) continue;
           yield hive.length === 0
             ? b

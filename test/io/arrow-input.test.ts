@@ -152,4 +152,36 @@ describe('view types', () => {
     const sliced = raw.slice(1, 4);
     expect([...(await e.fromArrow(sliced).collect()).getChild('s')!]).toEqual([null, long, 'y'.repeat(13)]);
   });
+  it('BinaryView with inline and referenced values, NULLs and a sliced start: Binary, through a kernel and a writer', async () => {
+    const values: Array<Buffer | null> = [Buffer.from('ab'), null, Buffer.from('a value longer than 12 bytes'), Buffer.alloc(0), Buffer.from('0123456789abcdef')];
+    const data = Buffer.concat(values.filter((v): v is Buffer => v !== null && v.length > 12));
+    const views = new Uint8Array(16 * values.length);
+    const dv = new DataView(views.buffer);
+    let at = 0;
+    values.forEach((v, i) => {
+      if (v === null) return;
+      dv.setInt32(i * 16, v.length, true);
+      if (v.length <= 12) views.set(v, i * 16 + 4);
+      else {
+        views.set(v.subarray(0, 4), i * 16 + 4);
+        dv.setInt32(i * 16 + 8, 0, true);
+        dv.setInt32(i * 16 + 12, at, true);
+        at += v.length;
+      }
+    });
+    const bin = A.makeData({ type: new A.BinaryView(), length: values.length, nullCount: 1, nullBitmap: Uint8Array.of(0b11101), views, variadicBuffers: [data] });
+    const id = A.makeData({ type: new A.Int32(), length: values.length, data: Int32Array.from([0, 1, 2, 3, 4]) });
+    const schema = new A.Schema([new A.Field('id', new A.Int32()), new A.Field('b', new A.BinaryView(), true)]);
+    const batch = new A.RecordBatch(schema, A.makeData({ type: new A.Struct(schema.fields), length: values.length, nullCount: 0, children: [id, bin] }));
+    const e = engine(2);
+    const hex = (t: A.Table) => [...t.getChild('b')!].map((v) => (v === null ? null : Buffer.from(v as Uint8Array).toString('utf8')));
+    const want = values.map((v) => (v === null ? null : v.toString('utf8')));
+    const out = await e.fromArrow(batch).filter('id >= 0').collect();
+    expect(String(out.schema.fields[1]!.type)).toBe('Binary');
+    expect(hex(out)).toEqual(want);
+    expect(hex(await e.fromArrow(batch.slice(1, 5)).collect())).toEqual(want.slice(1));
+    const p = join(dir, 'binview.parquet');
+    await e.fromArrow(batch).writeParquet(p);
+    expect(hex(await e.readParquet(p).collect())).toEqual(want);
+  });
 });
