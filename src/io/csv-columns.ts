@@ -24,13 +24,7 @@ import {
   Bool,
   DataType,
   DateDay,
-  DateMillisecond,
-  Duration,
-  Field,
-  Float32,
   Float64,
-  Int16,
-  Int32,
   Int64,
   Int8,
   LargeUtf8,
@@ -39,10 +33,6 @@ import {
   Timestamp,
   TimeUnit,
   Type,
-  Uint16,
-  Uint32,
-  Uint64,
-  Uint8,
   Utf8,
   type Data,
   type Date_,
@@ -51,7 +41,6 @@ import {
   Precision,
 } from 'apache-arrow';
 import { PlanError } from '../errors.js';
-import type { FieldDesc, TypeDesc } from '../types/column.js';
 import { hasUtcOffset, parseDate, parseTimestamp, type Unit } from './temporal-text.js';
 import { checkTimeZone, wallToInstant } from './time-zones.js';
 
@@ -277,41 +266,6 @@ export function makeFiller(type: DataType, cap: number, column: string): Filler 
       return bigFiller(type, new BigInt64Array(cap), bigIntParser(-(2n ** 63n), 2n ** 63n - 1n, 'duration'), cap);
   }
   throw new PlanError('CSV_UNSUPPORTED_TYPE', `CSV column ${column} cannot have type ${String(type)}`, { column });
-}
-
-const ARROW_UNIT: Record<Unit, TimeUnit> = { s: TimeUnit.SECOND, ms: TimeUnit.MILLISECOND, us: TimeUnit.MICROSECOND, ns: TimeUnit.NANOSECOND };
-
-/** Arrow type of a scalar TypeDesc usable in CSV; PlanError otherwise. */
-export function arrowTypeForCsv(t: TypeDesc, column: string): DataType {
-  switch (t.kind) {
-    case 'null':
-      return new Null();
-    case 'bool':
-      return new Bool();
-    case 'int': {
-      const table = t.signed ? { 8: Int8, 16: Int16, 32: Int32, 64: Int64 } : { 8: Uint8, 16: Uint16, 32: Uint32, 64: Uint64 };
-      return new table[t.bits]();
-    }
-    case 'float':
-      if (t.bits === 32) return new Float32();
-      if (t.bits === 64) return new Float64();
-      break;
-    case 'utf8':
-      return new Utf8();
-    case 'largeUtf8':
-      return new LargeUtf8();
-    case 'date':
-      return t.unit === 'day' ? new DateDay() : new DateMillisecond();
-    case 'timestamp':
-      return new Timestamp(ARROW_UNIT[t.unit], t.timezone);
-    case 'duration':
-      return new Duration(ARROW_UNIT[t.unit]);
-  }
-  throw new PlanError('CSV_UNSUPPORTED_TYPE', `CSV column ${column} cannot have type ${t.kind}`, { column });
-}
-
-export function fieldsFromDescs(descs: FieldDesc[]): Field[] {
-  return descs.map((d) => new Field(d.name, arrowTypeForCsv(d.type, d.name), d.nullable));
 }
 
 const INT64_MIN = -(2n ** 63n);

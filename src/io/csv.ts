@@ -34,7 +34,7 @@
  *
  * The writer lives in csv-write.ts and is re-exported here.
  */
-import { Field, Int64, makeData, RecordBatch, Schema, Struct, Type, Utf8, type DataType } from 'apache-arrow';
+import { Field, makeData, RecordBatch, Schema, Struct, Type, Utf8, type DataType } from 'apache-arrow';
 import Papa from 'papaparse';
 import { fieldToArrow } from '../columns/arrow-types.js';
 import { PlanError } from '../errors.js';
