@@ -1,7 +1,6 @@
 /** Sluice's public surface (API.md). */
-export { Engine, type EngineOptions, type CsvOptions, type NdjsonOptions, type Paths } from './coordinator/engine.js';
-export type { IpcWriteOptions, ParquetWriteOptions } from './coordinator/dataframe.js';
-export { DataFrame, type ActionOptions } from './coordinator/dataframe.js';
+export { Engine, type EngineOptions, type CsvOptions, type NdjsonOptions, type Paths, type SchemaOption, type ColumnType } from './coordinator/engine.js';
+export { DataFrame, type ActionOptions, type RunStream, type IpcWriteOptions, type ParquetWriteOptions } from './coordinator/dataframe.js';
 export { Expr, col, lit, expr, array, split, slice, cardinality, sequence } from './expr/builders.js';
 export { WindowFn, sum, count, avg, min, max } from './expr/aggregates.js';
 export { SluiceError, PlanError, ExecutionError, InputError, WorkerError, AbortError } from './errors.js';

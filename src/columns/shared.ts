@@ -13,17 +13,13 @@
  */
 import * as A from 'apache-arrow';
 import type { BatchDesc, BufRef, ColumnDesc } from '../types/column.js';
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { schemaFromArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
 import { bitmapToBytes, sliceBitmap } from './bits.js';
 import { type Allocator, sharedAlloc } from './arena.js';
 import { concatData, gatherData } from './gather.js';
 
-export type TypedArrayConstructor<T extends TypedArray = TypedArray> = {
-  new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T;
-  new (length: number): T;
-  readonly BYTES_PER_ELEMENT: number;
-};
+export type { TypedArrayConstructor };
 
 
 /** A copy of `src` in memory from `alloc` (default: a new SharedArrayBuffer). */

@@ -12,14 +12,19 @@ import { writeIpcAtomic } from '../io/ipc.js';
 import type { IpcCompression } from '../io/ipc-codecs.js';
 import { writeParquetAtomic, type ParquetCompression } from '../io/parquet.js';
 import { writeParquetDataset } from '../io/parquet-dataset.js';
-import { checkIpcWriteOptions, checkParquetWriteOptions } from './write-options.js';
 import type { AsofOptions } from '../ops/asof-spec.js';
 import type { WindowOptions } from '../ops/window-spec.js';
+import { columnExprs, condition, exprList, filePath, rowCount } from '../options/args.js';
+import { actionOptions, writeCsvOptions, writeIpcOptions, writeParquetOptions } from '../options/actions.js';
+import { asofOptions } from '../options/asof.js';
+import { explodeInputs, explodeOptions } from '../options/explode.js';
+import { checkApi, describeValue } from '../options/kit.js';
+import { windowOptions } from '../options/window.js';
 import type { ExplodeOptions, PlanNode, RunStats } from '../types/plan.js';
 import type { Engine } from './engine.js';
 import { runStage } from './execute.js';
 import { explainStage, planStage, type Stage } from './planner.js';
-import { RunContext } from './run-context.js';
+import type { RunContext } from './run-context.js';
 import type { Source } from './sources.js';
 
 export interface ActionOptions {
@@ -40,6 +45,11 @@ export interface ParquetWriteOptions extends ActionOptions {
   rowGroupSize?: number;
   /** columns whose values name Hive-style folders (`key=value/`) under `path` */
   partitionBy?: string | string[];
+}
+
+/** `stream()`'s batches; `stats` holds the RunStats of the last run once it has ended. */
+export interface RunStream extends AsyncIterable<A.RecordBatch> {
+  stats: RunStats | undefined;
 }
 
 type ExprLike = Expr | string;
@@ -64,36 +74,37 @@ export class DataFrame {
   select(...exprs: Array<ExprLike | ExprLike[]>): DataFrame {
     const items = exprs.flat();
     if (items.length === 0) throw new PlanError('EMPTY_SELECT', 'select: expected at least one column or expression');
+    checkApi(exprList(), items, 'select()', 'exprs');
     return this.with({ kind: 'select', input: this.plan, items });
   }
 
   withColumns(columns: Record<string, ExprLike>): DataFrame {
-    if (!columns || typeof columns !== 'object') throw new PlanError('BAD_OPTION', 'withColumns: expected an object { name: expression }');
-    return this.with({ kind: 'withColumns', input: this.plan, columns: Object.entries(columns) });
+    const checked = checkApi(columnExprs(), columns, 'withColumns()', 'columns');
+    return this.with({ kind: 'withColumns', input: this.plan, columns: Object.entries(checked) });
   }
 
   filter(predicate: ExprLike): DataFrame {
-    return this.with({ kind: 'filter', input: this.plan, predicate });
+    return this.with({ kind: 'filter', input: this.plan, predicate: checkApi(condition(), predicate, 'filter()', 'predicate') });
   }
 
   limit(n: number): DataFrame {
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new PlanError('BAD_OPTION', `limit: expected a non-negative integer, got ${String(n)}`);
-    return this.with({ kind: 'limit', input: this.plan, n });
+    return this.with({ kind: 'limit', input: this.plan, n: checkApi(rowCount(), n, 'limit()', 'n') });
   }
 
   explode(column: ExprLike | ExprLike[], options: ExplodeOptions = {}): DataFrame {
-    const columns = Array.isArray(column) ? column : [column];
-    return this.with({ kind: 'explode', input: this.plan, columns, options });
+    const inputs = checkApi(explodeInputs(), column, 'explode()', 'column');
+    const checked = checkApi(explodeOptions, options, 'explode()');
+    return this.with({ kind: 'explode', input: this.plan, columns: Array.isArray(inputs) ? inputs : [inputs], options: checked });
   }
 
   window(options: WindowOptions): DataFrame {
-    return this.with({ kind: 'window', input: this.plan, options });
+    return this.with({ kind: 'window', input: this.plan, options: checkApi(windowOptions, options, 'window()') });
   }
 
   asofJoin(right: DataFrame, options: AsofOptions): DataFrame {
-    if (!(right instanceof DataFrame)) throw new PlanError('BAD_OPTION', 'asofJoin: the right side must be a DataFrame');
+    if (!(right instanceof DataFrame)) throw new PlanError('BAD_OPTION', `asofJoin(): \`right\`: Expected a DataFrame, got ${describeValue(right)}`, { option: 'right' });
     if (right.engine !== this.engine) throw new PlanError('BAD_OPTION', 'asofJoin: both sides must come from the same Engine');
-    return this.with({ kind: 'asofJoin', left: this.plan, right: right.plan, options });
+    return this.with({ kind: 'asofJoin', left: this.plan, right: right.plan, options: checkApi(asofOptions, options, 'asofJoin()') });
   }
 
   // ---- actions ---------------------------------------------------------------------------
@@ -110,11 +121,13 @@ export class DataFrame {
   }
 
   async collect(options: ActionOptions = {}): Promise<A.Table> {
+    checkApi(actionOptions, options, 'collect()');
     return (await this.execute(options)).table;
   }
 
   async execute(options: ActionOptions = {}): Promise<{ table: A.Table; stats: RunStats }> {
-    return this.run(options, async (stream, stage, ctx) => {
+    const { signal } = checkApi(actionOptions, options, 'execute()');
+    return this.run(signal, async (stream, stage, ctx) => {
       const batches: A.RecordBatch[] = [];
       for await (const b of stream) {
         batches.push(b);
@@ -124,84 +137,120 @@ export class DataFrame {
     }).then(({ value, stats }) => ({ table: value, stats }));
   }
 
-  stream(options: ActionOptions = {}): AsyncIterable<A.RecordBatch> {
+  stream(options: ActionOptions = {}): RunStream {
+    const { signal: userSignal } = checkApi(actionOptions, options, 'stream()');
     const self = this;
-    return {
+    const handle: RunStream = {
+      stats: undefined,
       async *[Symbol.asyncIterator]() {
-        const stage = await planStage(self.plan);
-        const ctx = new RunContext(self.engine.config, self.engine.pool, options.signal, self.engine.buffers);
+        const { stage, ctx } = await self.begin(userSignal);
+        const { engine } = self;
         try {
           for await (const b of runStage(ctx, stage)) {
             ctx.stats.rowsOut += b.numRows;
             yield b;
           }
         } catch (err) {
-          throw asSluiceError(err, options.signal);
+          throw asSluiceError(err, userSignal, engine.closeSignal);
         } finally {
           await ctx.close();
+          handle.stats = ctx.stats;
         }
       },
     };
+    return handle;
   }
 
+  /** `format` 'file' (default) or 'stream'; `compression` 'none' (default), 'lz4' (LZ4_FRAME) or 'zstd'. */
   async writeIpc(path: string, options: IpcWriteOptions = {}): Promise<RunStats> {
-    const opts = checkIpcWriteOptions(options);
-    return this.write(path, options, (schema, batches, signal) => writeIpcAtomic(path, schema, batches, { ...opts, signal }));
+    const { signal, format, compression } = checkApi(writeIpcOptions, options, 'writeIpc()');
+    return this.write(path, 'writeIpc()', signal, (schema, batches, s) => writeIpcAtomic(path, schema, batches, { signal: s, format, compression }));
   }
 
+  /**
+   * `compression` 'zstd' (default), 'snappy', 'gzip', 'brotli', 'lz4' or 'none'; `rowGroupSize`
+   * rows per row group; `partitionBy` writes Hive folders (`key=value/part-00000.parquet`).
+   */
   async writeParquet(path: string, options: ParquetWriteOptions = {}): Promise<RunStats> {
-    const opts = checkParquetWriteOptions(options);
-    return this.write(path, options, async (schema, batches, signal) => {
-      if (opts.partitionBy.length > 0) return writeParquetDataset(path, schema, batches, { ...opts, signal });
-      return writeParquetAtomic(path, schema, batches, { ...opts, signal });
-    });
+    const { signal, compression, rowGroupSize, partitionBy } = checkApi(writeParquetOptions, options, 'writeParquet()');
+    const keys = partitionBy === undefined ? [] : typeof partitionBy === 'string' ? [partitionBy] : partitionBy;
+    const opts = { compression, ...(rowGroupSize !== undefined ? { rowGroupRows: rowGroupSize } : {}) };
+    return this.write(path, 'writeParquet()', signal, (schema, batches, s) =>
+      keys.length > 0 ? writeParquetDataset(path, schema, batches, { ...opts, partitionBy: keys, signal: s }) : writeParquetAtomic(path, schema, batches, { ...opts, signal: s }),
+    );
   }
 
   writeCsv(path: string, options: ActionOptions = {}): Promise<RunStats> {
-    return this.write(path, options, (_schema, batches, signal) => writeCsvAtomic(path, batches, { signal }));
+    const { signal } = checkApi(writeCsvOptions, options, 'writeCsv()');
+    return this.write(path, 'writeCsv()', signal, (_schema, batches, s) => writeCsvAtomic(path, batches, { signal: s }));
   }
 
   private async write(
     path: string,
-    options: ActionOptions,
-    writer: (schema: A.Schema, batches: AsyncIterable<A.RecordBatch>, signal?: AbortSignal) => Promise<unknown>,
+    where: string,
+    signal: AbortSignal | undefined,
+    writer: (schema: A.Schema, batches: AsyncIterable<A.RecordBatch>, signal: AbortSignal) => Promise<unknown>,
   ): Promise<RunStats> {
-    if (typeof path !== 'string' || path === '') throw new PlanError('BAD_OPTION', `write: expected a file path, got ${String(path)}`);
-    const { stats } = await this.run(options, async (stream, stage, ctx) => {
+    checkApi(filePath(), path, where, 'path');
+    const { stats } = await this.run(signal, async (stream, stage, ctx) => {
       const counted = (async function* () {
         for await (const b of stream) {
           ctx.stats.rowsOut += b.numRows;
           yield b;
         }
       })();
-      const t0 = performance.now();
-      await writer(stage.schema, counted, options.signal);
-      ctx.addPhase('write', performance.now() - t0);
+      await ctx.clock.during('write', writer(stage.schema, counted, ctx.signal!));
     });
     return stats;
   }
 
+  /**
+   * Plans, then sets up the run. The run obeys the caller's signal and the engine's close(): a
+   * closed engine refuses new runs (PlanError ENGINE_CLOSED); one closed while a run is being
+   * planned or is running ends that run with an AbortError.
+   */
+  private async begin(userSignal: AbortSignal | undefined): Promise<{ stage: Stage; ctx: RunContext }> {
+    const { engine } = this;
+    engine.assertOpen();
+    const signal = userSignal ? AbortSignal.any([userSignal, engine.closeSignal]) : engine.closeSignal;
+    let stage: Stage;
+    try {
+      stage = await planStage(this.plan);
+    } catch (err) {
+      throw engine.closeSignal.aborted ? asSluiceError(err, userSignal, engine.closeSignal) : err;
+    }
+    if (signal.aborted) throw asSluiceError(new AbortError(), userSignal, engine.closeSignal);
+    return { stage, ctx: engine.runContext(signal) };
+  }
+
   private async run<T>(
-    options: ActionOptions,
+    userSignal: AbortSignal | undefined,
     consume: (stream: AsyncIterable<A.RecordBatch>, stage: Stage, ctx: RunContext) => Promise<T>,
   ): Promise<{ value: T; stats: RunStats }> {
-    const stage = await planStage(this.plan);
-    if (options.signal?.aborted) throw new AbortError();
-    const ctx = new RunContext(this.engine.config, this.engine.pool, options.signal, this.engine.buffers);
+    const { engine } = this;
+    const { stage, ctx } = await this.begin(userSignal);
+    // A consumer that fails mid-stream (a writer error) must still end the upstream readers
+    // (their files, decoder threads): return the iterator whatever happens.
+    const it = runStage(ctx, stage)[Symbol.asyncIterator]();
     try {
-      const value = await consume(runStage(ctx, stage), stage, ctx);
+      const value = await consume({ [Symbol.asyncIterator]: () => it }, stage, ctx);
       return { value, stats: ctx.stats };
     } catch (err) {
-      throw asSluiceError(err, options.signal);
+      throw asSluiceError(err, userSignal, engine.closeSignal);
     } finally {
+      await it.return?.(undefined).catch(() => {});
       await ctx.close();
-      ctx.stats.peakTrackedBytes = Math.max(ctx.stats.peakTrackedBytes, ctx.budget.peak);
     }
   }
 }
 
-/** Every error leaving an action is a SluiceError; an aborted run is an AbortError. */
-function asSluiceError(err: unknown, signal: AbortSignal | undefined): SluiceError {
+/** Every error leaving an action is a SluiceError; an aborted run (or a closed engine) an AbortError. */
+function asSluiceError(err: unknown, signal: AbortSignal | undefined, closeSignal: AbortSignal): SluiceError {
+  if (closeSignal.aborted) {
+    const reason: unknown = closeSignal.reason;
+    if (err === reason) return err as AbortError;
+    return new AbortError(reason instanceof AbortError ? reason.message : 'The engine was closed while the run was in progress', {}, { cause: err });
+  }
   if (signal?.aborted && !(err instanceof AbortError)) return new AbortError('The run was aborted', {}, { cause: err });
   if (err instanceof SluiceError) return err;
   const e = err instanceof Error ? err : new Error(String(err));

@@ -1,6 +1,6 @@
 /** Runs a stage tree as a stream of record batches. */
 import type * as A from 'apache-arrow';
-import { batchFromColumns } from '../columns/shared.js';
+import { batchBytes, batchFromColumns } from '../columns/shared.js';
 import { execAsof } from './exec-asof.js';
 import { execRowLocal } from './exec-rowlocal.js';
 import { execWindow } from './exec-window.js';
@@ -38,19 +38,31 @@ async function* conform(schema: A.Schema, input: AsyncIterable<A.RecordBatch>): 
   }
 }
 
+/**
+ * A source's batches. A batch Sluice read itself is counted as `read` until the consumer asks
+ * for the next one (what could not be counted is reported as overflow).
+ */
 async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan' }>): AsyncGenerator<A.RecordBatch> {
   const it = stage.source.batches(ctx.signal)[Symbol.asyncIterator]();
+  const held = ctx.budget.reserve('read');
+  let rows = 0;
   try {
     for (;;) {
       ctx.checkAbort();
-      const t0 = performance.now();
-      const r = await it.next();
-      ctx.addPhase('read', performance.now() - t0);
+      const r = await ctx.clock.during('read', it.next());
       if (r.done) return;
+      rows += r.value.numRows;
       ctx.stats.rowsIn += r.value.numRows;
+      ctx.progress('read', rows, 0, rows);
+      if (stage.source.owned) {
+        const bytes = batchBytes(r.value);
+        if (!held.tryGrow(bytes)) ctx.stats.overflowBytes += bytes;
+      }
       yield r.value;
+      held.free();
     }
   } finally {
+    held.free();
     await it.return?.(undefined);
   }
 }

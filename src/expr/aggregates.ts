@@ -4,10 +4,13 @@
  * Each returns an immutable `WindowFn` whose `spec` is plain data (no bigint, no class
  * instance: bigint offsets are decimal strings), so it survives structured clone and JSON.
  * `.rows(p, f = 0)` / `.range(p, f = 0)` return a new WindowFn with the frame
- * start = current - p, end = current + f. Argument shapes are checked here (PlanError);
+ * start = current - p, end = current + f. Argument types are checked here (PlanError
+ * BAD_OPTION, src/options/frame.ts), their meaning by parseOffset (INVALID_OFFSET, ...);
  * everything that needs the schema (types, units, order keys) is checked by `resolveWindow`.
  */
-import { PlanError, show } from '../errors.js';
+import { show } from '../errors.js';
+import { frameOffset, measureColumn } from '../options/frame.js';
+import { checkApi } from '../options/kit.js';
 import {
   checkFrameOrder,
   describeFrame,
@@ -48,9 +51,8 @@ export class WindowFn {
 
   private withFrame(mode: 'rows' | 'range', preceding: OffsetInput, following: OffsetInput): WindowFn {
     const what = `${this.spec.fn}(${this.spec.column === null ? '' : show(this.spec.column)}).${mode}()`;
-    if (preceding === undefined) {
-      throw new PlanError('INVALID_OFFSET', `${what}: the first argument (preceding offset) is required, e.g. .${mode}(6) or .${mode}('unbounded')`, {});
-    }
+    checkApi(frameOffset, preceding, what, 'preceding');
+    checkApi(frameOffset, following, what, 'following');
     const frame: FrameSpec = {
       mode,
       preceding: parseOffset(preceding, mode, `${what} preceding`),
@@ -63,10 +65,7 @@ export class WindowFn {
 
 function build(fn: WindowFnName, column: unknown, optional = false): WindowFn {
   if (column === undefined && optional) return new WindowFn({ fn, column: null, frame: null });
-  if (typeof column !== 'string' || column.length === 0) {
-    throw new PlanError('INVALID_WINDOW_FN', `${fn}(): expected a column name (non-empty string), got ${show(column)}`, {});
-  }
-  return new WindowFn({ fn, column, frame: null });
+  return new WindowFn({ fn, column: checkApi(measureColumn, column, `${fn}()`, 'column'), frame: null });
 }
 
 export function sum(column: string): WindowFn {

@@ -250,14 +250,15 @@ export function makeFiller(type: DataType, cap: number, column: string): Filler 
       const unit = UNIT_NAME[(type as Timestamp).unit]!;
       const zone = (type as Timestamp).timezone;
       if (!zone) return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), cap);
-      checkTimeZone(zone);
+      const offsets = checkTimeZone(zone);
+      if (offsets.isUtc) return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), cap);
       // text with an offset is an instant; without one, wall time in the column's zone
       return bigFiller(
         type,
         new BigInt64Array(cap),
         (s) => {
           const v = parseTimestamp(s, unit);
-          return typeof v === 'bigint' && !hasUtcOffset(s) ? wallToInstant(v, unit, zone) : v;
+          return typeof v === 'bigint' && !hasUtcOffset(s) ? wallToInstant(v, unit, offsets) : v;
         },
         cap,
       );

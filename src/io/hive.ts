@@ -11,7 +11,7 @@
  * offset (timestamp[us, UTC] when every one has an offset), otherwise utf8. Each file's batches
  * get one constant column per key, appended after the file's own columns.
  *
- * Writing: the text of a value is what CSV prints for it (csv-write.ts), encoded as above.
+ * Writing: the text of a value is what CSV prints for it (io/text), encoded as above.
  */
 import { Data, DateDay, Field, Int64, Timestamp, TimeUnit, Utf8, type DataType } from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';

@@ -29,9 +29,8 @@ import {
   type Field,
   type Schema,
 } from 'apache-arrow';
-import type { FileHandle } from 'node:fs/promises';
 import { ExecutionError } from '../errors.js';
-import { writeFully } from './atomic.js';
+import { writeFully, type ChunkWriter } from './atomic.js';
 import { compressionType, type IpcCompression } from './ipc-codecs.js';
 
 export type IpcFormat = 'file' | 'stream';
@@ -150,7 +149,7 @@ export class IpcAppender {
   private finished = false;
 
   constructor(
-    private readonly handle: FileHandle,
+    private readonly handle: ChunkWriter,
     readonly schema: Schema,
     readonly format: IpcFormat,
     private readonly where: string,
@@ -178,7 +177,8 @@ export class IpcAppender {
     await this.flush();
   }
 
-  private async flush(): Promise<void> {
+  /** Writes out what is serialized so far (after construction: the schema message). */
+  async flush(): Promise<void> {
     const chunks = this.sink.take();
     if (chunks.length > 0) this.bytes += await writeFully(this.handle, chunks);
   }

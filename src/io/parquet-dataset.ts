@@ -15,22 +15,20 @@
  * The partition columns are left out of the files (their values are in the folder names), as
  * Hive, Spark, DuckDB and Polars do. Rows keep their input order within each partition.
  */
-import { makeData, RecordBatch, Schema, Struct, Type, type Data, type DataType, type Date_, type Timestamp } from 'apache-arrow';
+import { makeData, RecordBatch, Schema, Struct, Type, type Data, type DataType } from 'apache-arrow';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { gatherData } from '../columns/gather.js';
 import { InputError, PlanError } from '../errors.js';
 import { writeFully } from './atomic.js';
-import { formatFloat } from './csv-write.js';
 import { encodeHiveValue } from './hive.js';
 import { throwIfAborted, writeError } from './input-errors.js';
 import { writeParquetTo, type ParquetWriteOptions } from './parquet.js';
-import { formatDate, formatTimestamp, type Unit } from './temporal-text.js';
+import { cellText } from './text/cells.js';
 
 const FORMAT = 'Parquet' as const;
 const MAX_OPEN = 32;
-const UNITS: Unit[] = ['s', 'ms', 'us', 'ns'];
 
 /** A one-way queue of batches from the router to one partition's writer, with back-pressure. */
 class Channel implements AsyncIterable<RecordBatch> {
@@ -81,49 +79,20 @@ interface OpenPart {
   lastUse: number;
 }
 
-/** Per-row text of a partition column (null for NULL), or a PlanError for types a folder name cannot hold. */
-function keyTexts(data: Data, column: string): Array<string | null> {
-  const n = data.length;
-  const out: Array<string | null> = new Array(n);
-  const t = data.type as DataType;
-  const values = data.values as ArrayLike<number | bigint>;
-  let text: (i: number) => string;
-  switch (t.typeId) {
-    case Type.Int:
-      text = (i) => String(values[i]);
-      break;
-    case Type.Float:
-      text = (i) => formatFloat(values[i] as number, (t as { precision?: number }).precision === 1);
-      break;
-    case Type.Bool: {
-      const bits = data.values as Uint8Array;
-      text = (i) => ((bits[(data.offset + i) >> 3]! >> ((data.offset + i) & 7)) & 1 ? 'true' : 'false');
-      break;
-    }
-    case Type.Utf8:
-    case Type.LargeUtf8: {
-      const bytes = data.values as Uint8Array;
-      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      const offsets = data.valueOffsets as ArrayLike<number | bigint>;
-      text = (i) => buf.toString('utf8', Number(offsets[i]), Number(offsets[i + 1]));
-      break;
-    }
-    case Type.Date:
-      text = (t as Date_).unit === 0 ? (i) => formatDate(values[i] as number) : (i) => formatDate(Number(BigInt(values[i]!) / 86_400_000n));
-      break;
-    case Type.Timestamp: {
-      const ts = t as Timestamp;
-      text = (i) => formatTimestamp(BigInt(values[i]!), UNITS[ts.unit]!, Boolean(ts.timezone));
-      break;
-    }
-    default:
-      throw new PlanError('BAD_PARTITION_COLUMN', `writeParquet: cannot partition by ${column} of type ${String(t)}; use an integer, string, boolean, date or timestamp column`, { column });
+const KEY_TYPES = new Set<number>([Type.Int, Type.Float, Type.Bool, Type.Utf8, Type.LargeUtf8, Type.Date, Type.Timestamp]);
+
+/** PlanError for a partition column whose values cannot name a folder (nested, binary, …). */
+function checkKeyType(type: DataType, column: string): void {
+  if (!KEY_TYPES.has(type.typeId)) {
+    throw new PlanError('BAD_PARTITION_COLUMN', `writeParquet: cannot partition by ${column} of type ${String(type)}; use an integer, string, boolean, date or timestamp column`, { column });
   }
-  const bitmap = data.nullCount > 0 ? data.nullBitmap : null;
-  for (let i = 0; i < n; i++) {
-    const j = data.offset + i;
-    out[i] = bitmap && ((bitmap[j >> 3]! >> (j & 7)) & 1) === 0 ? null : text(i);
-  }
+}
+
+/** Per-row text of a partition column (null for NULL): the text CSV shows (io/text). */
+function keyTexts(data: Data): Array<string | null> {
+  const cell = cellText(data, { syntax: 'field', floats: 'exact' });
+  const out: Array<string | null> = new Array(data.length);
+  for (let i = 0; i < data.length; i++) out[i] = cell(i);
   return out;
 }
 
@@ -153,7 +122,7 @@ export async function writeParquetDataset(
   if (dataIdx.length === 0) throw new PlanError('BAD_OPTION', 'writeParquet: partitionBy names every column; no column would be left in the files');
   const dataSchema = new Schema(dataIdx.map((i) => schema.fields[i]!), schema.metadata);
   // reject unsupported key types before any row is read
-  for (const i of keyIdx) keyTexts(makeData({ type: schema.fields[i]!.type, length: 0 } as never), schema.fields[i]!.name);
+  for (const i of keyIdx) checkKeyType(schema.fields[i]!.type, schema.fields[i]!.name);
 
   const existing = await stat(path).catch(() => null);
   if (existing && !(existing.isDirectory() && (await looksLikeDataset(path)))) {
@@ -222,7 +191,7 @@ export async function writeParquetDataset(
       const n = batch.numRows;
       if (n === 0) continue;
       rows += n;
-      const texts = keyIdx.map((i) => keyTexts(batch.data.children[i]!, schema.fields[i]!.name));
+      const texts = keyIdx.map((i) => keyTexts(batch.data.children[i]!));
       const groups = new Map<string, number[]>();
       for (let r = 0; r < n; r++) {
         let key = '';

@@ -19,7 +19,7 @@
  * with the same arithmetic, so both paths return identical bits (benchmark baseline).
  */
 import type { TypeDesc } from '../types/column.js';
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { computeFrames, halves, type FrameBounds } from './window-frames.js';
 import { gatherArgs, minMaxArgs, minMaxArgsNaive } from './window-minmax.js';
 import type { ResolvedWindow, ResolvedWindowColumn } from './window-spec.js';
@@ -43,20 +43,10 @@ export interface WindowColumnOut {
   valid: Uint8Array | null;
 }
 
-export type TypedArrayCtor =
-  | Int8ArrayConstructor
-  | Int16ArrayConstructor
-  | Int32ArrayConstructor
-  | BigInt64ArrayConstructor
-  | Uint8ArrayConstructor
-  | Uint16ArrayConstructor
-  | Uint32ArrayConstructor
-  | BigUint64ArrayConstructor
-  | Float32ArrayConstructor
-  | Float64ArrayConstructor;
+export type TypedArrayCtor = TypedArrayConstructor;
 
-/** Allocates an output array (e.g. over a SharedArrayBuffer); every element is written. */
-export type WindowAlloc = (ctor: TypedArrayCtor, length: number) => TypedArray;
+/** Allocates an output array (e.g. in a task's scratch); every element is written. */
+export type WindowAlloc = Allocator;
 
 const defaultAlloc: WindowAlloc = (ctor, length) => new ctor(length);
 

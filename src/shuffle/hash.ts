@@ -231,6 +231,17 @@ function hashBytes(b: Uint8Array, offs: Int32Array, valid: Uint8Array | null, n:
 }
 
 /**
+ * The hashes of split level `level` (1, 2, …): a bijective re-mix of the level-0 hash. Rows of
+ * one level-0 partition share the high bits of their hash; a re-mix spreads them again, where
+ * hashing anew with another seed would not (murmur-style seeds are weak: keys that collide in
+ * the high bits under one seed tend to collide under another).
+ */
+export function remixHashes(h: Uint32Array, n: number, level: number): void {
+  const salt = Math.imul(level, 0x9e3779b9);
+  for (let i = 0; i < n; i++) h[i] = fmix((h[i]! ^ salt) + level);
+}
+
+/**
  * Partition id in [0, partitions) per row: floor(hash * partitions / 2^32), i.e. the high bits
  * of the hash (exact in doubles for partitions <= 2^21).
  */

@@ -33,3 +33,17 @@ export interface KeyColumn {
   offsets: Int32Array | null;
   valid: Uint8Array | null;
 }
+
+/** A typed-array class (Int32Array, Float64Array, …) as allocators take it. */
+export type TypedArrayConstructor<T extends TypedArray = TypedArray> = {
+  new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T;
+  new (length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+};
+
+/**
+ * Where a column's buffers come from: shared memory, a task's scratch loan, transferable
+ * buffers. The one allocator type of the code base; every allocation is zero-filled and
+ * 8-byte aligned.
+ */
+export type Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number) => T;

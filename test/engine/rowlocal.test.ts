@@ -58,7 +58,7 @@ describe('files', () => {
     const t = makeTable(schema, data, 100);
     writeFileSync(input, A.tableToIPC(t, 'file'));
     const spillDir = mkdtempSync(join(tmpdir(), 'sluice-spill-'));
-    const engine = new Engine({ threads: 2, memoryBudget: '2KiB', spillDir, slabRows: 128 });
+    const engine = new Engine({ threads: 2, memoryBudget: '128KiB', spillDir, slabRows: 128 });
     try {
       const out = join(dir, 'out.arrow');
       const stats = await engine

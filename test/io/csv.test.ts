@@ -76,7 +76,7 @@ describe('CSV', () => {
     for (const f of fields) expect(raw(b, f.name)).toEqual(raw(a, f.name));
   });
 
-  it('writes exact text: header, int64, NULL as empty, quoting, ISO-8601 timestamps', async () => {
+  it('writes exact text: header, int64, NULL as empty, quoting, ISO-8601 timestamps (zoned: local time with offset)', async () => {
     const t = new arrow.Table({
       id: arrow.makeVector(BigInt64Array.of(9007199254740993n, -1n)),
       name: arrow.vectorFromArray(['plain', 'has,comma "q"'], new arrow.Utf8()),

@@ -1,12 +1,18 @@
 /**
- * time-zones.ts against Temporal itself (the reference, with its 'compatible' disambiguation):
+ * time-zones.ts (and the zoned timestamp text built on it) against Temporal itself (the reference, with its 'compatible' disambiguation):
  * random wall times and instants in zones with DST (both hemispheres, half-hour offsets),
  * around transitions and outside the cached 1900–2100 range.
  */
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
-import { formatInZone, offsetAt, wallToInstant } from '../../src/io/time-zones.js';
+import { timestampFormatter } from '../../src/io/text/time-text.js';
+import { zoneOffsets, wallToInstant as wallToInstantIn, type ZoneOffsets } from '../../src/io/time-zones.js';
+
+const zone = (z: string): ZoneOffsets => zoneOffsets(z)!;
+const wallToInstant = (wall: bigint, unit: 's' | 'ms', z: string) => wallToInstantIn(wall, unit, zone(z));
+const offsetAt = (z: string, secs: number) => zone(z).offsetSecondsAt(secs);
+const formatInZone = (v: bigint, unit: 'us' | 'ms', z: string) => timestampFormatter(unit, z)(v);
 
 const ZONES = ['America/New_York', 'Europe/London', 'Australia/Sydney', 'Asia/Kolkata', 'America/St_Johns', 'Pacific/Chatham', 'Europe/Dublin', '+05:30', 'UTC'];
 const S = (y: number) => Date.UTC(y, 0, 1) / 1000;

@@ -273,7 +273,7 @@ describe('allocator', () => {
     const rows = seq([1, null, 3]);
     const schema = [field('t', I32), field('v', I32)];
     const h = windowKernelInputFromRows(rows, schema, { orderBy: 't', columns: { s: sum('v').rows(1), m: max('v').rows(0), c: count('v') } });
-    const alloc: WindowAlloc = (C, len) => new (C as Float64ArrayConstructor)(new SharedArrayBuffer(len * C.BYTES_PER_ELEMENT));
+    const alloc: WindowAlloc = (C, len) => new C(new SharedArrayBuffer(len * C.BYTES_PER_ELEMENT));
     const outs = computeWindow(h.input, alloc);
     for (const o of outs) {
       expect(o.values.buffer).toBeInstanceOf(SharedArrayBuffer);

@@ -84,8 +84,9 @@ describe('builders', () => {
   it('count() has no column; the others need one', () => {
     expect(count().spec.column).toBeNull();
     expect(count('x').spec.column).toBe('x');
-    planError(() => sum(undefined as unknown as string), 'INVALID_WINDOW_FN');
-    planError(() => min(42 as unknown as string), 'INVALID_WINDOW_FN', '42');
+    // a wrong argument type is BAD_OPTION (API.md "Errors")
+    planError(() => sum(undefined as unknown as string), 'BAD_OPTION');
+    planError(() => min(42 as unknown as string), 'BAD_OPTION', '42');
     expect(max('x')).toBeInstanceOf(WindowFn);
   });
 
@@ -96,8 +97,9 @@ describe('builders', () => {
     planError(() => sum('i').rows('5s'), 'INVALID_OFFSET', '5s');
     planError(() => sum('i').range('five'), 'INVALID_OFFSET', 'five');
     planError(() => sum('i').range('1.5h'), 'INVALID_OFFSET', '1.5h');
-    planError(() => sum('i').range({} as unknown as number), 'INVALID_OFFSET');
-    planError(() => sum('i').rows(undefined as unknown as number), 'INVALID_OFFSET');
+    planError(() => sum('i').range({} as unknown as number), 'BAD_OPTION', 'preceding');
+    planError(() => sum('i').rows(undefined as unknown as number), 'BAD_OPTION', 'preceding');
+    planError(() => sum('i').rows(1, true as unknown as number), 'BAD_OPTION', 'following');
   });
 
   it('reject calendar units', () => {

@@ -1,0 +1,120 @@
+/**
+ * The shape of a job file (README-jobs.md), as one zod schema built from the API's own option
+ * schemas (src/options): a step `{ "op": "asofJoin", ... }` takes exactly the keys of
+ * `asofJoin()`'s options, so an option added there is a job-file key too. Only what has no JSON
+ * form in the API is spelled differently here: expressions are SQL text, window columns are
+ * `{ "fn", "column", "rows" | "range" }`, and an ASOF right side names a source.
+ *
+ * `schema/job.schema.json` is generated from this file (`npm run schema`; a test checks that
+ * it is up to date), so editors complete and check job files that point to it with "$schema".
+ */
+import * as z from 'zod';
+import { asofShape } from '../options/asof.js';
+import { explodeShape } from '../options/explode.js';
+import { anyOf, entries, expecting, int, jsonSchemaOf, list, name, oneOf, options } from '../options/kit.js';
+import { csvReadShape, ipcReadShape, ndjsonReadShape, parquetReadShape } from '../options/read.js';
+import { windowShape } from '../options/window.js';
+import { DATASETS } from './demo-data.js';
+
+export const FORMATS = ['table', 'csv', 'tsv', 'json', 'ndjson', 'arrow', 'parquet'] as const;
+export type OutputFormat = (typeof FORMATS)[number];
+
+const sql = (what = 'an SQL expression') => name(`${what} (non-empty string)`);
+const sqlList = () => anyOf('an SQL expression or a non-empty list of them', [sql(), list(sql(), 'a non-empty list of SQL expressions')]);
+const path = () => name("a path: a file, a glob, a folder, or '-' for standard input");
+
+// ---- sources -----------------------------------------------------------------------------------
+
+const source = z.discriminatedUnion('type', [
+  options({ type: z.literal('ipc'), path: path().describe('Arrow IPC file or stream'), ...ipcReadShape }),
+  options({ type: z.literal('parquet'), path: path(), ...parquetReadShape }),
+  options({ type: z.literal('csv'), path: path(), ...csvReadShape }),
+  options({ type: z.literal('ndjson'), path: path(), ...ndjsonReadShape }),
+  options({
+    type: z.literal('demo'),
+    dataset: oneOf(DATASETS),
+    rows: int(0).optional().describe('rows to generate (default 10000)'),
+    seed: int(0).optional(),
+  }),
+]);
+
+// ---- window columns ----------------------------------------------------------------------------
+
+export const WINDOW_FNS = ['sum', 'count', 'avg', 'min', 'max'] as const;
+
+/** A frame offset: a number, "unbounded", a duration ("7d"), or an integer written as a string. */
+const offset = () => anyOf('a number, "unbounded", a duration such as "7d", or an integer as a string', [z.number(), z.string()]);
+const frame = () =>
+  anyOf('an offset or [preceding, following]', [offset(), z.array(offset(), expecting('[preceding] or [preceding, following]')).min(1, expecting('[preceding] or [preceding, following]')).max(2, expecting('[preceding] or [preceding, following]'))]);
+
+const windowColumn = options({
+  fn: oneOf(WINDOW_FNS),
+  column: name().optional().describe('measure column (only count may omit it: count of rows)'),
+  rows: frame().optional().describe('ROWS frame: preceding, or [preceding, following]'),
+  range: frame().optional().describe('RANGE frame over the single order key'),
+}).superRefine((c, ctx) => {
+  if (c.column === undefined && c.fn !== 'count') ctx.addIssue({ code: 'custom', path: ['column'], input: undefined, message: `Expected a column name (only count may omit it), got nothing` });
+  if (c.rows !== undefined && c.range !== undefined) ctx.addIssue({ code: 'custom', input: c, message: 'Expected either "rows" or "range", got both' });
+});
+
+export type WindowColumnSpec = z.output<typeof windowColumn>;
+
+// ---- steps -------------------------------------------------------------------------------------
+
+type Out<S extends z.core.$ZodLooseShape> = z.output<z.ZodObject<S>>;
+
+/** A validated step (typed by hand: steps nest through asofJoin's right side). */
+export type StepSpec =
+  | { op: 'select'; exprs: string | string[] }
+  | { op: 'filter'; where: string }
+  | { op: 'withColumns'; columns: Record<string, string> }
+  | { op: 'limit'; n: number }
+  | ({ op: 'explode'; columns: string | string[] } & Out<typeof explodeShape>)
+  | ({ op: 'window' } & Omit<Out<typeof windowShape>, 'columns'> & { columns: Record<string, WindowColumnSpec> })
+  | ({ op: 'asofJoin'; right: string | { source: string; steps?: StepSpec[] | undefined } } & Out<typeof asofShape>);
+
+const step: z.ZodType<StepSpec> = z.lazy(() =>
+  z.discriminatedUnion('op', [
+    options({ op: z.literal('select'), exprs: sqlList() }),
+    options({ op: z.literal('filter'), where: sql('an SQL condition') }),
+    options({ op: z.literal('withColumns'), columns: entries('an object { "name": "SQL expression" }', sql()) }),
+    options({ op: z.literal('limit'), n: int(0) }),
+    options({ op: z.literal('explode'), columns: sqlList(), ...explodeShape }),
+    options({ op: z.literal('window'), ...windowShape, columns: entries('an object { "name": { "fn", "column", "rows" | "range" } }', windowColumn) }),
+    options({ op: z.literal('asofJoin'), right: anyOf('a source name or { "source", "steps" }', [name('a source name'), asofRight]), ...asofShape }),
+  ]),
+);
+
+const steps = z.array(step, expecting('a list of steps'));
+
+/** An ASOF right side prepared by its own steps. */
+const asofRight = options({ source: name('a source name'), steps: z.lazy(() => steps).optional() });
+
+// ---- the job -----------------------------------------------------------------------------------
+
+export const jobSchema = options(
+  {
+    $schema: z.string().optional().describe('the JSON Schema of job files (schema/job.schema.json), for editors'),
+    description: z.string().optional(),
+    sources: entries('an object of named sources, e.g. { "trades": { "type": "parquet", "path": "trades.parquet" } }', source),
+    main: name('a source name').optional().describe('the source the steps apply to (default: the first)'),
+    steps: steps.optional(),
+    output: options({ path: path().optional(), format: oneOf(FORMATS).optional() }).optional(),
+  },
+  'a job object { "sources", "steps", "output" }',
+);
+
+export type JobDocument = z.output<typeof jobSchema>;
+export type SourceSpec = JobDocument['sources'][string];
+
+/** The published JSON Schema of job files (schema/job.schema.json). */
+export function jobJsonSchema(): Record<string, unknown> {
+  // zod names the one recursive definition (the steps) `__schema0`: give it its name.
+  const text = JSON.stringify(jsonSchemaOf(jobSchema)).replaceAll('__schema0', 'steps');
+  return {
+    ...(JSON.parse(text) as Record<string, unknown>),
+    title: 'Sluice job file',
+    description: 'A Sluice job: named sources, steps applied to the main source, and an output (src/cli/README-jobs.md).',
+  };
+}
+

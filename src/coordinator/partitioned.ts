@@ -1,0 +1,300 @@
+/**
+ * The shared path of blocking operators after ingest (window, asofJoin):
+ *
+ *   partitions ─► one kernel task each (loans sized from the partition and from what earlier
+ *   tasks measured) ─► output rows with their row ids ─► output exchange by row-id range
+ *   (kept or spilled under the budget) ─► per range, in order: an assemble task puts the rows
+ *   in row-id order ─► the retained input is replayed range by range with its outputs attached.
+ *
+ * So results leave without being held: at any time the memory is the exchanges' share of the
+ * budget, the loans of the tasks in flight and one assembled range per thread.
+ */
+import * as A from 'apache-arrow';
+import { sharedAlloc } from '../columns/arena.js';
+import { typeToArrow } from '../columns/arrow-types.js';
+import { bytesToBitmap } from '../columns/bits.js';
+import { bufRefOf, rebuildData } from '../columns/shared.js';
+import { ExecutionError } from '../errors.js';
+import { Exchange } from '../shuffle/exchange.js';
+import type { Reservation } from '../memory/budget.js';
+import type { FieldDesc } from '../types/column.js';
+import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import type { AsofTask, KernelResult, OutputRouting, WindowTask } from '../types/tasks.js';
+import type { BatchStore } from './batch-store.js';
+import { fixedWidth } from './column-widths.js';
+import { LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
+import { reroute } from './reroute.js';
+import { orderedMap, runAll } from './scheduler.js';
+
+/** Rows per output range: at least this many, and at most MAX_RANGES ranges. */
+const MIN_RANGE_SHIFT = 16;
+const MAX_RANGES = 256;
+
+/** Dense output arrays of one fixed-width column, indexed by row id (direct outputs). */
+interface DenseColumn {
+  field: FieldDesc;
+  values: TypedArray;
+  /** One byte per row, 1 = NULL; zero-filled, and tasks write only their NULLs. */
+  nulls: Uint8Array;
+}
+
+/**
+ * The kernel outputs of a blocking stage, by row id of its (left) input. Two ways, chosen up
+ * front by the budget, with the same results:
+ * - direct: every output column fixed-width and all of them fit the budget whole: dense shared
+ *   arrays indexed by row id, written in place by the tasks (one scatter, no exchange), sliced
+ *   for the replay without a copy;
+ * - routed: output rows with their row ids go to an exchange by row-id range (kept or spilled),
+ *   and each range is made dense by an assemble task when the replay reaches it.
+ */
+export class OutputRanges {
+  readonly exchange: Exchange;
+  readonly shift: number;
+  readonly ranges: number;
+  private readonly dense: DenseColumn[] | null = null;
+  private readonly denseReservation: Reservation;
+
+  constructor(
+    private readonly ctx: RunContext,
+    name: string,
+    readonly fields: FieldDesc[],
+    readonly rows: number,
+  ) {
+    let shift = MIN_RANGE_SHIFT;
+    while (Math.ceil(rows / 2 ** shift) > MAX_RANGES) shift++;
+    this.shift = shift;
+    this.ranges = Math.max(1, Math.ceil(rows / 2 ** shift));
+    this.exchange = new Exchange(ctx.exchangeEnv(), `${name}.out`, fields, this.ranges);
+    this.denseReservation = ctx.budget.reserve(`${name}.out.dense`);
+    const widths = fields.map((f) => fixedWidth(f.type));
+    const bytes = widths.reduce((s, w) => s + rows * (w + 1), 0);
+    if (widths.every((w) => w > 0) && this.denseReservation.tryGrow(bytes, ctx.limits.headroom)) {
+      this.dense = fields.map((field, c) => ({
+        field,
+        values: sharedAlloc(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows),
+        nulls: sharedAlloc(Uint8Array, rows),
+      }));
+    }
+  }
+
+  get direct(): boolean {
+    return this.dense !== null;
+  }
+
+  /** Where a kernel task writes; `buffer`: its output loan (routed mode). */
+  routing(buffer: SharedArrayBuffer | null): OutputRouting {
+    if (this.dense) return { kind: 'direct', columns: this.dense.map((d) => ({ values: bufRefOf(d.values), nulls: bufRefOf(d.nulls) })) };
+    return { kind: 'routed', rangeShift: this.shift, ranges: this.ranges, buffer };
+  }
+
+  /**
+   * Every range in order: rows [base, base + rows) of the outputs as arrow Data in row-id
+   * order; slices of the dense arrays, or made dense by assemble tasks (at most one per thread
+   * in flight, plus one waiting).
+   */
+  assembled(): AsyncGenerator<{ base: number; columns: A.Data[] }> {
+    const ctx = this.ctx;
+    const dense = this.dense;
+    const self = this;
+    async function* ranges(): AsyncGenerator<number> {
+      for (let r = 0; r < self.ranges; r++) yield r;
+    }
+    if (dense) {
+      return (async function* () {
+        for await (const r of ranges()) {
+          const base = r * 2 ** self.shift;
+          const rows = Math.min(2 ** self.shift, self.rows - base);
+          yield { base, columns: dense.map((d) => denseSlice(d, base, rows)) };
+        }
+      })();
+    }
+    return orderedMap(
+      ranges(),
+      async (r) => {
+        const base = r * 2 ** this.shift;
+        const rows = Math.min(2 ** this.shift, this.rows - base);
+        const input = this.exchange.inputFor(r);
+        const have = this.exchange.rowsOf(r);
+        if (have !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${have} rows, expected ${rows}; refusing to return a partial result`);
+        const bytes = this.exchange.memoryBytesOf(r) + 2 * this.exchange.spillBytesOf(r) + 8 * rows + LOAN_SLACK;
+        const [scratch] = await ctx.loans('assemble', [bytes]);
+        try {
+          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assemble', input, base, rows, scratch: scratch!.buffer }));
+          this.exchange.drop(r);
+          return { base, columns: done.value.columns.map(rebuildData) };
+        } finally {
+          scratch!.release();
+        }
+      },
+      ctx.concurrency,
+    );
+  }
+
+  release(): void {
+    this.exchange.release();
+    this.denseReservation.free();
+  }
+}
+
+/** Rows [start, start + length) of a dense output as arrow Data (values are views, not copies). */
+function denseSlice(d: DenseColumn, start: number, length: number): A.Data {
+  const type = typeToArrow(d.field.type);
+  const nulls = d.nulls.subarray(start, start + length);
+  let nullCount = 0;
+  for (let i = 0; i < length; i++) nullCount += nulls[i]!;
+  let nullBitmap: Uint8Array | undefined;
+  if (nullCount > 0) {
+    const valid = new Uint8Array(length);
+    for (let k = 0; k < length; k++) valid[k] = nulls[k] ? 0 : 1;
+    nullBitmap = bytesToBitmap(valid, length).bitmap;
+  }
+  if (d.field.type.kind === 'bool') {
+    const { bitmap } = bytesToBitmap(d.values.subarray(start, start + length) as Uint8Array, length);
+    return A.makeData({ type: type as A.Bool, length, nullCount, nullBitmap, data: bitmap });
+  }
+  return A.makeData({ type: type as A.Int, length, nullCount, nullBitmap, data: d.values.subarray(start, start + length) as Int32Array });
+}
+
+/** One kernel task's rows: destination `p` of each side's exchange (left first). */
+export interface PartitionUnit {
+  sides: Exchange[];
+  p: number;
+  /** How many times these rows were split again (0: the first partitioning). */
+  level: number;
+}
+
+/** What a blocking operator tells the shared path about one partition's kernel task. */
+export interface KernelJob {
+  /** Rows the task reads (both sides). */
+  rows: number;
+  /** Scratch bytes the task needs by the operator's estimate. */
+  scratchBytes: number;
+  /** Bytes of the routed output rows (fixed-width part; more is reported as extra memory). */
+  outputBytes: number;
+  /** Builds the task once its loans are granted. */
+  build(out: OutputRouting, scratch: SharedArrayBuffer): WindowTask | AsofTask;
+  /** Checks the reply (rows in = rows out) and releases the partition's inputs. */
+  done(result: KernelResult): void;
+}
+
+/** A blocking operator's kernel, as the shared path runs it. */
+export interface KernelOperator {
+  name: string;
+  /** Positions of the hash keys among each side's routed columns; null: rows cannot be split again. */
+  splitKeys: number[][] | null;
+  /** The task for a unit, or null when it has nothing to compute (e.g. no left rows). */
+  job(unit: PartitionUnit): KernelJob | null;
+}
+
+/** Splits stop after this many levels, or when one sub-partition keeps most rows (one hot key). */
+const MAX_SPLIT_LEVEL = 3;
+
+/**
+ * Runs the operator's kernel tasks, at most one per thread, each with two loans (scratch,
+ * output buffer); outputs go to `out`. A partition whose task would need more than one task's
+ * share of the budget is first split again by a re-mix of its keys' hash (both sides alike),
+ * so its groups spread over sub-partitions that fit. Scratch loans grow with what
+ * earlier tasks measured per row.
+ */
+export async function runKernels(ctx: RunContext, op: KernelOperator, units: PartitionUnit[], out: OutputRanges): Promise<void> {
+  const owned: Exchange[] = [];
+  try {
+    const jobs: KernelJob[] = [];
+    const pending = [...units];
+    while (pending.length > 0) {
+      const unit = pending.shift()!;
+      const job = op.job(unit);
+      if (!job) {
+        for (const side of unit.sides) side.drop(unit.p);
+        continue;
+      }
+      const need = job.scratchBytes + (out.direct ? 0 : job.outputBytes) + 2 * LOAN_SLACK;
+      if (need <= ctx.limits.taskBytes || !op.splitKeys || unit.level >= MAX_SPLIT_LEVEL || job.rows < 2) {
+        jobs.push(job);
+        continue;
+      }
+      const parts = Math.min(256, Math.ceil((2 * need) / ctx.limits.taskBytes));
+      const subs: Exchange[] = [];
+      for (let s = 0; s < unit.sides.length; s++) {
+        const routing = { kind: 'hash' as const, keyColumns: op.splitKeys[s]!, partitions: parts, seed: ctx.config.seed, level: unit.level + 1 };
+        subs.push(await reroute(ctx, unit.sides[s]!, unit.p, routing, `${op.name}.split${unit.level + 1}`));
+        owned.push(subs[s]!);
+      }
+      const rows = (q: number): number => subs.reduce((t, e) => t + e.rowsOf(q), 0);
+      let most = 0;
+      for (let q = 0; q < parts; q++) most = Math.max(most, rows(q));
+      // One key holding most rows stays one sub-partition: splitting it again would not help.
+      const level = most >= 0.9 * job.rows ? MAX_SPLIT_LEVEL : unit.level + 1;
+      for (let q = 0; q < parts; q++) if (rows(q) > 0) pending.push({ sides: subs, p: q, level });
+    }
+    await runJobs(ctx, op.name, jobs, out);
+  } finally {
+    for (const e of owned) e.release();
+  }
+}
+
+async function runJobs(ctx: RunContext, name: string, jobs: KernelJob[], out: OutputRanges): Promise<void> {
+  let perRow = 0;
+  let done = 0;
+  await ctx.clock.during(
+    'kernel',
+    runAll(
+      jobs.map((job) => async () => {
+        const scratchBytes = Math.max(job.scratchBytes, Math.ceil(perRow * 1.15 * job.rows)) + LOAN_SLACK;
+        const [scratch, output] = await ctx.loans(name, out.direct ? [scratchBytes] : [scratchBytes, job.outputBytes + LOAN_SLACK]);
+        let outputLoan: Loan | null = output ?? null;
+        try {
+          const res = await ctx.task(job.build(out.routing(output?.buffer ?? null), scratch!.buffer));
+          scratch!.release();
+          if (job.rows > 0) perRow = Math.max(perRow, (res.scratch.used + res.scratch.overflow) / job.rows);
+          ctx.stats.overflowBytes += res.scratch.overflow;
+          job.done(res.value);
+          const loan = outputLoan;
+          outputLoan = null;
+          if (loan) await out.exchange.add(res.value, loan);
+          ctx.progress('kernel', ++done, jobs.length);
+        } finally {
+          scratch!.release();
+          outputLoan?.release();
+        }
+      }),
+      ctx.concurrency,
+    ),
+  );
+  await out.exchange.seal();
+}
+
+/**
+ * The retained input replayed in order, each batch cut at range boundaries and passed with the
+ * outputs of its rows to `combine` (which may drop rows or return null for none).
+ */
+export async function* replayWithOutputs(
+  store: BatchStore,
+  out: OutputRanges,
+  combine: (batch: A.RecordBatch, outputs: A.Data[]) => A.RecordBatch | null,
+): AsyncGenerator<A.RecordBatch> {
+  const ranges = out.assembled()[Symbol.asyncIterator]();
+  let current: { base: number; columns: A.Data[] } | null = null;
+  const size = 2 ** out.shift;
+  try {
+    for await (const { batch, rowBase } of store.replay()) {
+      for (let start = 0; start < batch.numRows; ) {
+        const id = rowBase + start;
+        while (current === null || id >= current.base + size) {
+          const r = await ranges.next();
+          if (r.done) throw new ExecutionError('INTERNAL', `internal: no output range for row ${id}`);
+          current = r.value;
+        }
+        const offset = id - current.base;
+        const len = Math.min(batch.numRows - start, size - offset);
+        const piece = start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len);
+        const cols = current.columns.map((c) => (offset === 0 && len === c.length ? c : c.slice(offset, len)));
+        const res = combine(piece, cols);
+        if (res && res.numRows > 0) yield res;
+        start += len;
+      }
+    }
+  } finally {
+    await ranges.return?.(undefined);
+  }
+}
