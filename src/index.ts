@@ -1,6 +1,6 @@
 /** Sluice's public surface (API.md). */
-export { Engine, type EngineOptions, type CsvOptions } from './coordinator/engine.js';
-export { DataFrame, type ActionOptions, type RunStream } from './coordinator/dataframe.js';
+export { Engine, type EngineOptions, type CsvOptions, type NdjsonOptions, type Paths, type SchemaOption, type ColumnType } from './coordinator/engine.js';
+export { DataFrame, type ActionOptions, type RunStream, type IpcWriteOptions, type ParquetWriteOptions } from './coordinator/dataframe.js';
 export { Expr, col, lit, expr, array, split, slice, cardinality, sequence } from './expr/builders.js';
 export {
   WindowFn, sum, count, avg, min, max, stddev, stddevPop, variance, varPop, first, last, nthValue,

@@ -13,7 +13,7 @@ import * as z from 'zod';
 import { asofShape } from '../options/asof.js';
 import { explodeShape } from '../options/explode.js';
 import { anyOf, entries, expecting, int, jsonSchemaOf, list, name, oneOf, options } from '../options/kit.js';
-import { csvReadShape, ipcReadShape, parquetReadShape } from '../options/read.js';
+import { csvReadShape, ipcReadShape, ndjsonReadShape, parquetReadShape } from '../options/read.js';
 import { windowShape } from '../options/window.js';
 import { DATASETS } from './demo-data.js';
 
@@ -22,7 +22,7 @@ export type OutputFormat = (typeof FORMATS)[number];
 
 const sql = (what = 'an SQL expression') => name(`${what} (non-empty string)`);
 const sqlList = () => anyOf('an SQL expression or a non-empty list of them', [sql(), list(sql(), 'a non-empty list of SQL expressions')]);
-const path = () => name('a file path (non-empty string)');
+const path = () => name("a path: a file, a glob, a folder, or '-' for standard input");
 
 // ---- sources -----------------------------------------------------------------------------------
 
@@ -30,6 +30,7 @@ const source = z.discriminatedUnion('type', [
   options({ type: z.literal('ipc'), path: path().describe('Arrow IPC file or stream'), ...ipcReadShape }),
   options({ type: z.literal('parquet'), path: path(), ...parquetReadShape }),
   options({ type: z.literal('csv'), path: path(), ...csvReadShape }),
+  options({ type: z.literal('ndjson'), path: path(), ...ndjsonReadShape }),
   options({
     type: z.literal('demo'),
     dataset: oneOf(DATASETS),

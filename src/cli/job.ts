@@ -94,19 +94,28 @@ function exact(v: number | string): number | bigint | string {
 
 // ---- building the DataFrame ------------------------------------------------------------------
 
+/** A source path relative to the job file; `-` (standard input) stays as it is. */
+function inputPath(dir: string, p: string): string {
+  return p === '-' ? p : resolve(dir, p);
+}
+
 function openSource(engine: Engine, spec: SourceSpec, dir: string): DataFrame {
   switch (spec.type) {
     case 'ipc': {
       const { type: _t, path, ...options } = spec;
-      return engine.readIpc(resolve(dir, path), options);
+      return engine.readIpc(inputPath(dir, path), options);
     }
     case 'parquet': {
       const { type: _t, path, ...options } = spec;
-      return engine.readParquet(resolve(dir, path), options);
+      return engine.readParquet(inputPath(dir, path), options);
     }
     case 'csv': {
       const { type: _t, path, ...options } = spec;
-      return engine.readCsv(resolve(dir, path), options);
+      return engine.readCsv(inputPath(dir, path), options);
+    }
+    case 'ndjson': {
+      const { type: _t, path, ...options } = spec;
+      return engine.readNdjson(inputPath(dir, path), options);
     }
     case 'demo':
       return engine.fromArrow(generate(spec.dataset, spec.rows ?? 10_000, spec.seed));

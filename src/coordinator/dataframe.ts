@@ -9,7 +9,9 @@ import { AbortError, ExecutionError, PlanError, SluiceError } from '../errors.js
 import type { Expr } from '../expr/builders.js';
 import { writeCsvAtomic } from '../io/csv-write.js';
 import { writeIpcAtomic } from '../io/ipc.js';
-import { writeParquetAtomic } from '../io/parquet.js';
+import type { IpcCompression } from '../io/ipc-codecs.js';
+import { writeParquetAtomic, type ParquetCompression } from '../io/parquet.js';
+import { writeParquetDataset } from '../io/parquet-dataset.js';
 import type { AsofOptions } from '../ops/asof-spec.js';
 import type { WindowOptions } from '../ops/window-spec.js';
 import { columnExprs, condition, exprList, filePath, rowCount } from '../options/args.js';
@@ -27,6 +29,22 @@ import type { Source } from './sources.js';
 
 export interface ActionOptions {
   signal?: AbortSignal;
+}
+
+export interface IpcWriteOptions extends ActionOptions {
+  /** 'file' (default) or 'stream' */
+  format?: 'file' | 'stream';
+  /** 'none' (default), 'lz4' (LZ4_FRAME) or 'zstd' */
+  compression?: IpcCompression;
+}
+
+export interface ParquetWriteOptions extends ActionOptions {
+  /** default 'zstd' */
+  compression?: ParquetCompression;
+  /** rows per row group (default 131072) */
+  rowGroupSize?: number;
+  /** columns whose values name Hive-style folders (`key=value/`) under `path` */
+  partitionBy?: string | string[];
 }
 
 /** `stream()`'s batches; `stats` holds the RunStats of the last run once it has ended. */
@@ -143,14 +161,23 @@ export class DataFrame {
     return handle;
   }
 
-  writeIpc(path: string, options: ActionOptions = {}): Promise<RunStats> {
-    const { signal } = checkApi(writeIpcOptions, options, 'writeIpc()');
-    return this.write(path, 'writeIpc()', signal, (schema, batches, s) => writeIpcAtomic(path, schema, batches, { signal: s }));
+  /** `format` 'file' (default) or 'stream'; `compression` 'none' (default), 'lz4' (LZ4_FRAME) or 'zstd'. */
+  async writeIpc(path: string, options: IpcWriteOptions = {}): Promise<RunStats> {
+    const { signal, format, compression } = checkApi(writeIpcOptions, options, 'writeIpc()');
+    return this.write(path, 'writeIpc()', signal, (schema, batches, s) => writeIpcAtomic(path, schema, batches, { signal: s, format, compression }));
   }
 
-  writeParquet(path: string, options: ActionOptions = {}): Promise<RunStats> {
-    const { signal } = checkApi(writeParquetOptions, options, 'writeParquet()');
-    return this.write(path, 'writeParquet()', signal, (schema, batches, s) => writeParquetAtomic(path, schema, batches, { signal: s }));
+  /**
+   * `compression` 'zstd' (default), 'snappy', 'gzip', 'brotli', 'lz4' or 'none'; `rowGroupSize`
+   * rows per row group; `partitionBy` writes Hive folders (`key=value/part-00000.parquet`).
+   */
+  async writeParquet(path: string, options: ParquetWriteOptions = {}): Promise<RunStats> {
+    const { signal, compression, rowGroupSize, partitionBy } = checkApi(writeParquetOptions, options, 'writeParquet()');
+    const keys = partitionBy === undefined ? [] : typeof partitionBy === 'string' ? [partitionBy] : partitionBy;
+    const opts = { compression, ...(rowGroupSize !== undefined ? { rowGroupRows: rowGroupSize } : {}) };
+    return this.write(path, 'writeParquet()', signal, (schema, batches, s) =>
+      keys.length > 0 ? writeParquetDataset(path, schema, batches, { ...opts, partitionBy: keys, signal: s }) : writeParquetAtomic(path, schema, batches, { ...opts, signal: s }),
+    );
   }
 
   writeCsv(path: string, options: ActionOptions = {}): Promise<RunStats> {

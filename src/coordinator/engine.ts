@@ -6,10 +6,11 @@ import type * as A from 'apache-arrow';
 import { AbortError, PlanError } from '../errors.js';
 import { MemoryBudget, parseBytes } from '../memory/budget.js';
 import { BufferPool } from '../memory/buffer-pool.js';
-import { filePath } from '../options/args.js';
 import { engineOptions } from '../options/engine.js';
 import { checkApi, describeValue } from '../options/kit.js';
-import { csvReadOptions, ipcReadOptions, parquetReadOptions } from '../options/read.js';
+import { checkPaths } from '../io/dataset.js';
+import { csvReadOptions, ipcReadOptions, ndjsonReadOptions, parquetReadOptions, sourcePaths } from '../options/read.js';
+import { csvReaders, IPC_READERS, ndjsonReaders, PARQUET_READERS } from './file-readers.js';
 import type { Progress } from '../types/plan.js';
 import { DataFrame } from './dataframe.js';
 import { createExecutor, type Executor } from './pool.js';
@@ -32,13 +33,46 @@ export interface EngineOptions {
   slabRows?: number;
 }
 
+/** A column type in a schema option: a type name (`'int64'`, `'timestamp[ms, UTC]'`) or an Arrow DataType. */
+export type ColumnType = string | A.DataType;
+
+/** A schema option: an Arrow Schema (any apache-arrow copy), `{ name: type }`, `[{ name, type, nullable? }]` or `'name type, ...'`. */
+export type SchemaOption = A.Schema | Record<string, ColumnType> | Array<{ name: string; type: ColumnType; nullable?: boolean }> | string;
+
 /** `readCsv` options (API.md "Engine"); checked by src/options/read.ts. */
 export interface CsvOptions {
-  /** An Arrow Schema, `{ name: type }`, `[{ name, type, nullable? }]` or `'name type, ...'`. */
-  schema?: A.Schema | Record<string, string> | Array<{ name: string; type: string; nullable?: boolean }> | string;
+  /** column types: by name with a header (the file's other columns inferred), by position without */
+  schema?: SchemaOption;
+  /** default true */
   header?: boolean;
+  /** default ',' */
   delimiter?: string;
+  /** default '"' */
+  quote?: string;
+  /** default: the quote character (`""` inside quotes) */
+  escape?: string;
+  /** fields read as NULL; default `['']` (a given list replaces it) */
+  nullValues?: string[];
+  /** rows sampled to infer column types; default 65536 (0: inferred columns are utf8) */
+  inferRows?: number;
+  /** recognize ISO-8601 dates and timestamps when inferring; default true */
+  inferDates?: boolean;
 }
+
+/** `readNdjson` options; checked by src/options/read.ts. */
+export interface NdjsonOptions {
+  /** column types by key (the objects' other keys are left out) */
+  schema?: SchemaOption;
+  /** lines sampled to infer the schema; default 65536 */
+  inferRows?: number;
+}
+
+/**
+ * A file, a glob (`'logs/*.parquet'`), a folder, or an array of those, read as one source
+ * (globs and folders in sorted path order; Hive `key=value` folders add columns); `-` is
+ * standard input (the IPC stream format, CSV or NDJSON).
+ */
+export type Paths = string | string[];
 
 /** `readIpc` / `readParquet` take no options yet (an unknown key is still an error). */
 export type FileOptions = Record<string, never>;
@@ -109,22 +143,30 @@ export class Engine {
     return DataFrame.fromSource(this, arrowSource(input));
   }
 
-  readIpc(path: string, options: FileOptions = {}): DataFrame {
-    checkApi(filePath(), path, 'readIpc()', 'path');
+  /** Arrow IPC file or stream format (LZ4_FRAME / ZSTD buffers too); `path`: see `Paths`. */
+  readIpc(path: Paths, options: FileOptions = {}): DataFrame {
+    const paths = checkPaths(checkApi(sourcePaths(), path, 'readIpc()', 'path'), 'readIpc()');
     checkApi(ipcReadOptions, options, 'readIpc()');
-    return DataFrame.fromSource(this, fileSource('ipc', path));
+    return DataFrame.fromSource(this, fileSource('ipc', paths, IPC_READERS));
   }
 
-  readParquet(path: string, options: FileOptions = {}): DataFrame {
-    checkApi(filePath(), path, 'readParquet()', 'path');
+  readParquet(path: Paths, options: FileOptions = {}): DataFrame {
+    const paths = checkPaths(checkApi(sourcePaths(), path, 'readParquet()', 'path'), 'readParquet()');
     checkApi(parquetReadOptions, options, 'readParquet()');
-    return DataFrame.fromSource(this, fileSource('parquet', path));
+    if (paths[0] === '-') throw new PlanError('BAD_OPTION', "readParquet(): Parquet needs random access and cannot be read from standard input ('-'); use the Arrow IPC stream format", { option: 'path' });
+    return DataFrame.fromSource(this, fileSource('parquet', paths, PARQUET_READERS));
   }
 
-  readCsv(path: string, options: CsvOptions = {}): DataFrame {
-    checkApi(filePath(), path, 'readCsv()', 'path');
+  readCsv(path: Paths, options: CsvOptions = {}): DataFrame {
+    const paths = checkPaths(checkApi(sourcePaths(), path, 'readCsv()', 'path'), 'readCsv()');
     const o = checkApi(csvReadOptions, options, 'readCsv()');
-    return DataFrame.fromSource(this, fileSource('csv', path, o));
+    return DataFrame.fromSource(this, fileSource('csv', paths, csvReaders(o)));
+  }
+
+  readNdjson(path: Paths, options: NdjsonOptions = {}): DataFrame {
+    const paths = checkPaths(checkApi(sourcePaths(), path, 'readNdjson()', 'path'), 'readNdjson()');
+    const o = checkApi(ndjsonReadOptions, options, 'readNdjson()');
+    return DataFrame.fromSource(this, fileSource('ndjson', paths, ndjsonReaders({ ...(o.inferRows !== undefined ? { inferRows: o.inferRows } : {}), ...(o.schema ? { schema: o.schema.fields } : {}) })));
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * Time-zone offsets of Arrow timestamp zones (`timestamp[ms, America/New_York]`), for showing a
- * zoned instant as the zone's local wall time with its offset.
+ * zoned instant as the zone's local wall time with its offset, and for reading wall-clock text
+ * as an instant (`wallToInstant`, used by the CSV reader).
  *
  * The zone rules come from temporal-polyfill (the IANA database of the Intl implementation).
  * Asking Temporal per value would build a ZonedDateTime per row, so each zone keeps the
@@ -10,6 +11,7 @@
  * `Etc/UTC`), and fixed offsets (`+05:30`, `-08:00`), as Arrow allows.
  */
 import { Temporal } from 'temporal-polyfill';
+import { PlanError } from '../errors.js';
 
 /** Temporal's instant range: ±10^8 days around the epoch, in seconds. */
 const LIMIT_S = 8.64e12;
@@ -107,4 +109,47 @@ export function formatOffset(offsetSeconds: number): string {
   const mm = String(Math.floor(a / 60) % 60).padStart(2, '0');
   const ss = a % 60;
   return `${sign}${hh}:${mm}${ss !== 0 ? `:${String(ss).padStart(2, '0')}` : ''}`;
+}
+
+/** The offsets of `zone`; PlanError UNKNOWN_TIME_ZONE when no time-zone database knows it. */
+export function checkTimeZone(zone: string): ZoneOffsets {
+  const z = zoneOffsets(zone);
+  if (z === null) {
+    throw new PlanError('UNKNOWN_TIME_ZONE', `Unknown time zone ${JSON.stringify(zone)}; use an IANA name such as "America/New_York" or an offset such as "+05:30"`, { zone });
+  }
+  return z;
+}
+
+/**
+ * The offset (seconds) that turns the wall time `wallSeconds` (seconds since the epoch of the
+ * local calendar) into an instant: `instant = wall - offset`.
+ *
+ * Wall times that a transition skips or repeats follow the `compatible` rule of Temporal,
+ * java.time and DuckDB: a wall time in a gap (02:30 on a spring-forward day in New York) is
+ * read with the offset in force before the gap, which lands it after the gap by the gap's
+ * length (03:30 EDT); a wall time in an overlap (01:30 on the fall-back day) is the earlier of
+ * its two instants (01:30 EDT). In Polars' terms: non_existent shifts forward, ambiguous =
+ * 'earliest'.
+ */
+export function wallOffset(zone: ZoneOffsets, wallSeconds: number): number {
+  // the offsets in force a day either side bracket every transition near this wall time
+  const before = zone.offsetSecondsAt(wallSeconds - 86_400);
+  const after = zone.offsetSecondsAt(wallSeconds + 86_400);
+  const fits = (o: number) => zone.offsetSecondsAt(wallSeconds - o) === o;
+  if (before === after) return fits(before) ? before : zone.offsetSecondsAt(wallSeconds - before);
+  const a = fits(before);
+  const b = fits(after);
+  if (a && b) return Math.max(before, after); // overlap: the earlier instant
+  if (a) return before;
+  if (b) return after;
+  return before; // gap: the offset before it
+}
+
+const PER_SECOND = { s: 1n, ms: 1_000n, us: 1_000_000n, ns: 1_000_000_000n } as const;
+
+/** A wall-time count of `unit` in `zone` → the instant, in the same unit (gaps and overlaps: `wallOffset`). */
+export function wallToInstant(wall: bigint, unit: keyof typeof PER_SECOND, zone: ZoneOffsets): bigint {
+  const per = PER_SECOND[unit];
+  const secs = wall / per - (wall % per < 0n ? 1n : 0n);
+  return wall - BigInt(wallOffset(zone, Number(secs))) * per;
 }

@@ -39,7 +39,7 @@ describe('job-file problems name the JSON path and the closest key', () => {
     [job([], { descripton: 'x' }), '$: unknown key "descripton"; did you mean "description"?'],
     [{ sources: { c: { type: 'csv', path: 'x.csv', shema: { a: 'int64' } } } }, '$.sources.c: unknown key "shema"; did you mean "schema"?'],
     [{ sources: { c: { type: 'csv', path: 'x.csv', schema: { a: 'int65' } } } }, '$.sources.c.schema.a: expected a type name'],
-    [{ sources: { c: { type: 'cvs', path: 'x.csv' } } }, '$.sources.c.type: expected one of "ipc", "parquet", "csv", "demo", got "cvs" (string); did you mean "csv"?'],
+    [{ sources: { c: { type: 'cvs', path: 'x.csv' } } }, '$.sources.c.type: expected one of "ipc", "parquet", "csv", "ndjson", "demo", got "cvs" (string); did you mean "csv"?'],
     [{ sources: { 'my data': { type: 'demo', dataset: 'trade' } } }, '$.sources["my data"].dataset: expected one of "serving_log", "trades", "quotes", "orders", got "trade" (string); did you mean "trades"?'],
   ])('%j', (doc, message) => {
     expect(problemOf(doc)).toContain(message);

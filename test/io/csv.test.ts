@@ -133,7 +133,7 @@ describe('CSV', () => {
   it('a value that does not fit the inferred type later on is an InputError suggesting a schema', async () => {
     const p = join(dir, 'drift.csv');
     writeFileSync(p, 'n\n' + Array.from({ length: 20 }, (_, i) => String(i)).join('\n') + '\n2.5\n');
-    const err = await readAll(p, { batchRows: 10 }).catch((e: unknown) => e);
+    const err = await readAll(p, { batchRows: 10, inferRows: 10 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).details).toMatchObject({ line: 22, column: 'n' });
     expect((err as InputError).message).toMatch(/pass a schema/);
