@@ -2,11 +2,12 @@
  * Keeps a blocking operator's input batches until its output phase replays them in order.
  * Batches Sluice allocated itself (file reads, earlier stages) count against the memory budget
  * as the reservation `<name>.retained`; when keeping one would leave less than the run's
- * headroom free it goes to one spill file instead, and is read back in order. Batches in the
+ * headroom free it goes to one spill file instead, in pieces small enough to read back within
+ * a task's share of the budget, and is read back in order. Batches in the
  * caller's memory (fromArrow) are only referenced, never counted.
  */
 import type * as A from 'apache-arrow';
-import { batchBytes } from '../columns/shared.js';
+import { batchBytes, batchCopyBytes } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { Reservation } from '../memory/budget.js';
 import { readSpill, SpillWriter } from '../memory/spill-file.js';
@@ -42,8 +43,15 @@ export class BatchStore {
       this.items.push({ batch, rows: batch.numRows, rowBase, bytes });
       return rowBase;
     }
-    await this.ctx.clock.during('spill', this.write(batch));
-    this.items.push({ batch: null, rows: batch.numRows, rowBase, bytes: 0 });
+    // Spilled in pieces small enough that reading one back fits a task's share of the budget.
+    const pieceRows = Math.max(1, Math.floor(this.ctx.limits.taskBytes / 4 / Math.max(1, bytes / Math.max(1, batch.numRows))));
+    for (let start = 0; start < batch.numRows || start === 0; start += pieceRows) {
+      const len = Math.min(pieceRows, batch.numRows - start);
+      const piece = start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len);
+      await this.ctx.clock.during('spill', this.write(piece));
+      this.items.push({ batch: null, rows: len, rowBase: rowBase + start, bytes: 0 });
+      if (len === 0) break;
+    }
     return rowBase;
   }
 
@@ -56,7 +64,7 @@ export class BatchStore {
       this.ctx.track(this.spill);
     }
     await this.spill.append(batch);
-    this.ctx.spilled(batchBytes(batch), newFile);
+    this.ctx.spilled(batchCopyBytes(batch), newFile);
   }
 
   /** Ends the writing side (call once all batches are in). */

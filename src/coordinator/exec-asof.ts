@@ -191,7 +191,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     }
     const leftEx = left.exchange;
     const rightEx = right.exchange;
-    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows);
+    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows, leftEx.partitions);
     const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
     const op: KernelOperator = {
       name: 'asof',

@@ -5,15 +5,17 @@
  * with the new columns attached.
  */
 import * as A from 'apache-arrow';
-import { fieldToArrow } from '../columns/arrow-types.js';
+import { fieldToArrow, schemaFromArrow } from '../columns/arrow-types.js';
 import { appendColumns } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
 import { kernelBytesPerRow } from '../ops/window.js';
 import type { FieldDesc } from '../types/column.js';
-import { fixedWidth } from './column-widths.js';
+import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
+import { stageBytes } from './execute.js';
+import type { Stage } from './planner.js';
 import { ingest } from './ingest.js';
-import { OutputRanges, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
+import { OutputRanges, partitionCount, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
 import type { RunContext } from './run-context.js';
 
 const MAX_ROWS = 0xffffffff;
@@ -55,11 +57,18 @@ export async function* execWindow(
   ctx: RunContext,
   plan: WindowStagePlan,
   input: AsyncIterable<A.RecordBatch>,
-  inputSchema: A.Schema,
+  inputStage: Stage,
   owned: boolean,
 ): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
-  const partitions = resolved.partitionBy.length === 0 ? 1 : ctx.config.partitions;
+  const inputSchema = inputStage.schema;
+  const outRowBytesEst = resolved.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 4);
+  const routedRowBytes = plan.routed.reduce((s, i) => s + rowBytesOf(schemaFromArrow(inputSchema)[i]!.type), 4);
+  const partitions =
+    resolved.partitionBy.length === 0
+      ? 1
+      : partitionCount(ctx, await stageBytes(inputStage), rowBytesOfSchema(inputSchema), windowScratch(resolved, 1, routedRowBytes) + outRowBytesEst);
+  ctx.stats.partitions = partitions;
   const { store, exchange, rows } = await ingest(ctx, input, inputSchema, {
     name: 'window',
     routed: plan.routed,
@@ -69,7 +78,7 @@ export async function* execWindow(
     retain: true,
   });
   const outFields: FieldDesc[] = resolved.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
-  const out = new OutputRanges(ctx, 'window', outFields, rows);
+  const out = new OutputRanges(ctx, 'window', outFields, rows, partitions);
   try {
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);

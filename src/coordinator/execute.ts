@@ -7,6 +7,23 @@ import { execWindow } from './exec-window.js';
 import type { Stage } from './planner.js';
 import type { RunContext } from './run-context.js';
 
+/**
+ * About how many bytes a stage's rows take in memory, from its sources' sizes (null: not known
+ * before reading). Row-local chains are taken as their input's size.
+ */
+export async function stageBytes(stage: Stage): Promise<number | null> {
+  switch (stage.kind) {
+    case 'scan':
+      return (await stage.source.size()).bytes;
+    case 'rowlocal':
+    case 'limit':
+    case 'window':
+      return stageBytes(stage.input);
+    case 'asof':
+      return stageBytes(stage.left);
+  }
+}
+
 /** Whether a stage's batches were allocated by Sluice (and may be counted and spilled). */
 export function ownsBatches(stage: Stage): boolean {
   return stage.kind === 'scan' ? stage.source.owned : stage.kind === 'limit' ? ownsBatches(stage.input) : true;
@@ -26,7 +43,7 @@ function runStageRaw(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch
     case 'limit':
       return limit(runStage(ctx, stage.input), stage.n);
     case 'window':
-      return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
+      return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input));
     case 'asof':
       return execAsof(ctx, stage.plan, stage.left, stage.right);
   }

@@ -39,9 +39,13 @@ export interface Ingested {
 /** Bytes per routed row a partition task holds in its loans (input copy, output, scratch). */
 const TASK_BYTES_PER_ROW = (rowBytes: number): number => 3 * rowBytes + 32;
 
-/** Rows per slab: as many as config.slabRows, as few as one task's share of the budget allows. */
+/**
+ * Rows per slab: as many as config.slabRows, as few as the budget allows: the tasks in flight
+ * and the slab being made ready hold loans at once, so each gets its share of that many.
+ */
 export function slabRowsFor(ctx: RunContext, rowBytes: number): number {
-  const fit = Math.floor((ctx.limits.taskBytes - 3 * LOAN_SLACK) / TASK_BYTES_PER_ROW(rowBytes));
+  const share = (ctx.limits.taskBytes * ctx.concurrency) / (ctx.concurrency + 1);
+  const fit = Math.floor((share - 3 * LOAN_SLACK) / TASK_BYTES_PER_ROW(rowBytes));
   return Math.max(1, Math.min(ctx.config.slabRows, fit));
 }
 

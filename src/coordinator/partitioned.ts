@@ -16,13 +16,13 @@ import { bytesToBitmap } from '../columns/bits.js';
 import { bufRefOf, rebuildData } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { Exchange } from '../shuffle/exchange.js';
-import type { Reservation } from '../memory/budget.js';
+import { formatBytes, type Reservation } from '../memory/budget.js';
 import type { FieldDesc } from '../types/column.js';
 import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import type { AsofTask, KernelResult, OutputRouting, WindowTask } from '../types/tasks.js';
 import type { BatchStore } from './batch-store.js';
 import { fixedWidth } from './column-widths.js';
-import { LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
+import { budgetTooSmall, LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
 import { reroute } from './reroute.js';
 import { orderedMap, runAll } from './scheduler.js';
 
@@ -33,6 +33,7 @@ import { orderedMap, runAll } from './scheduler.js';
  * spill file open).
  */
 const MIN_RANGE_SHIFT = 10;
+const MIN_PIECE_ROWS = 16;
 const MAX_RANGE_SHIFT = 20;
 const MAX_RANGES = 2048;
 
@@ -57,6 +58,7 @@ export class OutputRanges {
   readonly exchange: Exchange;
   readonly shift: number;
   readonly ranges: number;
+  private readonly rowBytes: number;
   private readonly dense: DenseColumn[] | null = null;
   private readonly denseReservation: Reservation;
 
@@ -65,10 +67,16 @@ export class OutputRanges {
     name: string,
     readonly fields: FieldDesc[],
     readonly rows: number,
+    /** Partitions whose tasks send rows here. */
+    partitions: number,
   ) {
     const rowBytes = fields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
-    const fit = Math.floor(ctx.limits.taskBytes / (4 * (rowBytes + 8)));
-    let shift = Math.max(MIN_RANGE_SHIFT, Math.min(MAX_RANGE_SHIFT, Math.floor(Math.log2(Math.max(2, fit)))));
+    this.rowBytes = rowBytes;
+    // Assembling a range holds its pieces (maybe read back), their concatenation and the result.
+    const fit = Math.floor(ctx.limits.taskBytes / (3 * (rowBytes + 8)));
+    // Every task sends a piece to every range: ranges of at least MIN_PIECE_ROWS rows per partition keep pieces from getting tiny.
+    const floor = Math.ceil(Math.log2(Math.max(2, partitions * MIN_PIECE_ROWS)));
+    let shift = Math.max(MIN_RANGE_SHIFT, Math.min(MAX_RANGE_SHIFT, Math.max(floor, Math.floor(Math.log2(Math.max(2, fit))))));
     while (Math.ceil(rows / 2 ** shift) > MAX_RANGES) shift++;
     this.shift = shift;
     this.ranges = Math.max(1, Math.ceil(rows / 2 ** shift));
@@ -124,7 +132,8 @@ export class OutputRanges {
         const input = this.exchange.inputFor(r);
         const have = this.exchange.rowsOf(r);
         if (have !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${have} rows, expected ${rows}; refusing to return a partial result`);
-        const bytes = this.exchange.memoryBytesOf(r) + 2 * this.exchange.spillBytesOf(r) + 8 * rows + LOAN_SLACK;
+        // The pieces (read back whole), their concatenation and the gathered result.
+        const bytes = this.exchange.memoryBytesOf(r) + this.exchange.spillBytesOf(r) + 2 * rows * (this.rowBytes + 8) + LOAN_SLACK;
         const [scratch] = await ctx.loans('assemble', [bytes]);
         try {
           const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assemble', input, base, rows, scratch: scratch!.buffer }));
@@ -161,6 +170,26 @@ function denseSlice(d: DenseColumn, start: number, length: number): A.Data {
     return A.makeData({ type: type as A.Bool, length, nullCount, nullBitmap, data: bitmap });
   }
   return A.makeData({ type: type as A.Int, length, nullCount, nullBitmap, data: d.values.subarray(start, start + length) as Int32Array });
+}
+
+/** The most partitions a first partitioning uses (each may have a spill file open). */
+const MAX_PARTITIONS = 2048;
+
+/**
+ * Hash partitions for an input of about `bytes` (rows of `inputRowBytes`), each row needing
+ * `taskRowBytes` in its kernel task: enough that every task fits 70% of a task's share of the
+ * budget, so partitions rarely need splitting again; at least the configured count.
+ */
+export function partitionCount(ctx: RunContext, bytes: number | null, inputRowBytes: number, taskRowBytes: number): number {
+  if (bytes === null || bytes <= 0) return ctx.config.partitions;
+  const need = (bytes / Math.max(1, inputRowBytes)) * taskRowBytes;
+  const parts = Math.ceil(need / (0.7 * ctx.limits.taskBytes));
+  if (parts > MAX_PARTITIONS) {
+    // So many partitions would make every piece of every exchange tiny: better said up front.
+    const minimum = Math.ceil((ctx.budget.limit * parts) / MAX_PARTITIONS / 2 ** 20) * 2 ** 20;
+    throw budgetTooSmall(ctx.budget.limit, minimum, `an input of about ${formatBytes(bytes)} would need ${parts} partitions of one task's share each`);
+  }
+  return Math.max(ctx.config.partitions, parts);
 }
 
 /** One kernel task's rows: destination `p` of each side's exchange (left first). */

@@ -45,10 +45,12 @@ export interface RunLimits {
   headroom: number;
 }
 
-/** Half the budget is for the tasks in flight, shared equally; the other half for spillable data. */
+/**
+ * 40% of the budget is for the tasks in flight, shared equally; spillable data leaves half the
+ * budget free (those loans, and room for the batches being read or read back).
+ */
 export function runLimits(budget: number, concurrency: number): RunLimits {
-  const taskBytes = Math.floor(budget / 2 / concurrency);
-  return { taskBytes, headroom: taskBytes * concurrency };
+  return { taskBytes: Math.floor((budget * 0.4) / concurrency), headroom: Math.floor(budget / 2) };
 }
 
 /** A pooled buffer reserved against the budget for one task. */
@@ -191,39 +193,48 @@ export class RunContext {
   }
 
   private tryLoans(name: string, sizes: number[], exact: boolean): Loan[] | null {
-    const loans: Loan[] = [];
+    // All or none, and a failed attempt is undone quietly: it was never a loan, so giving its
+    // buffers back must not wake other waiters (two waiters would wake each other forever).
+    const taken: Array<{ reservation: Reservation; buffer: SharedArrayBuffer }> = [];
     for (const bytes of sizes) {
       const reservation = this.budget.reserve(name);
       const buffer = this.pool.tryTake(reservation, bytes, exact);
       if (!buffer) {
         reservation.free();
-        for (const l of loans) l.release();
+        for (const t of taken) {
+          this.pool.give(t.reservation, t.buffer);
+          t.reservation.free();
+        }
         return null;
       }
-      this.loansOut++;
-      let out = true;
-      const end = (): void => {
-        out = false;
-        reservation.free();
-        this.loansOut--;
-        this.wakeLoanWaiters();
-      };
-      loans.push({
-        buffer,
-        release: () => {
-          if (!out) return;
-          this.pool.give(reservation, buffer);
-          end();
-        },
-        handOver: (owner) => {
-          if (!out) throw new ExecutionError('INTERNAL', `internal: a ${name} loan was handed over after its release`);
-          reservation.moveTo(owner, buffer.byteLength);
-          end();
-          return buffer;
-        },
-      });
+      taken.push({ reservation, buffer });
     }
-    return loans;
+    return taken.map(({ reservation, buffer }) => this.lend(name, reservation, buffer));
+  }
+
+  private lend(name: string, reservation: Reservation, buffer: SharedArrayBuffer): Loan {
+    this.loansOut++;
+    let out = true;
+    const end = (): void => {
+      out = false;
+      reservation.free();
+      this.loansOut--;
+      this.wakeLoanWaiters();
+    };
+    return {
+      buffer,
+      release: () => {
+        if (!out) return;
+        this.pool.give(reservation, buffer);
+        end();
+      },
+      handOver: (owner) => {
+        if (!out) throw new ExecutionError('INTERNAL', `internal: a ${name} loan was handed over after its release`);
+        reservation.moveTo(owner, buffer.byteLength);
+        end();
+        return buffer;
+      },
+    };
   }
 
   private readonly onAbort = (): void => this.wakeLoanWaiters();

@@ -4,7 +4,9 @@
  * Every batch is made plain on the way in (io/arrow-input.ts: this apache-arrow copy's objects,
  * dictionaries decoded, view types converted, empty buffers filled in).
  */
+import { stat } from 'node:fs/promises';
 import * as A from 'apache-arrow';
+import { batchCopyBytes } from '../columns/shared.js';
 import { InputError, PlanError } from '../errors.js';
 import {
   isRecordBatchLike,
@@ -25,7 +27,18 @@ export interface Source {
   readonly owned: boolean;
   schema(): Promise<A.Schema>;
   batches(signal?: AbortSignal): AsyncIterable<A.RecordBatch>;
+  /** What is known of the size before reading: for partition counts and progress totals. */
+  size(): Promise<SourceSize>;
 }
+
+/** `bytes`: about the bytes the rows take in memory; null when unknown (one-shot inputs). */
+export interface SourceSize {
+  bytes: number | null;
+  rows: number | null;
+}
+
+/** In memory, a Parquet file's columns take about this many times its (compressed) bytes. */
+const PARQUET_EXPANSION = 3;
 
 export type ArrowInput =
   | A.Table
@@ -74,6 +87,10 @@ function memorySource(schema: SchemaLike, batches: readonly RecordBatchLike[], l
     label,
     owned: false,
     schema: async () => plain,
+    size: async () => ({
+      rows: batches.reduce((n, b) => n + b.numRows, 0),
+      bytes: batches.reduce((n, b, i) => n + batchCopyBytes(checkedBatch(b, plain, i)), 0),
+    }),
     async *batches() {
       for (let i = 0; i < batches.length; i++) yield checkedBatch(batches[i]!, plain, i);
     },
@@ -128,6 +145,7 @@ function asyncSource(iterable: AsyncIterable<unknown>, where = WHERE): Source {
   return {
     label: 'async iterable of Arrow batches',
     owned: false,
+    size: async () => ({ bytes: null, rows: null }),
     async schema() {
       if (schema) return schema;
       const r = await peek();
@@ -198,6 +216,18 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
     label,
     owned: true,
     schema: async () => (await expand()).schema,
+    async size() {
+      const { dataset } = await expand();
+      let bytes = 0;
+      for (const f of dataset.files) {
+        try {
+          bytes += (await stat(f.path)).size;
+        } catch {
+          return { bytes: null, rows: null };
+        }
+      }
+      return { bytes: format === 'parquet' ? bytes * PARQUET_EXPANSION : bytes, rows: null };
+    },
     async *batches(signal?: AbortSignal) {
       const { dataset, fileSchema, schema } = await expand();
       expanded = null; // files are listed again for the next action

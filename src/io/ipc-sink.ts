@@ -169,6 +169,26 @@ export class IpcAppender {
     await this.flush();
   }
 
+  /**
+   * Serialize several batches and write them out in one go; returns the bytes each batch took,
+   * in order (its message begins where the previous one ends).
+   */
+  async appendMany(batches: RecordBatch[]): Promise<number[]> {
+    if (this.finished) throw new Error(`${this.where}: append after finish`);
+    const sizes: number[] = [];
+    const all: Uint8Array[] = [];
+    for (const batch of batches) {
+      const b = conformBatch(batch, this.schema, this.where);
+      this.writer.write(b);
+      this.rows += b.numRows;
+      const chunks = this.sink.take();
+      sizes.push(chunks.reduce((n, c) => n + c.byteLength, 0));
+      all.push(...chunks);
+    }
+    if (all.length > 0) this.bytes += await writeFully(this.handle, all);
+    return sizes;
+  }
+
   /** Write the end-of-stream marker (and the footer for the file format). */
   async finish(): Promise<void> {
     if (this.finished) return;

@@ -75,6 +75,23 @@ export class SpillWriter {
     return { path: this.path, schemaBytes: this.schemaBytes, start, end: this.out.bytes, rows: batch.numRows };
   }
 
+  /** Write several batches in one write; returns the piece each takes, in order. */
+  async appendMany(batches: RecordBatch[]): Promise<SpillPiece[]> {
+    if (this.done) throw new ExecutionError('SPILL_FAILED', `Spill file ${this.path} is already finished`, { path: this.path });
+    let at = this.out.bytes;
+    let sizes: number[];
+    try {
+      sizes = await this.out.appendMany(batches);
+    } catch (err) {
+      throw this.fail(err);
+    }
+    return sizes.map((size, i) => {
+      const piece = { path: this.path, schemaBytes: this.schemaBytes, start: at, end: at + size, rows: batches[i]!.numRows };
+      at += size;
+      return piece;
+    });
+  }
+
   /** Write the end-of-stream marker and close the file. */
   async finish(): Promise<SpillInfo> {
     if (!this.done) {

@@ -6,9 +6,10 @@
  * destination, in a pooled buffer lent for the task. The exchange either keeps the regions (the
  * buffer and any extra shared memory the task made become part of the reservation
  * `<name>.partitions`) or, when keeping them would leave less than the run's headroom free,
- * appends each region to its destination's spill file (Arrow IPC stream, `__row_id` first) and
- * lets the buffer go back to the pool. A destination's input is its in-memory chunks plus the
- * pieces of its spill file (readable apart, so a big destination can be read in parts). A kept buffer returns to the pool as soon as every destination with
+ * writes all its regions in one write to the exchange's spill file (an Arrow IPC stream, one
+ * batch per region, `__row_id` first) and lets the buffer go back to the pool. A destination's
+ * input is its in-memory chunks plus the pieces of the spill file that hold its rows (each
+ * readable on its own, so a big destination can be read in parts). A kept buffer returns to the pool as soon as every destination with
  * rows in it has been dropped, so memory falls as tasks finish.
  */
 import * as A from 'apache-arrow';
@@ -56,7 +57,8 @@ export class Exchange {
   private readonly slabsOf: number[][];
   private readonly slabs: Array<Slab | null> = [];
   private readonly rows: number[];
-  private readonly writers: Array<SpillWriter | null>;
+  /** One spill file for the whole exchange: each routing task's spilled regions in one write. */
+  private writer: SpillWriter | null = null;
   private readonly pieces: SpillPiece[][];
   private readonly reservation: Reservation;
   private readonly spillSchema: A.Schema;
@@ -72,7 +74,6 @@ export class Exchange {
     this.chunks = Array.from({ length: partitions }, () => []);
     this.slabsOf = Array.from({ length: partitions }, () => []);
     this.rows = new Array<number>(partitions).fill(0);
-    this.writers = new Array<SpillWriter | null>(partitions).fill(null);
     this.pieces = Array.from({ length: partitions }, () => []);
     this.reservation = env.budget.reserve(`${name}.partitions`);
     const s = schemaToArrow(schema);
@@ -117,20 +118,20 @@ export class Exchange {
       return;
     }
     try {
-      for (const { partition, chunk } of result.parts) {
-        let writer = this.writers[partition];
-        const newFile = !writer;
-        if (!writer) {
-          const path = (await this.env.runDir()).file(`${this.name}-p${partition}`);
-          writer = await SpillWriter.create(path, this.spillSchema);
-          this.env.track(writer);
-          this.writers[partition] = writer;
-        }
-        const batch = batchFromColumns(this.spillSchema, [rebuildData(chunk.rowIds), ...chunk.columns.map(rebuildData)], chunk.length);
-        this.pieces[partition]!.push(await writer.append(batch));
-        this.spilledAny = true;
-        this.env.spilled(chunkDescBytes(chunk), newFile);
+      const newFile = !this.writer;
+      if (!this.writer) {
+        const path = (await this.env.runDir()).file(this.name);
+        this.writer = await SpillWriter.create(path, this.spillSchema);
+        this.env.track(this.writer);
       }
+      const batches = result.parts.map(({ chunk }) => batchFromColumns(this.spillSchema, [rebuildData(chunk.rowIds), ...chunk.columns.map(rebuildData)], chunk.length));
+      const pieces = await this.writer.appendMany(batches);
+      result.parts.forEach(({ partition }, i) => this.pieces[partition]!.push(pieces[i]!));
+      this.spilledAny = true;
+      this.env.spilled(
+        result.parts.reduce((s, { chunk }) => s + chunkDescBytes(chunk), 0),
+        newFile,
+      );
     } finally {
       // Spilled (or failed): nothing refers to the task's buffer any more.
       routed?.release();
@@ -140,11 +141,9 @@ export class Exchange {
   /** Closes the spill files; call once every routing task is in. */
   async seal(): Promise<void> {
     await this.tail;
-    for (const w of this.writers) {
-      if (!w) continue;
-      await w.finish();
-      this.env.untrack(w);
-    }
+    if (!this.writer) return;
+    await this.writer.finish();
+    this.env.untrack(this.writer);
   }
 
   rowsOf(p: number): number {
@@ -172,8 +171,9 @@ export class Exchange {
     return out;
   }
 
+  /** Destination p's rows: its chunks, and its spilled batches as few pieces as they are contiguous. */
   inputFor(p: number): PartitionInput {
-    return { chunks: this.chunks[p]!, spills: this.pieces[p]!, schema: this.schema };
+    return { chunks: this.chunks[p]!, spills: coalesce(this.pieces[p]!, Infinity), schema: this.schema };
   }
 
   /**
@@ -186,14 +186,7 @@ export class Exchange {
       bytes: chunkDescBytes(c),
       rows: c.length,
     }));
-    const runs: SpillPiece[] = [];
-    for (const piece of this.pieces[p]!) {
-      const last = runs[runs.length - 1];
-      if (last && last.end === piece.start && last.end - last.start + piece.end - piece.start <= maxBytes) {
-        runs[runs.length - 1] = { ...last, end: piece.end, rows: last.rows + piece.rows };
-      } else runs.push(piece);
-    }
-    for (const run of runs) out.push({ input: { chunks: [], spills: [run], schema: this.schema }, bytes: run.end - run.start, rows: run.rows });
+    for (const run of coalesce(this.pieces[p]!, maxBytes)) out.push({ input: { chunks: [], spills: [run], schema: this.schema }, bytes: run.end - run.start, rows: run.rows });
     return out;
   }
 
@@ -224,4 +217,16 @@ export class Exchange {
     }
     this.reservation.free();
   }
+}
+
+/** Consecutive pieces of one file merged into runs of at most `maxBytes` (a single piece may be more). */
+function coalesce(pieces: SpillPiece[], maxBytes: number): SpillPiece[] {
+  const runs: SpillPiece[] = [];
+  for (const piece of pieces) {
+    const last = runs[runs.length - 1];
+    if (last && last.path === piece.path && last.end === piece.start && last.end - last.start + piece.end - piece.start <= maxBytes) {
+      runs[runs.length - 1] = { ...last, end: piece.end, rows: last.rows + piece.rows };
+    } else runs.push(piece);
+  }
+  return runs;
 }

@@ -36,11 +36,9 @@ export async function loadPartition(input: PartitionInput): Promise<LoadedPartit
     const ids = rebuildData(chunk.rowIds);
     pieces.push({ firstRow: firstId(ids), ids, cols: chunk.columns.map(rebuildData) });
   }
-  for (const spill of input.spills) {
-    for (const batch of readSpillPiece(spill)) {
-      const ids = batch.data.children[0]!;
-      pieces.push({ firstRow: firstId(ids), ids, cols: batch.data.children.slice(1) });
-    }
+  for (const batch of readSpillPieces(input.spills)) {
+    const ids = batch.data.children[0]!;
+    pieces.push({ firstRow: firstId(ids), ids, cols: batch.data.children.slice(1) });
   }
   pieces.sort((a, b) => a.firstRow - b.firstRow);
 
@@ -76,42 +74,61 @@ function firstId(ids: A.Data): number {
   return ids.length === 0 ? Number.MAX_SAFE_INTEGER : (ids.values as Uint32Array)[0]!;
 }
 
-/** The batches of one spill piece: schema message + batches read into scratch, decoded as views. */
-function readSpillPiece(piece: SpillPiece): A.RecordBatch[] {
-  const body = piece.end - piece.start;
-  const bytes = scratchAlloc(Uint8Array, piece.schemaBytes + body + 8);
-  let fd: number;
-  try {
-    fd = openSync(piece.path, 'r');
-  } catch (err) {
-    throw unreadable(piece, err);
+/**
+ * The batches of spill pieces: per file, its schema message and the pieces' bytes read into
+ * one scratch buffer (one open, one read per piece) and decoded as views in one pass.
+ */
+function readSpillPieces(pieces: SpillPiece[]): A.RecordBatch[] {
+  const byPath = new Map<string, SpillPiece[]>();
+  for (const piece of pieces) {
+    const list = byPath.get(piece.path);
+    if (list) list.push(piece);
+    else byPath.set(piece.path, [piece]);
   }
-  try {
-    readFully(fd, bytes, 0, piece.schemaBytes, 0, piece);
-    readFully(fd, bytes, piece.schemaBytes, body, piece.start, piece);
-  } finally {
-    closeSync(fd);
+  const out: A.RecordBatch[] = [];
+  for (const [path, list] of byPath) {
+    const schemaBytes = list[0]!.schemaBytes;
+    const body = list.reduce((n, x) => n + x.end - x.start, 0);
+    // The 8 zero bytes after the batches read as the end-of-stream marker.
+    const bytes = scratchAlloc(Uint8Array, schemaBytes + body + 8);
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (err) {
+      throw unreadable(path, err);
+    }
+    try {
+      readFully(fd, bytes, 0, schemaBytes, 0, path);
+      let at = schemaBytes;
+      for (const piece of list) {
+        readFully(fd, bytes, at, piece.end - piece.start, piece.start, path);
+        at += piece.end - piece.start;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      const batches = A.tableFromIPC(bytes).batches;
+      const rows = batches.reduce((s, b) => s + b.numRows, 0);
+      const want = list.reduce((s, x) => s + x.rows, 0);
+      if (rows !== want) throw new Error(`${rows} rows where ${want} were written`);
+      out.push(...batches);
+    } catch (err) {
+      throw unreadable(path, err);
+    }
   }
-  // The 8 zero bytes after the batches read as the end-of-stream marker.
-  try {
-    const batches = A.tableFromIPC(bytes).batches;
-    const rows = batches.reduce((s, b) => s + b.numRows, 0);
-    if (rows !== piece.rows) throw new Error(`${rows} rows where ${piece.rows} were written`);
-    return batches;
-  } catch (err) {
-    throw unreadable(piece, err);
-  }
+  return out;
 }
 
-function readFully(fd: number, into: Uint8Array, at: number, length: number, position: number, piece: SpillPiece): void {
+function readFully(fd: number, into: Uint8Array, at: number, length: number, position: number, path: string): void {
   let done = 0;
   while (done < length) {
     const got = readSync(fd, into, at + done, length - done, position + done);
-    if (got === 0) throw unreadable(piece, new Error(`file ends before byte ${position + length}`));
+    if (got === 0) throw unreadable(path, new Error(`file ends before byte ${position + length}`));
     done += got;
   }
 }
 
-function unreadable(piece: SpillPiece, err: unknown): ExecutionError {
-  return new ExecutionError('SPILL_UNREADABLE', `Spill file ${piece.path} cannot be read back: ${(err as Error)?.message ?? String(err)}`, { path: piece.path }, { cause: err });
+function unreadable(path: string, err: unknown): ExecutionError {
+  return new ExecutionError('SPILL_UNREADABLE', `Spill file ${path} cannot be read back: ${(err as Error)?.message ?? String(err)}`, { path }, { cause: err });
 }
