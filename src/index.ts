@@ -1,9 +1,11 @@
 /** Sluice's public surface (API.md). */
 export { Engine, type EngineOptions, type CsvOptions } from './coordinator/engine.js';
-export { DataFrame, type ActionOptions, type RunStream } from './coordinator/dataframe.js';
+export { DataFrame, GroupedDataFrame, type ActionOptions, type RunStream, type Aggregate } from './coordinator/dataframe.js';
 export { Expr, col, lit, expr, array, split, slice, cardinality, sequence } from './expr/builders.js';
-export { WindowFn, sum, count, avg, min, max } from './expr/aggregates.js';
+export { WindowFn, sum, count, avg, min, max, first, last, countDistinct } from './expr/aggregates.js';
 export { SluiceError, PlanError, ExecutionError, InputError, WorkerError, AbortError } from './errors.js';
 export type { RunStats, Progress, Phase } from './types/plan.js';
 export type { AsofOptions } from './ops/asof-spec.js';
 export type { WindowOptions } from './ops/window-spec.js';
+export type { JoinOptions, JoinHow } from './ops/join-spec.js';
+export type { SortKeyInput } from './ops/sort-spec.js';

@@ -19,7 +19,7 @@ import { Exchange } from '../shuffle/exchange.js';
 import type { Reservation } from '../memory/budget.js';
 import type { FieldDesc } from '../types/column.js';
 import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import type { AsofTask, KernelResult, OutputRouting, WindowTask } from '../types/tasks.js';
+import type { AsofTask, GroupByTask, JoinTask, KernelResult, OutputRouting, WindowTask } from '../types/tasks.js';
 import type { BatchStore } from './batch-store.js';
 import { fixedWidth } from './column-widths.js';
 import { LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
@@ -38,14 +38,27 @@ interface DenseColumn {
   nulls: Uint8Array;
 }
 
+/** One key range of sparse outputs, in key order: `ids[k]` is row k's key. */
+export interface SparseRange {
+  base: number;
+  end: number;
+  length: number;
+  ids: Uint32Array;
+  columns: A.Data[];
+}
+
 /**
- * The kernel outputs of a blocking stage, by row id of its (left) input. Two ways, chosen up
- * front by the budget, with the same results:
+ * The kernel outputs of a blocking stage, by row id of its (left) input. Dense outputs (one
+ * row per input row: window, asofJoin) go one of two ways, chosen up front by the budget, with
+ * the same results:
  * - direct: every output column fixed-width and all of them fit the budget whole: dense shared
  *   arrays indexed by row id, written in place by the tasks (one scatter, no exchange), sliced
  *   for the replay without a copy;
  * - routed: output rows with their row ids go to an exchange by row-id range (kept or spilled),
  *   and each range is made dense by an assemble task when the replay reaches it.
+ * Sparse outputs (`sparse`: any number of rows per key, e.g. one per group keyed by its first
+ * row id, or a left row's join matches) are always routed; each range is put in key order
+ * (rows of one key in the order their task wrote them) by an assembleSparse task.
  */
 export class OutputRanges {
   readonly exchange: Exchange;
@@ -58,7 +71,9 @@ export class OutputRanges {
     private readonly ctx: RunContext,
     name: string,
     readonly fields: FieldDesc[],
+    /** Size of the key space: input rows (dense), or keys [0, rows) (sparse). */
     readonly rows: number,
+    readonly sparse = false,
   ) {
     let shift = MIN_RANGE_SHIFT;
     while (Math.ceil(rows / 2 ** shift) > MAX_RANGES) shift++;
@@ -68,7 +83,7 @@ export class OutputRanges {
     this.denseReservation = ctx.budget.reserve(`${name}.out.dense`);
     const widths = fields.map((f) => fixedWidth(f.type));
     const bytes = widths.reduce((s, w) => s + rows * (w + 1), 0);
-    if (widths.every((w) => w > 0) && this.denseReservation.tryGrow(bytes, ctx.limits.headroom)) {
+    if (!sparse && widths.every((w) => w > 0) && this.denseReservation.tryGrow(bytes, ctx.limits.headroom)) {
       this.dense = fields.map((field, c) => ({
         field,
         values: sharedAlloc(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows),
@@ -130,10 +145,47 @@ export class OutputRanges {
     );
   }
 
+  /**
+   * Sparse outputs: every range in order, its rows in key order with their keys (assembled by
+   * tasks, at most one per thread in flight plus one waiting; empty ranges without a task).
+   */
+  sparseRanges(): AsyncGenerator<SparseRange> {
+    const ctx = this.ctx;
+    const self = this;
+    async function* ranges(): AsyncGenerator<number> {
+      for (let r = 0; r < self.ranges; r++) yield r;
+    }
+    return orderedMap(
+      ranges(),
+      async (r) => {
+        const base = r * 2 ** this.shift;
+        const end = Math.min(base + 2 ** this.shift, Math.max(this.rows, 1));
+        const rows = this.exchange.rowsOf(r);
+        if (rows === 0) return { base, end, length: 0, ids: new Uint32Array(0), columns: this.fields.map(emptyData) };
+        const bytes = this.exchange.memoryBytesOf(r) + 2 * this.exchange.spillBytesOf(r) + 8 * rows + LOAN_SLACK;
+        const [scratch] = await ctx.loans('assemble', [bytes]);
+        try {
+          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input: this.exchange.inputFor(r), base, end, scratch: scratch!.buffer }));
+          this.exchange.drop(r);
+          const v = done.value;
+          if (v.length !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${v.length} rows, expected ${rows}; refusing to return a partial result`);
+          return { base, end, length: v.length, ids: rebuildData(v.rowIds).values as Uint32Array, columns: v.columns.map(rebuildData) };
+        } finally {
+          scratch!.release();
+        }
+      },
+      ctx.concurrency,
+    );
+  }
+
   release(): void {
     this.exchange.release();
     this.denseReservation.free();
   }
+}
+
+function emptyData(f: FieldDesc): A.Data {
+  return A.vectorFromArray([], typeToArrow(f.type)).data[0]! as A.Data;
 }
 
 /** Rows [start, start + length) of a dense output as arrow Data (values are views, not copies). */
@@ -172,7 +224,7 @@ export interface KernelJob {
   /** Bytes of the routed output rows (fixed-width part; more is reported as extra memory). */
   outputBytes: number;
   /** Builds the task once its loans are granted. */
-  build(out: OutputRouting, scratch: SharedArrayBuffer): WindowTask | AsofTask;
+  build(out: OutputRouting, scratch: SharedArrayBuffer): WindowTask | AsofTask | GroupByTask | JoinTask;
   /** Checks the reply (rows in = rows out) and releases the partition's inputs. */
   done(result: KernelResult): void;
 }
@@ -293,6 +345,61 @@ export async function* replayWithOutputs(
         if (res && res.numRows > 0) yield res;
         start += len;
       }
+    }
+  } finally {
+    await ranges.return?.(undefined);
+  }
+}
+
+/**
+ * The retained input replayed in order with sparse outputs keyed by input row id: each batch is
+ * cut at range boundaries and passed to `combine` with the output rows of its rows (in key
+ * order) and, for each, its row's position in the piece. Output rows keyed past the input's
+ * last row (a join's unmatched right rows) go to `rest` afterwards, range by range.
+ */
+export async function* replayWithSparseOutputs(
+  store: BatchStore,
+  out: OutputRanges,
+  combine: (batch: A.RecordBatch, outputs: A.Data[], local: Int32Array) => A.RecordBatch | null,
+  rest: (outputs: A.Data[], ids: Uint32Array) => A.RecordBatch | null,
+): AsyncGenerator<A.RecordBatch> {
+  const ranges = out.sparseRanges()[Symbol.asyncIterator]();
+  let current: SparseRange | null = null;
+  let at = 0;
+  const slice = (cur: SparseRange, a: number, b: number): A.Data[] => cur.columns.map((c) => (a === 0 && b === c.length ? c : c.slice(a, b - a)));
+  try {
+    for await (const { batch, rowBase } of store.replay()) {
+      for (let start = 0; start < batch.numRows; ) {
+        const id = rowBase + start;
+        while (current === null || id >= current.end) {
+          if (current !== null && at < current.length && current.ids[at]! < id) throw new ExecutionError('INTERNAL', `internal: output row keyed ${current.ids[at]} has no input row`);
+          const r = await ranges.next();
+          if (r.done) throw new ExecutionError('INTERNAL', `internal: no output range for row ${id}`);
+          current = r.value;
+          at = 0;
+        }
+        const len = Math.min(batch.numRows - start, current.end - id);
+        const stop = id + len;
+        let e = at;
+        while (e < current.length && current.ids[e]! < stop) e++;
+        const local = new Int32Array(e - at);
+        for (let k = at; k < e; k++) local[k - at] = current.ids[k]! - id;
+        const piece = start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len);
+        const res = combine(piece, slice(current, at, e), local);
+        if (res && res.numRows > 0) yield res;
+        at = e;
+        start += len;
+      }
+    }
+    for (;;) {
+      if (current !== null && at < current.length) {
+        const res = rest(slice(current, at, current.length), current.ids.subarray(at));
+        if (res && res.numRows > 0) yield res;
+      }
+      const r = await ranges.next();
+      if (r.done) break;
+      current = r.value;
+      at = 0;
     }
   } finally {
     await ranges.return?.(undefined);

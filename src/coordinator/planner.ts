@@ -7,7 +7,10 @@
  * - rowlocal: a fused chain of select / withColumns / filter / explode, run batch by batch in
  *   workers, in order, streaming (no shuffle, no sort);
  * - limit: stops pulling once n rows went out;
- * - window / asof: blocking stages that hash-partition, sort once per partition, run a kernel.
+ * - window / asof: blocking stages that hash-partition, sort once per partition, run a kernel;
+ * - sort / groupBy (also distinct) / join: the relational blocking stages on the same path;
+ * - project (rename, drop): the same batches under another schema, no copy;
+ * - union: the inputs' batches one input after the other.
  */
 import type * as A from 'apache-arrow';
 import { schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
@@ -23,6 +26,13 @@ import type { PlanNode } from '../types/plan.js';
 import type { RowOp } from '../types/tasks.js';
 import { type AsofStagePlan, planAsof } from './exec-asof.js';
 import { planWindowRouting, type WindowStagePlan } from './exec-window.js';
+import { planGroupBy, type GroupByStagePlan } from './exec-groupby.js';
+import { planJoin, type JoinStagePlan } from './exec-join.js';
+import { planSort, type SortStagePlan } from './exec-sort.js';
+import { resolveDistinct, resolveGroupBy } from '../ops/groupby-spec.js';
+import type { JoinOptions } from '../ops/join-spec.js';
+import { resolveDrop, resolveRename, resolveUnion } from '../ops/project-spec.js';
+import { resolveSortKeys, type SortKeyInput } from '../ops/sort-spec.js';
 import type { Source } from './sources.js';
 
 export type Stage =
@@ -30,7 +40,12 @@ export type Stage =
   | { kind: 'rowlocal'; schema: A.Schema; input: Stage; ops: RowOp[]; labels: string[]; countChanges: boolean }
   | { kind: 'limit'; schema: A.Schema; input: Stage; n: number }
   | { kind: 'window'; schema: A.Schema; input: Stage; plan: WindowStagePlan }
-  | { kind: 'asof'; schema: A.Schema; left: Stage; right: Stage; plan: AsofStagePlan };
+  | { kind: 'asof'; schema: A.Schema; left: Stage; right: Stage; plan: AsofStagePlan }
+  | { kind: 'sort'; schema: A.Schema; input: Stage; plan: SortStagePlan }
+  | { kind: 'groupBy'; schema: A.Schema; input: Stage; plan: GroupByStagePlan }
+  | { kind: 'join'; schema: A.Schema; left: Stage; right: Stage; plan: JoinStagePlan }
+  | { kind: 'project'; schema: A.Schema; input: Stage; columns: number[]; label: string }
+  | { kind: 'union'; schema: A.Schema; inputs: Stage[] };
 
 export async function planStage(node: PlanNode): Promise<Stage> {
   switch (node.kind) {
@@ -89,6 +104,36 @@ export async function planStage(node: PlanNode): Promise<Stage> {
       const [left, right] = await Promise.all([planStage(node.left), planStage(node.right)]);
       const plan = planAsof(node.options, desc(left), desc(right));
       return { kind: 'asof', schema: schemaToArrow(plan.outputSchema), left, right, plan };
+    }
+    case 'sort': {
+      const input = await planStage(node.input);
+      const keys = resolveSortKeys(node.keys as SortKeyInput[], desc(input));
+      return { kind: 'sort', schema: input.schema, input, plan: planSort(keys) };
+    }
+    case 'groupBy':
+    case 'distinct': {
+      const input = await planStage(node.input);
+      const resolved = node.kind === 'groupBy' ? resolveGroupBy(node.keys, node.aggs, desc(input)) : resolveDistinct(node.columns, desc(input));
+      return { kind: 'groupBy', schema: node.kind === 'distinct' ? input.schema : schemaToArrow(resolved.output), input, plan: planGroupBy(resolved) };
+    }
+    case 'join': {
+      const [left, right] = await Promise.all([planStage(node.left), planStage(node.right)]);
+      const plan = planJoin(node.options as JoinOptions, desc(left), desc(right));
+      return { kind: 'join', schema: schemaToArrow(plan.resolved.output), left, right, plan };
+    }
+    case 'rename': {
+      const input = await planStage(node.input);
+      const p = resolveRename(node.mapping, desc(input));
+      return { kind: 'project', schema: schemaToArrow(p.output), input, columns: p.columns, label: `rename ${node.mapping.map(([a, b]) => `${a} -> ${b}`).join(', ')}` };
+    }
+    case 'drop': {
+      const input = await planStage(node.input);
+      const p = resolveDrop(node.columns, desc(input));
+      return { kind: 'project', schema: schemaToArrow(p.output), input, columns: p.columns, label: `drop ${node.columns.join(', ')}` };
+    }
+    case 'union': {
+      const inputs = await Promise.all(node.inputs.map(planStage));
+      return { kind: 'union', schema: schemaToArrow(resolveUnion(inputs.map(desc))), inputs };
     }
   }
 }
@@ -158,6 +203,16 @@ export function explainStage(stage: Stage, threads: number, partitions: number, 
     }
     case 'asof':
       return [...stage.plan.explain(indent, partitions), ...explainStage(stage.left, threads, partitions, next), ...explainStage(stage.right, threads, partitions, next)];
+    case 'sort':
+      return [...stage.plan.explain(indent, partitions), ...explainStage(stage.input, threads, partitions, next)];
+    case 'groupBy':
+      return [...stage.plan.explain(indent, partitions, null), ...explainStage(stage.input, threads, partitions, next)];
+    case 'join':
+      return [...stage.plan.explain(indent, partitions), ...explainStage(stage.left, threads, partitions, next), ...explainStage(stage.right, threads, partitions, next)];
+    case 'project':
+      return [`${indent}Project (${stage.label}; no copy) [${cols(stage.schema)}]`, ...explainStage(stage.input, threads, partitions, next)];
+    case 'union':
+      return [`${indent}Union (${stage.inputs.length} inputs, one after the other, streaming)`, ...stage.inputs.flatMap((s) => explainStage(s, threads, partitions, next))];
   }
 }
 

@@ -85,6 +85,24 @@ export function max(column: string): WindowFn {
   return build('max', column);
 }
 
+// ---- group-by aggregates (API.md "Relational verbs") ------------------------------------------
+// first / last / countDistinct as groupBy().agg() takes them. Branch `winfn` adds the same
+// exported functions as window functions too; until it is merged they are only aggregates
+// (window() rejects them).
+
+/** The group's (frame's) first value in input order, NULL included. */
+export function first(column: string): WindowFn {
+  return build('first', column);
+}
+/** The group's (frame's) last value in input order, NULL included. */
+export function last(column: string): WindowFn {
+  return build('last', column);
+}
+/** Number of distinct non-NULL values. */
+export function countDistinct(column: string): WindowFn {
+  return build('countDistinct', column);
+}
+
 export function isWindowFn(v: unknown): v is WindowFn {
   return v instanceof WindowFn;
 }

@@ -17,7 +17,9 @@ import { isNumeric, typeToString, type FieldDesc, type TypeDesc } from '../types
 // Function specs (built by src/expr/aggregates.ts, or written by hand / read from a job file)
 // ---------------------------------------------------------------------------------------------
 
-export type WindowFnName = 'sum' | 'count' | 'avg' | 'min' | 'max';
+export type WindowFnName = 'sum' | 'count' | 'avg' | 'min' | 'max' | GroupOnlyFnName;
+/** Builders that exist for groupBy().agg() but are not window functions on this branch yet. */
+export type GroupOnlyFnName = 'first' | 'last' | 'countDistinct';
 export type DurationUnit = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h' | 'd' | 'w';
 
 /** A frame offset as given by the user, in plain data. */
@@ -48,7 +50,7 @@ export interface WindowFnSpec {
 
 export type OffsetInput = number | bigint | string;
 
-const FN_NAMES: readonly WindowFnName[] = ['sum', 'count', 'avg', 'min', 'max'];
+const FN_NAMES: readonly WindowFnName[] = ['sum', 'count', 'avg', 'min', 'max'] satisfies Array<Exclude<WindowFnName, GroupOnlyFnName>>;
 export const INT64_MAX = (1n << 63n) - 1n;
 
 const UNIT_NS: Record<DurationUnit, bigint> = {

@@ -14,7 +14,9 @@ import type { BoundExpr } from '../expr/bind.js';
 import type { AsofKeyPlan, NormalizedTolerance } from '../ops/asof-keys.js';
 import type { ResolvedExplode } from '../ops/explode-spec.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
-import type { BatchDesc, BufRef, ColumnDesc, SchemaDesc } from './column.js';
+import type { GroupFnName } from '../ops/groupby-spec.js';
+import type { JoinHow, KeyScale } from '../ops/join-spec.js';
+import type { BatchDesc, BufRef, ColumnDesc, SchemaDesc, TypeDesc } from './column.js';
 
 /** A run of rows of one partition: key/payload columns plus the global row id of each row. */
 export interface ChunkDesc {
@@ -102,7 +104,7 @@ export interface PartitionTask {
 export interface RouteTask {
   kind: 'route';
   input: PartitionInput;
-  routing: RangeRouting | HashRouting;
+  routing: RangeRouting | HashRouting | SortRangeRouting;
   outputBuffer: SharedArrayBuffer | null;
   scratch: SharedArrayBuffer | null;
 }
@@ -215,7 +217,114 @@ export interface FaultTask {
   mode: 'throw' | 'exit' | 'hang';
 }
 
-export type Task = PartitionTask | RouteTask | WindowTask | AsofTask | AssembleTask | RowLocalTask | FaultTask;
+// ---- relational verbs (sort, groupBy / distinct, join) ----------------------------------------
+
+/** One sort key among the routed columns: direction and NULL placement. */
+export interface SortKeyOrder {
+  column: number;
+  descending: boolean;
+  nullsFirst: boolean;
+}
+
+/**
+ * Destinations by ranges of (sort keys, row id) for a global sort: range i holds the rows with
+ * splitter[i-1] <= (keys, row id) < splitter[i]. Row ids make every row's tuple distinct, so
+ * ranges balance even when one key value holds most rows.
+ */
+export interface SortRangeRouting {
+  kind: 'sortRange';
+  keys: SortKeyOrder[];
+  /** The splitter rows, sorted: one column per key (that key's type) and their row ids. */
+  splitters: ColumnDesc[];
+  splitterIds: ColumnDesc;
+  partitions: number;
+}
+
+/** One range of a global sort: its rows (every column) in (keys, row id) order. */
+export interface SortTask {
+  kind: 'sort';
+  input: PartitionInput;
+  keys: SortKeyOrder[];
+  scratch: SharedArrayBuffer | null;
+}
+
+/** A group-by output column: a function of each group's rows (`first` also gives the keys). */
+export interface GroupOutputSpec {
+  fn: GroupFnName;
+  /** Position among the routed columns; -1 for count() of rows. */
+  column: number;
+  ignoreNulls: boolean;
+  type: TypeDesc;
+}
+
+/**
+ * One partition of a group-by (or distinct): one output row per group, routed by the group's
+ * first row id. With no keys every row is one group, and an empty partition still gives it.
+ */
+export interface GroupByTask {
+  kind: 'groupBy';
+  input: PartitionInput;
+  keys: number[];
+  outputs: GroupOutputSpec[];
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
+export interface JoinTaskSpec {
+  how: JoinHow;
+  /** Positions among each side's routed columns, pair by pair. */
+  leftKeys: number[];
+  rightKeys: number[];
+  scales: KeyScale[];
+  nullsEqual: boolean;
+  /** Right routed columns that become output columns (gathered per output row). */
+  payload: number[];
+  /** Output ids of unmatched right rows (right/full) are rightBase + their right row id. */
+  rightBase: number;
+}
+
+/**
+ * One partition of a hash join. Output rows are keyed by left row id (several per left row, in
+ * right input order), unmatched right rows by rightBase + right row id; the columns are the
+ * right payload (left columns come from the replayed left input).
+ */
+export interface JoinTask {
+  kind: 'join';
+  left: PartitionInput;
+  right: PartitionInput;
+  spec: JoinTaskSpec;
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
+/**
+ * One key range [base, end) of a sparse output exchange (group-by, join) put in key order:
+ * rows whose keys are equal keep the order their task gave them.
+ */
+export interface AssembleSparseTask {
+  kind: 'assembleSparse';
+  input: PartitionInput;
+  base: number;
+  end: number;
+  scratch: SharedArrayBuffer | null;
+}
+
+export interface SparseColumnsResult extends ColumnsResult {
+  rowIds: ColumnDesc;
+}
+
+export type Task =
+  | PartitionTask
+  | RouteTask
+  | WindowTask
+  | AsofTask
+  | AssembleTask
+  | RowLocalTask
+  | FaultTask
+  | SortTask
+  | GroupByTask
+  | JoinTask
+  | AssembleSparseTask;
 
 /** What each task kind replies with. */
 export interface TaskResults {
@@ -226,6 +335,10 @@ export interface TaskResults {
   assemble: ColumnsResult;
   rowlocal: ColumnsResult;
   fault: never;
+  sort: ColumnsResult;
+  groupBy: KernelResult;
+  join: KernelResult;
+  assembleSparse: SparseColumnsResult;
 }
 
 export type ResultOf<T extends Task> = TaskResults[T['kind']];

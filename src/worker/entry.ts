@@ -9,13 +9,16 @@ import { isMainThread } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { toEnvelope } from '../errors.js';
 import type { Task, TaskReply } from '../types/tasks.js';
-import { runAssembleTask } from './assemble-task.js';
+import { runAssembleSparseTask, runAssembleTask } from './assemble-task.js';
 import { runAsofTask } from './asof-task.js';
 import { runFaultTask } from './fault-task.js';
+import { runGroupByTask } from './groupby-task.js';
+import { runJoinTask } from './join-task.js';
 import { runPartitionTask } from './partition-task.js';
 import { runRouteTask } from './route-task.js';
 import { runRowLocalTask } from './rowlocal-task.js';
 import { beginScratch, endScratch } from './scratch.js';
+import { runSortTask } from './sort-task.js';
 import { runWindowTask } from './window-task.js';
 
 async function runTask(task: Task): Promise<unknown> {
@@ -34,6 +37,14 @@ async function runTask(task: Task): Promise<unknown> {
       return runRowLocalTask(task);
     case 'fault':
       return runFaultTask(task);
+    case 'sort':
+      return runSortTask(task);
+    case 'groupBy':
+      return runGroupByTask(task);
+    case 'join':
+      return runJoinTask(task);
+    case 'assembleSparse':
+      return runAssembleSparseTask(task);
   }
 }
 

@@ -1,0 +1,159 @@
+/**
+ * groupBy(...).agg(...), agg() and distinct() on the shared blocking path (./partitioned.ts):
+ * ingest (hash partitioning by the group keys; one partition without keys), one group-by task
+ * per non-empty partition (a partition too big for one task is split again by a re-mixed hash
+ * of the keys, so groups stay whole), one output row per group keyed by its first row id into
+ * a sparse output exchange, then the ranges in key order: groups come out in order of their
+ * first row in the input, whatever the partitioning. Nothing is replayed: the task routes the
+ * keys and measures (distinct: every column) and outputs every column itself.
+ *
+ * Every aggregate sees its whole group in one task, in input order, so results never depend
+ * on slab or partition boundaries (float sums included: window's canonical order).
+ */
+import type * as A from 'apache-arrow';
+import { schemaToArrow } from '../columns/arrow-types.js';
+import { batchFromColumns } from '../columns/shared.js';
+import { ExecutionError } from '../errors.js';
+import type { ResolvedGroupBy } from '../ops/groupby-spec.js';
+import type { GroupOutputSpec } from '../types/tasks.js';
+import { fixedWidth } from './column-widths.js';
+import { ingest } from './ingest.js';
+import { OutputRanges, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import type { RunContext } from './run-context.js';
+
+const MAX_ROWS = 0xffffffff;
+
+export interface GroupByStagePlan {
+  resolved: ResolvedGroupBy;
+  /** Input column indices routed to the workers; keys first. */
+  routed: number[];
+  keyPos: number[];
+  outputs: GroupOutputSpec[];
+  explain(indent: string, partitions: number, reuse: string | null): string[];
+}
+
+export function planGroupBy(resolved: ResolvedGroupBy): GroupByStagePlan {
+  const routed: number[] = [];
+  const pos = (index: number): number => {
+    let p = routed.indexOf(index);
+    if (p < 0) p = routed.push(index) - 1;
+    return p;
+  };
+  const keyPos = resolved.keys.map((k) => pos(k.index));
+  const outputs: GroupOutputSpec[] = resolved.outputs.map((o) => ({ fn: o.fn, column: o.column < 0 ? -1 : pos(o.column), ignoreNulls: o.ignoreNulls, type: o.type }));
+  return {
+    resolved,
+    routed,
+    keyPos,
+    outputs,
+    explain(indent, partitions, reuse) {
+      const next = indent + '  ';
+      const keys = resolved.keys.map((k) => k.name).join(', ');
+      const head = resolved.distinct ? `Distinct on (${keys}): the whole first row of each distinct tuple` : resolved.keys.length > 0 ? `GroupBy (${keys})` : 'Aggregate (no keys: the whole input is one group)';
+      const partitioning =
+        reuse ?? (resolved.keys.length === 0 ? 'none (no keys): 1 partition' : `hash(${keys}) into ${partitions} partitions, seeded; an oversized partition split again by a re-mixed hash (groups stay whole)`);
+      const lines = [
+        `${indent}${head}`,
+        `${next}partitioning: ${partitioning}`,
+        `${next}grouping per partition: open-addressing hash table of the key tuple (NULL keys one group, NaN = NaN, -0 = 0), groups numbered by first appearance, rows grouped by one stable counting scatter`,
+      ];
+      if (!resolved.distinct) {
+        for (const o of resolved.outputs.slice(resolved.keys.length)) lines.push(`${next}${o.name} = ${o.text}: ${algorithm(o.fn, o.type)}`);
+      }
+      lines.push(`${next}output: one row per group keyed by its first row id, ranges assembled in key order (groups in order of first appearance)`);
+      return lines;
+    },
+  };
+}
+
+function algorithm(fn: GroupOutputSpec['fn'], type: GroupOutputSpec['type']): string {
+  switch (fn) {
+    case 'sum':
+    case 'avg':
+      return type.kind === 'float' && fn === 'sum'
+        ? 'pairwise blocks in input order (window\'s canonical order)'
+        : fn === 'avg'
+          ? 'exact sum (integers) or pairwise sum (floats) / count'
+          : 'differences of one running prefix (exact, 64-bit wrapping)';
+    case 'count':
+      return 'run lengths / non-NULL counts';
+    case 'countDistinct':
+      return 'distinct (group, value) pairs by hash, NULL ignored';
+    case 'min':
+    case 'max':
+      return 'one scan per group (NaN above every number), value gathered';
+    case 'first':
+    case 'last':
+      return 'the group\'s first/last row in input order';
+  }
+}
+
+/** Scratch a group-by task needs for `rows` rows whose routed columns take `inputBytes`. */
+function groupScratch(plan: GroupByStagePlan, rows: number, inputBytes: number): number {
+  const measures = plan.outputs.reduce((s, o) => s + (o.fn === 'first' ? 8 : (fixedWidth(o.type) || 16) + 9), 0);
+  return 2 * inputBytes + rows * (40 + measures);
+}
+
+/** The routed input rows, grouped per partition (the partitioning of a stage before may be reused). */
+export interface GroupInput {
+  units: PartitionUnit[];
+  rows: number;
+  release(): void;
+}
+
+export async function* execGroupBy(
+  ctx: RunContext,
+  plan: GroupByStagePlan,
+  input: AsyncIterable<A.RecordBatch>,
+  inputSchema: A.Schema,
+  owned: boolean,
+): AsyncGenerator<A.RecordBatch> {
+  const keyed = plan.keyPos.length > 0;
+  const { exchange, rows } = await ingest(ctx, input, inputSchema, {
+    name: 'groupBy',
+    routed: plan.routed,
+    hashKeys: plan.keyPos,
+    partitions: keyed ? ctx.config.partitions : 1,
+    owned,
+    retain: false,
+  });
+  const units: PartitionUnit[] = (keyed ? exchange.nonEmpty() : [0]).map((p) => ({ sides: [exchange], p, level: 0 }));
+  yield* groupOutputs(ctx, plan, { units, rows, release: () => exchange.release() });
+}
+
+/** Runs the group-by tasks over `input`'s units and yields the groups in first-row order. */
+export async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, input: GroupInput): AsyncGenerator<A.RecordBatch> {
+  const schema = schemaToArrow(plan.resolved.output);
+  const out = new OutputRanges(ctx, plan.resolved.distinct ? 'distinct' : 'groupBy', plan.resolved.output, Math.max(1, input.rows), true);
+  try {
+    if (input.rows > MAX_ROWS) throw new ExecutionError('TOO_MANY_ROWS', `groupBy: ${input.rows} input rows exceed the ${MAX_ROWS} rows one stage can number`);
+    const outRowBytes = plan.resolved.output.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const op: KernelOperator = {
+      name: plan.resolved.distinct ? 'distinct' : 'groupBy',
+      splitKeys: plan.keyPos.length > 0 ? [plan.keyPos] : null,
+      job: ({ sides: [ex], p }) => {
+        const n = ex!.rowsOf(p);
+        return {
+          rows: n,
+          scratchBytes: groupScratch(plan, n, ex!.memoryBytesOf(p) + 2 * ex!.spillBytesOf(p)),
+          outputBytes: Math.max(1, n) * outRowBytes,
+          build: (routing, scratch) => ({ kind: 'groupBy', input: ex!.inputFor(p), keys: plan.keyPos, outputs: plan.outputs, out: routing, scratch }),
+          done: (res) => {
+            if (res.rows !== n) throw new ExecutionError('INTERNAL', `groupBy: a partition held ${n} rows but its task read ${res.rows}; refusing to return a partial result`);
+            ex!.drop(p);
+          },
+        };
+      },
+    };
+    await runKernels(ctx, op, input.units, out);
+    input.release();
+    for await (const range of out.sparseRanges()) {
+      ctx.checkAbort();
+      if (range.length > 0) yield batchFromColumns(schema, range.columns, range.length);
+    }
+  } finally {
+    input.release();
+    out.release();
+  }
+}
+
