@@ -118,6 +118,7 @@ export class RunContext {
   private readonly writers = new Set<SpillWriter>();
   private loansOut = 0;
   private loanReturned: Array<() => void> = [];
+  private readonly onAbort = (): void => this.wakeLoanWaiters();
 
   constructor(
     readonly config: EngineConfig,
@@ -129,8 +130,9 @@ export class RunContext {
   ) {
     this.peak = budget.trackPeak();
     this.limits = runLimits(budget.limit, this.concurrency);
-    // An abort wakes tasks waiting for loans, which then see it.
-    signal?.addEventListener('abort', () => this.wakeLoanWaiters(), { once: true });
+    // An abort wakes tasks waiting for loans, which then see it (removed at close: the signal
+    // may be the engine's, shared by every run).
+    signal?.addEventListener('abort', this.onAbort, { once: true });
     this.stats = {
       rowsIn: 0,
       rowsOut: 0,
@@ -270,6 +272,7 @@ export class RunContext {
 
   /** Ends the run: spill handles closed, spill folder removed, stats finalized. Never throws. */
   async close(): Promise<void> {
+    this.signal?.removeEventListener('abort', this.onAbort);
     this.clock.stop();
     this.stats.wallMs = performance.now() - this.started;
     this.stats.peakTrackedBytes = Math.max(this.stats.peakTrackedBytes, this.peak.peak);
