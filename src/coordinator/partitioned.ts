@@ -29,6 +29,9 @@ import { orderedMap, runAll } from './scheduler.js';
 /** Rows per output range: at least this many, and at most MAX_RANGES ranges. */
 const MIN_RANGE_SHIFT = 16;
 const MAX_RANGES = 256;
+/** Sparse outputs: ranges of at least 2^10 keys, at most 1024 ranges (a spill file each). */
+const MIN_SPARSE_SHIFT = 10;
+const MAX_SPARSE_RANGES = 1024;
 
 /** Dense output arrays of one fixed-width column, indexed by row id (direct outputs). */
 interface DenseColumn {
@@ -76,7 +79,13 @@ export class OutputRanges {
     readonly sparse = false,
   ) {
     let shift = MIN_RANGE_SHIFT;
-    while (Math.ceil(rows / 2 ** shift) > MAX_RANGES) shift++;
+    if (sparse) {
+      // Sparse ranges are sized by the budget: an assembled range stays a small part of a task's share.
+      const rowBytes = fields.reduce((t, f) => t + (fixedWidth(f.type) || 16) + 1, 4);
+      const fit = Math.floor(ctx.limits.taskBytes / (8 * rowBytes));
+      shift = Math.max(MIN_SPARSE_SHIFT, Math.min(MIN_RANGE_SHIFT, Math.floor(Math.log2(Math.max(1, fit)))));
+    }
+    while (Math.ceil(rows / 2 ** shift) > (sparse ? MAX_SPARSE_RANGES : MAX_RANGES)) shift++;
     this.shift = shift;
     this.ranges = Math.max(1, Math.ceil(rows / 2 ** shift));
     this.exchange = new Exchange(ctx.exchangeEnv(), `${name}.out`, fields, this.ranges);
