@@ -8,7 +8,8 @@
  *   rows are the output, range by range, at most one range per thread in flight.
  *
  * Ranges: as many as the engine's partitions, and more when the data would not fit one task's
- * share of the budget (about three times its bytes per range). Equal keys keep input order:
+ * share of the budget (about three times its bytes per range); a range that still does not fit
+ * (a sample is only a sample) is split again by its own quantiles before it is sorted. Equal keys keep input order:
  * ranges split by (keys, row id), and each range is loaded in row-id order before its stable
  * sort. There is no replay: the sort routes every column.
  */
@@ -22,7 +23,7 @@ import { fixedWidth } from './column-widths.js';
 import { ingest } from './ingest.js';
 import { reroute } from './reroute.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
-import { orderedMap } from './scheduler.js';
+import { orderedMap, runAll } from './scheduler.js';
 import { SortSampler } from './sort-sample.js';
 
 const MAX_ROWS = 0xffffffff;
@@ -88,16 +89,12 @@ export async function* execSort(ctx: RunContext, plan: SortStagePlan, input: Asy
       from.release();
     }
     const schema = inputSchema;
-    const ex = exchange;
-    async function* ranges(): AsyncGenerator<number> {
-      for (const r of ex.nonEmpty()) yield r;
-    }
+    const pieces = new SplitRanges(ctx, plan);
     const sorted = orderedMap(
-      ranges(),
-      async (r) => {
+      pieces.units(exchange),
+      async ({ ex, r }) => {
         const n = ex.rowsOf(r);
-        const scratchBytes = sortScratch(plan, n, ex.memoryBytesOf(r) + 2 * ex.spillBytesOf(r)) + LOAN_SLACK;
-        const [scratch] = await ctx.loans('sort', [scratchBytes]);
+        const [scratch] = await ctx.loans('sort', [pieces.scratchOf(ex, r)]);
         try {
           const done = await ctx.clock.during('sort', ctx.task({ kind: 'sort', input: ex.inputFor(r), keys: plan.orders, scratch: scratch!.buffer }));
           scratch!.release();
@@ -112,11 +109,15 @@ export async function* execSort(ctx: RunContext, plan: SortStagePlan, input: Asy
       ctx.concurrency,
     );
     let done = 0;
-    const total = ex.nonEmpty().length;
-    for await (const batch of sorted) {
-      ctx.checkAbort();
-      ctx.progress('sort', ++done, total);
-      yield batch;
+    try {
+      for await (const batch of sorted) {
+        ctx.checkAbort();
+        done += batch.numRows;
+        ctx.progress('sort', done, rows, done);
+        yield batch;
+      }
+    } finally {
+      pieces.release();
     }
   } finally {
     exchange.release();
@@ -124,3 +125,66 @@ export async function* execSort(ctx: RunContext, plan: SortStagePlan, input: Asy
   }
 }
 
+
+/**
+ * The ranges of a sort in key order, a range too big for one task split again by its own
+ * quantiles: every stride-th row of each of its pieces sampled by tasks, splitters drawn from
+ * that sample (./sort-sample), the range routed into sub-ranges (./reroute), recursively.
+ */
+class SplitRanges {
+  private readonly owned: Exchange[] = [];
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly plan: SortStagePlan,
+  ) {}
+
+  scratchOf(ex: Exchange, r: number): number {
+    return sortScratch(this.plan, ex.rowsOf(r), ex.memoryBytesOf(r) + 2 * ex.spillBytesOf(r)) + LOAN_SLACK;
+  }
+
+  async *units(ex: Exchange): AsyncGenerator<{ ex: Exchange; r: number }> {
+    for (const r of ex.nonEmpty()) {
+      const need = this.scratchOf(ex, r);
+      const sub = need > this.ctx.limits.taskBytes && ex.rowsOf(r) > 1 ? await this.split(ex, r, need) : null;
+      if (sub) yield* this.units(sub);
+      else yield { ex, r };
+    }
+  }
+
+  private async split(ex: Exchange, r: number, need: number): Promise<Exchange | null> {
+    const ctx = this.ctx;
+    const parts = Math.min(MAX_RANGES, Math.ceil((2 * need) / ctx.limits.taskBytes));
+    const rows = ex.rowsOf(r);
+    const stride = Math.max(1, Math.floor(rows / Math.min(4096, 16 * parts)));
+    const sampler = new SortSampler(
+      this.plan.orders.map((_, k) => k),
+      this.plan.orders,
+    );
+    const keys = this.plan.orders.map((o) => o.column);
+    const inputs = ex.piecesOf(r, Math.max(1, Math.floor(ctx.limits.taskBytes / 4)));
+    await runAll(
+      inputs.map(({ input, bytes, rows: n }) => async () => {
+        const [scratch] = await ctx.loans('sort.sample', [2 * bytes + 8 * n + LOAN_SLACK]);
+        try {
+          const done = await ctx.clock.during('sort', ctx.task({ kind: 'sortSample', input, keys, stride, scratch: scratch!.buffer }));
+          const v = done.value;
+          sampler.addRows(rebuildData(v.rowIds).values as Uint32Array, v.columns.map(rebuildData));
+        } finally {
+          scratch!.release();
+        }
+      }),
+      ctx.concurrency,
+    );
+    const split = sampler.splitters(parts);
+    if (!split) return null;
+    const routing = { kind: 'sortRange' as const, keys: this.plan.orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
+    const sub = await reroute(ctx, ex, r, routing, 'sort.split');
+    this.owned.push(sub);
+    return sub;
+  }
+
+  release(): void {
+    for (const e of this.owned) e.release();
+  }
+}

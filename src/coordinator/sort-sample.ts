@@ -35,6 +35,14 @@ export class SortSampler {
     private readonly orders: SortOrder[],
   ) {}
 
+  /** Sample rows gathered elsewhere (a sort task's sample of one piece): keys in key order. */
+  addRows(ids: Uint32Array, keys: A.Data[]): void {
+    if (ids.length === 0) return;
+    this.parts.push({ ids, keys });
+    this.count += ids.length;
+    while (this.count > MAX_SAMPLES) this.thin();
+  }
+
   add(batch: A.RecordBatch, rowBase: number): void {
     const n = batch.numRows;
     const first = (this.stride - (rowBase % this.stride)) % this.stride;

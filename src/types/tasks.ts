@@ -248,6 +248,18 @@ export interface SortTask {
   scratch: SharedArrayBuffer | null;
 }
 
+/**
+ * Every `stride`-th row (in row-id order) of one piece of a sort range too big for one task:
+ * its sort keys and row ids, from which the range's own splitters are drawn.
+ */
+export interface SortSampleTask {
+  kind: 'sortSample';
+  input: PartitionInput;
+  keys: number[];
+  stride: number;
+  scratch: SharedArrayBuffer | null;
+}
+
 /** A group-by output column: a function of each group's rows (`first` also gives the keys). */
 export interface GroupOutputSpec {
   fn: GroupFnName;
@@ -322,6 +334,7 @@ export type Task =
   | RowLocalTask
   | FaultTask
   | SortTask
+  | SortSampleTask
   | GroupByTask
   | JoinTask
   | AssembleSparseTask;
@@ -336,6 +349,7 @@ export interface TaskResults {
   rowlocal: ColumnsResult;
   fault: never;
   sort: ColumnsResult;
+  sortSample: SparseColumnsResult;
   groupBy: KernelResult;
   join: KernelResult;
   assembleSparse: SparseColumnsResult;

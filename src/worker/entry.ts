@@ -18,7 +18,7 @@ import { runPartitionTask } from './partition-task.js';
 import { runRouteTask } from './route-task.js';
 import { runRowLocalTask } from './rowlocal-task.js';
 import { beginScratch, endScratch } from './scratch.js';
-import { runSortTask } from './sort-task.js';
+import { runSortSampleTask, runSortTask } from './sort-task.js';
 import { runWindowTask } from './window-task.js';
 
 async function runTask(task: Task): Promise<unknown> {
@@ -39,6 +39,8 @@ async function runTask(task: Task): Promise<unknown> {
       return runFaultTask(task);
     case 'sort':
       return runSortTask(task);
+    case 'sortSample':
+      return runSortSampleTask(task);
     case 'groupBy':
       return runGroupByTask(task);
     case 'join':

@@ -3,11 +3,14 @@
  * order → one stable radix argsort by the keys (./sort: equal keys keep row-id order, i.e.
  * input order) → every column gathered in that order into transferable buffers.
  * Cost: O(rows × (key words + columns)).
+ * A range too big for one task is first sampled piece by piece (runSortSampleTask: every
+ * stride-th row's keys and row id), so the coordinator can split it by its own quantiles.
  */
 import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
 import { describeData } from '../columns/shared.js';
-import type { ColumnsResult, SortTask } from '../types/tasks.js';
+import * as A from 'apache-arrow';
+import type { ColumnsResult, SortSampleTask, SortTask, SparseColumnsResult } from '../types/tasks.js';
 import { keyColumnOf } from './key-columns.js';
 import { loadPartition } from './partition-input.js';
 import { scratchAlloc } from './scratch.js';
@@ -22,4 +25,16 @@ export async function runSortTask(task: SortTask): Promise<ColumnsResult> {
   const arena = new TransferArena();
   const columns = part.columns.map((c) => describeData(gatherData(c, idx, n, arena.alloc), true));
   return { length: n, columns, transfer: arena.buffers };
+}
+
+export async function runSortSampleTask(task: SortSampleTask): Promise<SparseColumnsResult> {
+  const part = await loadPartition(task.input);
+  const m = Math.ceil(part.n / task.stride);
+  const idx = scratchAlloc(Int32Array, m);
+  for (let k = 0; k < m; k++) idx[k] = k * task.stride;
+  const arena = new TransferArena();
+  const ids = arena.alloc(Uint32Array, m);
+  for (let k = 0; k < m; k++) ids[k] = part.rowIds[idx[k]!]!;
+  const columns = task.keys.map((c) => describeData(gatherData(part.columns[c]!, idx, m, arena.alloc), true));
+  return { length: m, columns, rowIds: describeData(A.makeData({ type: new A.Uint32(), length: m, data: ids }), true), transfer: arena.buffers };
 }
