@@ -15,7 +15,8 @@ import { schemaToArrow } from '../columns/arrow-types.js';
 import { batchFromColumns } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { ResolvedGroupBy } from '../ops/groupby-spec.js';
-import type { GroupOutputSpec } from '../types/tasks.js';
+import type { GroupByTask, GroupOutputSpec, OutputRouting, PartitionInput, WindowGroupByTask } from '../types/tasks.js';
+import type { WindowStagePlan } from './exec-window.js';
 import { fixedWidth } from './column-widths.js';
 import { ingest } from './ingest.js';
 import { OutputRanges, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
@@ -101,6 +102,78 @@ export interface GroupInput {
   release(): void;
 }
 
+/**
+ * A window whose PARTITION BY keys are all group keys of the group-by after it: rows
+ * hash-partitioned on the window's keys hold whole groups, so one task per partition computes
+ * the window and then groups (src/worker/groupby-task runWindowGroupByTask), and the window's
+ * output exchange, its replay and the group-by's shuffle all disappear.
+ */
+export interface WindowFusion {
+  window: WindowStagePlan;
+  /** Window input columns routed: the window's own, then what the group-by reads besides. */
+  routed: number[];
+  /** The group-by's keys and outputs as positions among routed columns then window outputs. */
+  keys: number[];
+  outputs: GroupOutputSpec[];
+}
+
+/** The fusion of `window` (input `inputWidth` columns wide) and the group-by after it, or null. */
+export function fuseWindowGroupBy(window: WindowStagePlan, group: GroupByStagePlan, inputWidth: number): WindowFusion | null {
+  const wkeys = window.resolved.partitionBy.map((c) => c.index);
+  const gkeys = new Set(group.resolved.keys.map((k) => k.index));
+  if (wkeys.length === 0 || !wkeys.every((k) => gkeys.has(k))) return null;
+  const routed = [...window.routed];
+  for (const c of group.routed) if (c < inputWidth && !routed.includes(c)) routed.push(c);
+  // Group-by column c of the window's output: an input column, or window output c - inputWidth.
+  const at = (c: number): number => (c < inputWidth ? routed.indexOf(c) : routed.length + (c - inputWidth));
+  return {
+    window,
+    routed,
+    keys: group.keyPos.map((p) => at(group.routed[p]!)),
+    outputs: group.outputs.map((o) => ({ ...o, column: o.column < 0 ? -1 : at(group.routed[o.column]!) })),
+  };
+}
+
+/** Window + group-by fused (see WindowFusion). */
+export async function* execWindowGroupBy(
+  ctx: RunContext,
+  fusion: WindowFusion,
+  plan: GroupByStagePlan,
+  input: AsyncIterable<A.RecordBatch>,
+  inputSchema: A.Schema,
+  owned: boolean,
+): AsyncGenerator<A.RecordBatch> {
+  const w = fusion.window;
+  const { exchange, rows } = await ingest(ctx, input, inputSchema, {
+    name: 'window+groupBy',
+    routed: fusion.routed,
+    hashKeys: w.partitionPos,
+    partitions: ctx.config.partitions,
+    owned,
+    retain: false,
+  });
+  const windowSpec = { partitionBy: w.partitionPos, orderBy: w.orderPos, measures: w.measurePos, window: w.resolved, naive: ctx.config.windowAlgorithm === 'naive' };
+  const extraPerRow = w.resolved.columns.reduce((t, c) => t + 2 * ((fixedWidth(c.type) || 16) + 1), 64);
+  yield* groupOutputs(
+    ctx,
+    plan,
+    { units: exchange.nonEmpty().map((p) => ({ sides: [exchange], p, level: 0 })), rows, release: () => exchange.release() },
+    {
+      splitKeys: [w.partitionPos],
+      extraPerRow,
+      build: (partition, out, scratch) => ({ kind: 'windowGroupBy', input: partition, window: windowSpec, keys: fusion.keys, outputs: fusion.outputs, out, scratch }),
+    },
+  );
+}
+
+/** How groupOutputs builds its tasks (a plain group-by unless a fusion says otherwise). */
+interface GroupTasks {
+  splitKeys: number[][] | null;
+  /** Scratch per row beyond the group-by's own. */
+  extraPerRow: number;
+  build(input: PartitionInput, out: OutputRouting, scratch: SharedArrayBuffer): GroupByTask | WindowGroupByTask;
+}
+
 export async function* execGroupBy(
   ctx: RunContext,
   plan: GroupByStagePlan,
@@ -118,11 +191,15 @@ export async function* execGroupBy(
     retain: false,
   });
   const units: PartitionUnit[] = (keyed ? exchange.nonEmpty() : [0]).map((p) => ({ sides: [exchange], p, level: 0 }));
-  yield* groupOutputs(ctx, plan, { units, rows, release: () => exchange.release() });
+  yield* groupOutputs(ctx, plan, { units, rows, release: () => exchange.release() }, {
+    splitKeys: keyed ? [plan.keyPos] : null,
+    extraPerRow: 0,
+    build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: plan.keyPos, outputs: plan.outputs, out, scratch }),
+  });
 }
 
 /** Runs the group-by tasks over `input`'s units and yields the groups in first-row order. */
-export async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, input: GroupInput): AsyncGenerator<A.RecordBatch> {
+async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, input: GroupInput, tasks: GroupTasks): AsyncGenerator<A.RecordBatch> {
   const schema = schemaToArrow(plan.resolved.output);
   const out = new OutputRanges(ctx, plan.resolved.distinct ? 'distinct' : 'groupBy', plan.resolved.output, Math.max(1, input.rows), true);
   try {
@@ -130,14 +207,14 @@ export async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, inp
     const outRowBytes = plan.resolved.output.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
     const op: KernelOperator = {
       name: plan.resolved.distinct ? 'distinct' : 'groupBy',
-      splitKeys: plan.keyPos.length > 0 ? [plan.keyPos] : null,
+      splitKeys: tasks.splitKeys,
       job: ({ sides: [ex], p }) => {
         const n = ex!.rowsOf(p);
         return {
           rows: n,
-          scratchBytes: groupScratch(plan, n, ex!.memoryBytesOf(p) + 2 * ex!.spillBytesOf(p)),
+          scratchBytes: groupScratch(plan, n, ex!.memoryBytesOf(p) + 2 * ex!.spillBytesOf(p)) + n * tasks.extraPerRow,
           outputBytes: Math.max(1, n) * outRowBytes,
-          build: (routing, scratch) => ({ kind: 'groupBy', input: ex!.inputFor(p), keys: plan.keyPos, outputs: plan.outputs, out: routing, scratch }),
+          build: (routing, scratch) => tasks.build(ex!.inputFor(p), routing, scratch),
           done: (res) => {
             if (res.rows !== n) throw new ExecutionError('INTERNAL', `groupBy: a partition held ${n} rows but its task read ${res.rows}; refusing to return a partial result`);
             ex!.drop(p);

@@ -2,7 +2,7 @@
 import type * as A from 'apache-arrow';
 import { batchBytes, batchFromColumns } from '../columns/shared.js';
 import { execAsof } from './exec-asof.js';
-import { execGroupBy } from './exec-groupby.js';
+import { execGroupBy, execWindowGroupBy } from './exec-groupby.js';
 import { execJoin } from './exec-join.js';
 import { execSort } from './exec-sort.js';
 import { execRowLocal } from './exec-rowlocal.js';
@@ -45,6 +45,10 @@ function runStageRaw(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch
     case 'sort':
       return execSort(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
     case 'groupBy':
+      if (stage.fused && stage.input.kind === 'window') {
+        const w = stage.input;
+        return execWindowGroupBy(ctx, stage.fused, stage.plan, runStage(ctx, w.input), w.input.schema, ownsBatches(w.input));
+      }
       return execGroupBy(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
     case 'join':
       return execJoin(ctx, stage.plan, stage.left, stage.right);

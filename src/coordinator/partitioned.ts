@@ -19,7 +19,7 @@ import { Exchange } from '../shuffle/exchange.js';
 import type { Reservation } from '../memory/budget.js';
 import type { FieldDesc } from '../types/column.js';
 import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import type { AsofTask, GroupByTask, JoinTask, KernelResult, OutputRouting, WindowTask } from '../types/tasks.js';
+import type { AsofTask, GroupByTask, JoinTask, KernelResult, OutputRouting, WindowGroupByTask, WindowTask } from '../types/tasks.js';
 import type { BatchStore } from './batch-store.js';
 import { fixedWidth } from './column-widths.js';
 import { LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
@@ -233,7 +233,7 @@ export interface KernelJob {
   /** Bytes of the routed output rows (fixed-width part; more is reported as extra memory). */
   outputBytes: number;
   /** Builds the task once its loans are granted. */
-  build(out: OutputRouting, scratch: SharedArrayBuffer): WindowTask | AsofTask | GroupByTask | JoinTask;
+  build(out: OutputRouting, scratch: SharedArrayBuffer): WindowTask | AsofTask | GroupByTask | WindowGroupByTask | JoinTask;
   /** Checks the reply (rows in = rows out) and releases the partition's inputs. */
   done(result: KernelResult): void;
 }

@@ -26,7 +26,7 @@ import type { PlanNode } from '../types/plan.js';
 import type { RowOp } from '../types/tasks.js';
 import { type AsofStagePlan, planAsof } from './exec-asof.js';
 import { planWindowRouting, type WindowStagePlan } from './exec-window.js';
-import { planGroupBy, type GroupByStagePlan } from './exec-groupby.js';
+import { fuseWindowGroupBy, planGroupBy, type GroupByStagePlan, type WindowFusion } from './exec-groupby.js';
 import { planJoin, type JoinStagePlan } from './exec-join.js';
 import { planSort, type SortStagePlan } from './exec-sort.js';
 import { resolveDistinct, resolveGroupBy } from '../ops/groupby-spec.js';
@@ -42,7 +42,8 @@ export type Stage =
   | { kind: 'window'; schema: A.Schema; input: Stage; plan: WindowStagePlan }
   | { kind: 'asof'; schema: A.Schema; left: Stage; right: Stage; plan: AsofStagePlan }
   | { kind: 'sort'; schema: A.Schema; input: Stage; plan: SortStagePlan }
-  | { kind: 'groupBy'; schema: A.Schema; input: Stage; plan: GroupByStagePlan }
+  /** `fused`: the input is a window computed in the group-by's own tasks (see WindowFusion). */
+  | { kind: 'groupBy'; schema: A.Schema; input: Stage; plan: GroupByStagePlan; fused: WindowFusion | null }
   | { kind: 'join'; schema: A.Schema; left: Stage; right: Stage; plan: JoinStagePlan }
   | { kind: 'project'; schema: A.Schema; input: Stage; columns: number[]; label: string }
   | { kind: 'union'; schema: A.Schema; inputs: Stage[] };
@@ -114,7 +115,10 @@ export async function planStage(node: PlanNode): Promise<Stage> {
     case 'distinct': {
       const input = await planStage(node.input);
       const resolved = node.kind === 'groupBy' ? resolveGroupBy(node.keys, node.aggs, desc(input)) : resolveDistinct(node.columns, desc(input));
-      return { kind: 'groupBy', schema: node.kind === 'distinct' ? input.schema : schemaToArrow(resolved.output), input, plan: planGroupBy(resolved) };
+      const plan = planGroupBy(resolved);
+      // A window partitioned on some of the group keys already partitions the rows by group.
+      const fused = input.kind === 'window' ? fuseWindowGroupBy(input.plan, plan, input.input.schema.fields.length) : null;
+      return { kind: 'groupBy', schema: node.kind === 'distinct' ? input.schema : schemaToArrow(resolved.output), input, plan, fused };
     }
     case 'join': {
       const [left, right] = await Promise.all([planStage(node.left), planStage(node.right)]);
@@ -189,24 +193,18 @@ export function explainStage(stage: Stage, threads: number, partitions: number, 
       ];
     case 'limit':
       return [`${indent}Limit ${stage.n}`, ...explainStage(stage.input, threads, partitions, next)];
-    case 'window': {
-      const r = stage.plan.resolved;
-      const parts = r.partitionBy.length === 0 ? 1 : partitions;
-      const lines = [
-        `${indent}Window`,
-        `${next}partitioning: ${r.partitionBy.length === 0 ? 'none (no PARTITION BY): 1 partition' : `hash(${r.partitionBy.map((c) => c.column).join(', ')}) into ${parts} partitions, seeded`}`,
-        `${next}sort per partition: (${[...r.partitionBy.map((c) => `${c.column} group`), ...r.orderBy.map((o) => `${o.column} ${o.descending ? 'DESC' : 'ASC'} NULLS ${o.nulls.toUpperCase()}`), 'row id'].join(', ')}) by LSD radix argsort, once`,
-        ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? '*' : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c, r)}`),
-        `${next}output: input order (row ids), columns appended`,
-      ];
-      return [...lines, ...explainStage(stage.input, threads, partitions, next)];
-    }
+    case 'window':
+      return [...windowLines(stage, indent, partitions, false), ...explainStage(stage.input, threads, partitions, next)];
     case 'asof':
       return [...stage.plan.explain(indent, partitions), ...explainStage(stage.left, threads, partitions, next), ...explainStage(stage.right, threads, partitions, next)];
     case 'sort':
       return [...stage.plan.explain(indent, partitions), ...explainStage(stage.input, threads, partitions, next)];
-    case 'groupBy':
-      return [...stage.plan.explain(indent, partitions, null), ...explainStage(stage.input, threads, partitions, next)];
+    case 'groupBy': {
+      if (!stage.fused || stage.input.kind !== 'window') return [...stage.plan.explain(indent, partitions, null), ...explainStage(stage.input, threads, partitions, next)];
+      const w = stage.input;
+      const reuse = `reuses the Window's hash(${w.plan.resolved.partitionBy.map((c) => c.column).join(', ')}) partitioning into ${partitions} partitions (its keys are group keys): window and grouping run in one task per partition, no second shuffle`;
+      return [...stage.plan.explain(indent, partitions, reuse), ...windowLines(w, next, partitions, true), ...explainStage(w.input, threads, partitions, next + '  ')];
+    }
     case 'join':
       return [...stage.plan.explain(indent, partitions), ...explainStage(stage.left, threads, partitions, next), ...explainStage(stage.right, threads, partitions, next)];
     case 'project':
@@ -214,6 +212,19 @@ export function explainStage(stage: Stage, threads: number, partitions: number, 
     case 'union':
       return [`${indent}Union (${stage.inputs.length} inputs, one after the other, streaming)`, ...stage.inputs.flatMap((s) => explainStage(s, threads, partitions, next))];
   }
+}
+
+function windowLines(stage: Extract<Stage, { kind: 'window' }>, indent: string, partitions: number, fused: boolean): string[] {
+  const next = indent + '  ';
+  const r = stage.plan.resolved;
+  const parts = r.partitionBy.length === 0 ? 1 : partitions;
+  return [
+    `${indent}Window${fused ? ' (fused into the GroupBy above: same tasks, no output exchange, no replay)' : ''}`,
+    `${next}partitioning: ${r.partitionBy.length === 0 ? 'none (no PARTITION BY): 1 partition' : `hash(${r.partitionBy.map((c) => c.column).join(', ')}) into ${parts} partitions, seeded`}`,
+    `${next}sort per partition: (${[...r.partitionBy.map((c) => `${c.column} group`), ...r.orderBy.map((o) => `${o.column} ${o.descending ? 'DESC' : 'ASC'} NULLS ${o.nulls.toUpperCase()}`), 'row id'].join(', ')}) by LSD radix argsort, once`,
+    ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? '*' : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c, r)}`),
+    ...(fused ? [] : [`${next}output: input order (row ids), columns appended`]),
+  ];
 }
 
 function windowAlgorithm(c: ResolvedWindow['columns'][number], r: ResolvedWindow): string {

@@ -282,6 +282,22 @@ export interface GroupByTask {
   scratch: SharedArrayBuffer | null;
 }
 
+/**
+ * A window and a group-by on keys that include the window's PARTITION BY keys, fused: per
+ * partition the window outputs are computed and grouped in the same task (no window output
+ * exchange, no replay, no second shuffle). The group-by's columns are positions among the
+ * routed columns followed by the window's output columns.
+ */
+export interface WindowGroupByTask {
+  kind: 'windowGroupBy';
+  input: PartitionInput;
+  window: Pick<WindowTask, 'partitionBy' | 'orderBy' | 'measures' | 'window' | 'naive'>;
+  keys: number[];
+  outputs: GroupOutputSpec[];
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
 export interface JoinTaskSpec {
   how: JoinHow;
   /** Positions among each side's routed columns, pair by pair. */
@@ -336,6 +352,7 @@ export type Task =
   | SortTask
   | SortSampleTask
   | GroupByTask
+  | WindowGroupByTask
   | JoinTask
   | AssembleSparseTask;
 
@@ -351,6 +368,7 @@ export interface TaskResults {
   sort: ColumnsResult;
   sortSample: SparseColumnsResult;
   groupBy: KernelResult;
+  windowGroupBy: KernelResult;
   join: KernelResult;
   assembleSparse: SparseColumnsResult;
 }

@@ -12,7 +12,7 @@ import type { Task, TaskReply } from '../types/tasks.js';
 import { runAssembleSparseTask, runAssembleTask } from './assemble-task.js';
 import { runAsofTask } from './asof-task.js';
 import { runFaultTask } from './fault-task.js';
-import { runGroupByTask } from './groupby-task.js';
+import { runGroupByTask, runWindowGroupByTask } from './groupby-task.js';
 import { runJoinTask } from './join-task.js';
 import { runPartitionTask } from './partition-task.js';
 import { runRouteTask } from './route-task.js';
@@ -43,6 +43,8 @@ async function runTask(task: Task): Promise<unknown> {
       return runSortSampleTask(task);
     case 'groupBy':
       return runGroupByTask(task);
+    case 'windowGroupBy':
+      return runWindowGroupByTask(task);
     case 'join':
       return runJoinTask(task);
     case 'assembleSparse':

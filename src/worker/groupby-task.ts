@@ -8,13 +8,15 @@
  * row-id range (./routed-chunks) for the sparse output exchange. Without keys all rows are one
  * group, which exists even when the partition is empty (agg() of no rows is one row).
  * Everything but the routed outputs lives in the task's scratch loan.
+ * Fused after a window on a subset of the keys (runWindowGroupByTask), the window's outputs are
+ * computed first in the same task and grouped with the partition's own columns.
  */
 import type * as A from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';
 import { groupCounts, groupFirstLast, groupFloatSum, groupIntSum, groupMinMax, type GroupRuns } from '../ops/group-agg.js';
 import { countingScatter } from '../shuffle/hash.js';
 import type { KeyColumn } from '../types/keys.js';
-import type { GroupByTask, GroupOutputSpec, KernelResult } from '../types/tasks.js';
+import type { GroupByTask, GroupOutputSpec, KernelResult, OutputRouting, WindowGroupByTask } from '../types/tasks.js';
 import { groupIds } from './group-ids.js';
 import { keyColumnOf } from './key-columns.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
@@ -22,13 +24,25 @@ import { permuteKey } from './permute.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { windowOutputData } from './window-output.js';
+import { windowColumnsInRowOrder } from './window-task.js';
 
 const UINT32 = { kind: 'int', bits: 32, signed: false } as const;
 
 export async function runGroupByTask(task: GroupByTask): Promise<KernelResult> {
+  return groupRows(await loadPartition(task.input), task.keys, task.outputs, task.out);
+}
+
+/** A window fused with the group-by after it: the window's outputs join the partition's columns. */
+export async function runWindowGroupByTask(task: WindowGroupByTask): Promise<KernelResult> {
   const part = await loadPartition(task.input);
+  const columns = [...part.columns, ...windowColumnsInRowOrder(part, task.window)];
+  return groupRows({ n: part.n, rowIds: part.rowIds, columns }, task.keys, task.outputs, task.out);
+}
+
+/** One output row per group of the partition's rows, routed by the group's first row id. */
+function groupRows(part: LoadedPartition, keyColumns: number[], outputs: GroupOutputSpec[], out: OutputRouting): KernelResult {
   const n = part.n;
-  const keys = task.keys.map((i) => keyColumnOf(part.columns[i]!));
+  const keys = keyColumns.map((i) => keyColumnOf(part.columns[i]!));
   let ids: Uint32Array;
   let groups: number;
   if (keys.length === 0) {
@@ -38,12 +52,11 @@ export async function runGroupByTask(task: GroupByTask): Promise<KernelResult> {
   const { offsets: starts, order: perm } = countingScatter(ids, groups, scratchAlloc(Uint32Array, n));
   const runs: GroupRuns = { n, groups, starts };
   const grouped = new GroupedPartition(part, perm, ids, runs);
-  const columns = task.outputs.map((o) => grouped.output(o));
+  const columns = outputs.map((o) => grouped.output(o));
 
   const firsts = groupFirstLast(runs, null, false, false, scratchAlloc);
   const rowIds = scratchAlloc(Uint32Array, groups);
   for (let g = 0; g < groups; g++) rowIds[g] = firsts[g]! < 0 ? 0 : part.rowIds[perm[firsts[g]!]!]!;
-  const out = task.out;
   if (out.kind !== 'routed') throw new Error('internal: group-by outputs are routed by first row id');
   const dest = scratchAlloc(Uint32Array, groups);
   for (let g = 0; g < groups; g++) dest[g] = rowIds[g]! >>> out.rangeShift;

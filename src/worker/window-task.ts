@@ -7,20 +7,24 @@
  * Everything but the routed outputs lives in the task's scratch loan.
  */
 import { toKeyColumn } from '../columns/shared.js';
-import { computeWindow, computeWindowNaive, type WindowKernelInput } from '../ops/window.js';
-import type { KeyColumn } from '../types/keys.js';
+import type * as A from 'apache-arrow';
+import { computeWindow, computeWindowNaive, type WindowColumnOut, type WindowKernelInput } from '../ops/window.js';
+import type { KeyColumn, TypedArrayConstructor } from '../types/keys.js';
 import type { KernelResult, WindowTask } from '../types/tasks.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
-import { loadPartition } from './partition-input.js';
-import { permuteKey } from './permute.js';
+import { loadPartition, type LoadedPartition } from './partition-input.js';
+import { permuteKey, scatterValues } from './permute.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { argsortKeys } from './sort.js';
 import { scatterDirect } from './direct-output.js';
 import { windowOutputData } from './window-output.js';
 
-export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
-  const part = await loadPartition(task.input);
+/** The window settings of a task (a window task's, or a fused window + group-by task's). */
+export type WindowSpec = Pick<WindowTask, 'partitionBy' | 'orderBy' | 'measures' | 'window' | 'naive'>;
+
+/** The kernel's outputs for a loaded partition, in sorted order, and that order (sorted position -> row). */
+function computeSorted(part: LoadedPartition, task: WindowSpec): { outs: WindowColumnOut[]; perm: Uint32Array } {
   const n = part.n;
   const keys: KeyColumn[] = part.columns.map(toKeyColumn);
 
@@ -43,6 +47,32 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
     window,
   };
   const outs = task.naive ? computeWindowNaive(input, scratchAlloc) : computeWindow(input, scratchAlloc);
+  return { outs, perm };
+}
+
+/**
+ * The window outputs of a loaded partition as arrow Data in the partition's own row order (row
+ * id order), for an operator fused after the window in the same task (src/worker/groupby-task).
+ */
+export function windowColumnsInRowOrder(part: LoadedPartition, task: WindowSpec): A.Data[] {
+  const { outs, perm } = computeSorted(part, task);
+  const n = part.n;
+  return outs.map((o) => {
+    const values = scratchAlloc(o.values.constructor as TypedArrayConstructor, n);
+    scatterValues(o.values, perm, values);
+    let valid: Uint8Array | null = null;
+    if (o.valid) {
+      valid = scratchAlloc(Uint8Array, n);
+      for (let i = 0; i < n; i++) valid[perm[i]!] = o.valid[i]!;
+    }
+    return windowOutputData({ type: o.type, values, valid }, n);
+  });
+}
+
+export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
+  const part = await loadPartition(task.input);
+  const n = part.n;
+  const { outs, perm } = computeSorted(part, task);
 
   const rowIds = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[perm[i]!]!;
