@@ -19,7 +19,7 @@ import type { GroupByTask, GroupOutputSpec, OutputRouting, PartitionInput, Windo
 import type { WindowStagePlan } from './exec-window.js';
 import { fixedWidth } from './column-widths.js';
 import { ingest } from './ingest.js';
-import { OutputRanges, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import { loadBytesOf, OutputRanges, runKernels, runsOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import type { RunContext } from './run-context.js';
 
 const MAX_ROWS = 0xffffffff;
@@ -92,7 +92,7 @@ function algorithm(fn: GroupOutputSpec['fn'], type: GroupOutputSpec['type']): st
 /** Scratch a group-by task needs for `rows` rows whose routed columns take `inputBytes`. */
 function groupScratch(plan: GroupByStagePlan, rows: number, inputBytes: number): number {
   const measures = plan.outputs.reduce((s, o) => s + (o.fn === 'first' ? 8 : (fixedWidth(o.type) || 16) + 9), 0);
-  return 2 * inputBytes + rows * (40 + measures);
+  return inputBytes + rows * (40 + measures);
 }
 
 /** The routed input rows, grouped per partition (the partitioning of a stage before may be reused). */
@@ -212,9 +212,9 @@ async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, input: Gro
         const n = ex!.rowsOf(p);
         return {
           rows: n,
-          scratchBytes: groupScratch(plan, n, ex!.memoryBytesOf(p) + 2 * ex!.spillBytesOf(p)) + n * tasks.extraPerRow,
+          scratchBytes: groupScratch(plan, n, loadBytesOf(ex!, p)) + n * tasks.extraPerRow,
           outputBytes: Math.max(1, n) * outRowBytes,
-          build: (routing, scratch) => tasks.build(ex!.inputFor(p), routing, scratch),
+          build: (routing, scratch) => tasks.build(runsOf(ex!, p), routing, scratch),
           done: (res) => {
             if (res.rows !== n) throw new ExecutionError('INTERNAL', `groupBy: a partition held ${n} rows but its task read ${res.rows}; refusing to return a partial result`);
             ex!.drop(p);

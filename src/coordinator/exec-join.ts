@@ -27,7 +27,7 @@ import type { JoinTaskSpec } from '../types/tasks.js';
 import { fixedWidth } from './column-widths.js';
 import { ownsBatches, runStage } from './execute.js';
 import { ingest } from './ingest.js';
-import { OutputRanges, replayWithSparseOutputs, runKernels, type KernelOperator } from './partitioned.js';
+import { loadBytesOf, OutputRanges, replayWithSparseOutputs, runKernels, runsOf, type KernelOperator } from './partitioned.js';
 import type { Stage } from './planner.js';
 import type { RunContext } from './run-context.js';
 
@@ -154,14 +154,14 @@ export async function* execJoin(ctx: RunContext, plan: JoinStagePlan, leftStage:
         const nL = l!.rowsOf(p);
         const nR = r!.rowsOf(p);
         if (nL === 0 && (!withRight || nR === 0)) return null;
-        const inputBytes = l!.memoryBytesOf(p) + r!.memoryBytesOf(p) + 2 * (l!.spillBytesOf(p) + r!.spillBytesOf(p));
+        const inputBytes = loadBytesOf(l!, p) + loadBytesOf(r!, p);
         // Output rows: about one per left row (and per unmatched right row); more is overflow.
         const estimate = nL + (withRight ? nR : 0);
         return {
           rows: nL + nR,
           scratchBytes: inputBytes + (nL + nR) * 48 + estimate * (12 + outRowBytes),
           outputBytes: estimate * outRowBytes,
-          build: (routing, scratch) => ({ kind: 'join', left: l!.inputFor(p), right: r!.inputFor(p), spec, out: routing, scratch }),
+          build: (routing, scratch) => ({ kind: 'join', left: runsOf(l!, p), right: runsOf(r!, p), spec, out: routing, scratch }),
           done: (res) => {
             if (res.rows !== nL || res.rightRows !== nR) throw new ExecutionError('INTERNAL', 'join: a partition lost rows on its way to the worker; refusing to return a partial result');
             l!.drop(p);

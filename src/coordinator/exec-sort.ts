@@ -21,6 +21,7 @@ import type { Exchange } from '../shuffle/exchange.js';
 import type { SortKeyOrder } from '../types/tasks.js';
 import { fixedWidth } from './column-widths.js';
 import { ingest } from './ingest.js';
+import { loadBytesOf, runsOf } from './partitioned.js';
 import { reroute } from './reroute.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 import { orderedMap, runAll } from './scheduler.js';
@@ -78,8 +79,10 @@ export async function* execSort(ctx: RunContext, plan: SortStagePlan, input: Asy
     const rows = ingested.rows;
     if (rows > MAX_ROWS) throw new ExecutionError('TOO_MANY_ROWS', `sort: ${rows} input rows exceed the ${MAX_ROWS} rows one sort can number`);
     if (rows === 0) return;
-    const bytes = exchange.memoryBytesOf(0) + exchange.spillBytesOf(0);
-    const needed = Math.ceil((3 * bytes) / Math.max(1, ctx.limits.taskBytes - 4 * LOAN_SLACK));
+    // Enough ranges for each range's task (its rows read back, key words, permutation) to fit a
+    // task's share with room for the sample's imprecision.
+    const bytes = loadBytesOf(exchange, 0);
+    const needed = Math.ceil((2 * sortScratch(plan, rows, bytes)) / Math.max(1, ctx.limits.taskBytes - 4 * LOAN_SLACK));
     const wanted = Math.min(MAX_RANGES, Math.max(ctx.config.partitions, needed));
     const split = wanted > 1 ? sampler.splitters(wanted) : null;
     if (split) {
@@ -96,7 +99,7 @@ export async function* execSort(ctx: RunContext, plan: SortStagePlan, input: Asy
         const n = ex.rowsOf(r);
         const [scratch] = await ctx.loans('sort', [pieces.scratchOf(ex, r)]);
         try {
-          const done = await ctx.clock.during('sort', ctx.task({ kind: 'sort', input: ex.inputFor(r), keys: plan.orders, scratch: scratch!.buffer }));
+          const done = await ctx.clock.during('sort', ctx.task({ kind: 'sort', input: runsOf(ex, r), keys: plan.orders, scratch: scratch!.buffer }));
           scratch!.release();
           ctx.stats.overflowBytes += done.scratch.overflow;
           ex.drop(r);
@@ -140,7 +143,7 @@ class SplitRanges {
   ) {}
 
   scratchOf(ex: Exchange, r: number): number {
-    return sortScratch(this.plan, ex.rowsOf(r), ex.memoryBytesOf(r) + 2 * ex.spillBytesOf(r)) + LOAN_SLACK;
+    return sortScratch(this.plan, ex.rowsOf(r), loadBytesOf(ex, r)) + LOAN_SLACK;
   }
 
   async *units(ex: Exchange): AsyncGenerator<{ ex: Exchange; r: number }> {

@@ -19,7 +19,7 @@ import { Exchange } from '../shuffle/exchange.js';
 import type { Reservation } from '../memory/budget.js';
 import type { FieldDesc } from '../types/column.js';
 import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import type { AsofTask, GroupByTask, JoinTask, KernelResult, OutputRouting, WindowGroupByTask, WindowTask } from '../types/tasks.js';
+import type { AsofTask, GroupByTask, JoinTask, KernelResult, OutputRouting, PartitionInput, WindowGroupByTask, WindowTask } from '../types/tasks.js';
 import type { BatchStore } from './batch-store.js';
 import { fixedWidth } from './column-widths.js';
 import { LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
@@ -82,7 +82,7 @@ export class OutputRanges {
     if (sparse) {
       // Sparse ranges are sized by the budget: an assembled range stays a small part of a task's share.
       const rowBytes = fields.reduce((t, f) => t + (fixedWidth(f.type) || 16) + 1, 4);
-      const fit = Math.floor(ctx.limits.taskBytes / (8 * rowBytes));
+      const fit = Math.floor(ctx.limits.taskBytes / (4 * rowBytes));
       shift = Math.max(MIN_SPARSE_SHIFT, Math.min(MIN_RANGE_SHIFT, Math.floor(Math.log2(Math.max(1, fit)))));
     }
     while (Math.ceil(rows / 2 ** shift) > (sparse ? MAX_SPARSE_RANGES : MAX_RANGES)) shift++;
@@ -171,10 +171,11 @@ export class OutputRanges {
         const end = Math.min(base + 2 ** this.shift, Math.max(this.rows, 1));
         const rows = this.exchange.rowsOf(r);
         if (rows === 0) return { base, end, length: 0, ids: new Uint32Array(0), columns: this.fields.map(emptyData) };
-        const bytes = this.exchange.memoryBytesOf(r) + 2 * this.exchange.spillBytesOf(r) + 8 * rows + LOAN_SLACK;
+        const bytes = loadBytesOf(this.exchange, r) + 8 * rows + 2 * LOAN_SLACK;
+        const input = runsOf(this.exchange, r);
         const [scratch] = await ctx.loans('assemble', [bytes]);
         try {
-          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input: this.exchange.inputFor(r), base, end, scratch: scratch!.buffer }));
+          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input, base, end, scratch: scratch!.buffer }));
           this.exchange.drop(r);
           const v = done.value;
           if (v.length !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${v.length} rows, expected ${rows}; refusing to return a partial result`);
@@ -214,6 +215,21 @@ function denseSlice(d: DenseColumn, start: number, length: number): A.Data {
     return A.makeData({ type: type as A.Bool, length, nullCount, nullBitmap, data: bitmap });
   }
   return A.makeData({ type: type as A.Int, length, nullCount, nullBitmap, data: d.values.subarray(start, start + length) as Int32Array });
+}
+
+/**
+ * Destination p of an exchange as a task reads it, consecutive spilled batches merged into runs
+ * (one schema message per run instead of one per batch: a destination fed by many small tasks
+ * has many small batches).
+ */
+export function runsOf(ex: Exchange, p: number): PartitionInput {
+  const parts = ex.piecesOf(p, Number.MAX_SAFE_INTEGER);
+  return { chunks: parts.flatMap((x) => x.input.chunks), spills: parts.flatMap((x) => x.input.spills), schema: ex.schema };
+}
+
+/** Scratch to load destination p (runsOf): spilled runs read whole, then their columns copied out. */
+export function loadBytesOf(ex: Exchange, p: number): number {
+  return ex.memoryBytesOf(p) + ex.spillBytesOf(p) + ex.spilledDataBytesOf(p);
 }
 
 /** One kernel task's rows: destination `p` of each side's exchange (left first). */

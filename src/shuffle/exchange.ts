@@ -58,6 +58,8 @@ export class Exchange {
   private readonly rows: number[];
   private readonly writers: Array<SpillWriter | null>;
   private readonly pieces: SpillPiece[][];
+  /** Per destination, the column bytes of its spilled rows (without the IPC framing). */
+  private readonly spilledData: number[];
   private readonly reservation: Reservation;
   private readonly spillSchema: A.Schema;
   private tail: Promise<void> = Promise.resolve();
@@ -74,6 +76,7 @@ export class Exchange {
     this.rows = new Array<number>(partitions).fill(0);
     this.writers = new Array<SpillWriter | null>(partitions).fill(null);
     this.pieces = Array.from({ length: partitions }, () => []);
+    this.spilledData = new Array<number>(partitions).fill(0);
     this.reservation = env.budget.reserve(`${name}.partitions`);
     const s = schemaToArrow(schema);
     this.spillSchema = new A.Schema([new A.Field('__row_id', new A.Uint32(), false), ...s.fields]);
@@ -129,7 +132,9 @@ export class Exchange {
         const batch = batchFromColumns(this.spillSchema, [rebuildData(chunk.rowIds), ...chunk.columns.map(rebuildData)], chunk.length);
         this.pieces[partition]!.push(await writer.append(batch));
         this.spilledAny = true;
-        this.env.spilled(chunkDescBytes(chunk), newFile);
+        const data = chunkDescBytes(chunk);
+        this.spilledData[partition]! += data;
+        this.env.spilled(data, newFile);
       }
     } finally {
       // Spilled (or failed): nothing refers to the task's buffer any more.
@@ -158,6 +163,11 @@ export class Exchange {
   /** Bytes of destination p's spilled batches. */
   spillBytesOf(p: number): number {
     return this.pieces[p]!.reduce((s, x) => s + x.end - x.start, 0);
+  }
+
+  /** Column bytes of destination p's spilled rows, decoded (without the IPC framing). */
+  spilledDataBytesOf(p: number): number {
+    return this.spilledData[p]!;
   }
 
   /** Bytes of destination p's in-memory chunks. */

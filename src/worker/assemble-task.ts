@@ -9,9 +9,9 @@
  * Cost: O(rows × columns).
  */
 import * as A from 'apache-arrow';
-import { TransferArena } from '../columns/arena.js';
+import { slabFor, TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { describeData } from '../columns/shared.js';
+import { dataBytes, describeData } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { AssembleSparseTask, AssembleTask, ColumnsResult, SparseColumnsResult } from '../types/tasks.js';
 import { loadPartition } from './partition-input.js';
@@ -39,7 +39,7 @@ function lost(what: string, base: number): ExecutionError {
 export async function runAssembleSparseTask(task: AssembleSparseTask): Promise<SparseColumnsResult> {
   const part = await loadPartition(task.input);
   const n = part.n;
-  const arena = new TransferArena();
+  const arena = new TransferArena(slabFor(4 * n + part.columns.reduce((t, c) => t + dataBytes(c), 0)));
   const ids = arena.alloc(Uint32Array, n);
   for (let k = 0; k < n; k++) {
     const id = part.rowIds[k]!;

@@ -6,9 +6,9 @@
  * A range too big for one task is first sampled piece by piece (runSortSampleTask: every
  * stride-th row's keys and row id), so the coordinator can split it by its own quantiles.
  */
-import { TransferArena } from '../columns/arena.js';
+import { slabFor, TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { describeData } from '../columns/shared.js';
+import { dataBytes, describeData } from '../columns/shared.js';
 import * as A from 'apache-arrow';
 import type { ColumnsResult, SortSampleTask, SortTask, SparseColumnsResult } from '../types/tasks.js';
 import { keyColumnOf } from './key-columns.js';
@@ -22,7 +22,7 @@ export async function runSortTask(task: SortTask): Promise<ColumnsResult> {
   const keys = task.keys.map((k) => ({ column: keyColumnOf(part.columns[k.column]!), descending: k.descending, nullsFirst: k.nullsFirst }));
   const perm = argsortKeys(keys, n, undefined, scratchAlloc(Uint32Array, n));
   const idx = new Int32Array(perm.buffer, perm.byteOffset, n);
-  const arena = new TransferArena();
+  const arena = new TransferArena(slabFor(part.columns.reduce((t, c) => t + dataBytes(c), 0)));
   const columns = part.columns.map((c) => describeData(gatherData(c, idx, n, arena.alloc), true));
   return { length: n, columns, transfer: arena.buffers };
 }
@@ -32,7 +32,7 @@ export async function runSortSampleTask(task: SortSampleTask): Promise<SparseCol
   const m = Math.ceil(part.n / task.stride);
   const idx = scratchAlloc(Int32Array, m);
   for (let k = 0; k < m; k++) idx[k] = k * task.stride;
-  const arena = new TransferArena();
+  const arena = new TransferArena(slabFor(8 * m * (task.keys.length + 1)));
   const ids = arena.alloc(Uint32Array, m);
   for (let k = 0; k < m; k++) ids[k] = part.rowIds[idx[k]!]!;
   const columns = task.keys.map((c) => describeData(gatherData(part.columns[c]!, idx, m, arena.alloc), true));

@@ -31,7 +31,7 @@ describe('window then groupBy on the same keys', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(rowArb, { maxLength: 60 }),
-        fc.constantFrom(['s'], ['i8', 'b'], ['d']),
+        fc.constantFrom<string[]>(['s'], ['i8', 'b'], ['d']),
         fc.constantFrom<string[]>([], ['b'], ['u32']),
         fc.constantFrom(...SETTINGS),
         fc.constantFrom(...BATCH_SIZES),
