@@ -18,9 +18,12 @@ import type { ResolvedGroupBy } from '../ops/groupby-spec.js';
 import type { GroupByTask, GroupOutputSpec, OutputRouting, PartitionInput, WindowGroupByTask } from '../types/tasks.js';
 import type { WindowStagePlan } from './exec-window.js';
 import { fixedWidth } from './column-widths.js';
+import { mergePartials } from './agg-merge.js';
 import { ingest } from './ingest.js';
+import { runAll } from './scheduler.js';
+import type { Exchange } from '../shuffle/exchange.js';
 import { loadBytesOf, OutputRanges, runKernels, runsOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
-import type { RunContext } from './run-context.js';
+import { LOAN_SLACK, type RunContext } from './run-context.js';
 
 const MAX_ROWS = 0xffffffff;
 
@@ -190,12 +193,54 @@ export async function* execGroupBy(
     owned,
     retain: false,
   });
+  if (!keyed && !fitsOneTask(ctx, plan, exchange) && plan.outputs.every((o) => o.fn !== 'countDistinct')) {
+    yield* wholeInputInPieces(ctx, plan, exchange, rows);
+    return;
+  }
   const units: PartitionUnit[] = (keyed ? exchange.nonEmpty() : [0]).map((p) => ({ sides: [exchange], p, level: 0 }));
   yield* groupOutputs(ctx, plan, { units, rows, release: () => exchange.release() }, {
     splitKeys: keyed ? [plan.keyPos] : null,
     extraPerRow: 0,
     build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: plan.keyPos, outputs: plan.outputs, out, scratch }),
   });
+}
+
+/** A whole-input aggregate's one partition fits one task. */
+function fitsOneTask(ctx: RunContext, plan: GroupByStagePlan, ex: Exchange): boolean {
+  const outRowBytes = plan.resolved.output.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+  return groupScratch(plan, ex.rowsOf(0), loadBytesOf(ex, 0)) + outRowBytes + 2 * LOAN_SLACK <= ctx.limits.taskBytes;
+}
+
+/**
+ * agg() without keys over an input bigger than one task: partial aggregates per piece of the
+ * one partition (src/worker/agg-partial-task), merged here into the one row (./agg-merge);
+ * results are bit-identical to one task over all rows.
+ */
+async function* wholeInputInPieces(ctx: RunContext, plan: GroupByStagePlan, ex: Exchange, rows: number): AsyncGenerator<A.RecordBatch> {
+  try {
+    const pieces = ex.piecesOf(0, Math.max(1, Math.floor(ctx.limits.taskBytes / 4)));
+    const perRow = 24; // row ids and positions in scratch (window-sum's prefix helpers allocate their own)
+    const partials = await ctx.clock.during(
+      'kernel',
+      runAll(
+        pieces.map(({ input, bytes, rows: n }) => async () => {
+          const [scratch] = await ctx.loans('agg.partial', [2 * bytes + n * perRow + LOAN_SLACK]);
+          try {
+            const done = await ctx.task({ kind: 'aggPartial', input, outputs: plan.outputs, total: rows, scratch: scratch!.buffer });
+            if (done.value.rows !== n) throw new ExecutionError('INTERNAL', `agg: a piece held ${n} rows but its task read ${done.value.rows}; refusing to return a partial result`);
+            return done.value;
+          } finally {
+            scratch!.release();
+          }
+        }),
+        ctx.concurrency,
+      ),
+    );
+    ex.release();
+    yield batchFromColumns(schemaToArrow(plan.resolved.output), mergePartials(plan.outputs, partials), 1);
+  } finally {
+    ex.release();
+  }
 }
 
 /** Runs the group-by tasks over `input`'s units and yields the groups in first-row order. */

@@ -98,7 +98,7 @@ export function groupIntSum(runs: GroupRuns, col: KeyColumn, avg: boolean, alloc
 }
 
 /** Pairwise sum of x[start, start + size) for a power-of-two size, by a binary counter over pairs. */
-function pairwiseBlock(x: Float64Array, start: number, size: number, stack: Float64Array): number {
+export function pairwiseBlock(x: Float64Array, start: number, size: number, stack: Float64Array): number {
   if (size === 1) return x[start]!;
   let top = 0;
   for (let k = 0; k < size; k += 2) {
@@ -147,7 +147,7 @@ export function groupFloatSum(runs: GroupRuns, col: KeyColumn, avg: boolean, all
 }
 
 /** Strict "row a before row b" for min/max (both non-NULL). */
-function lessOf(col: KeyColumn): (a: number, b: number) => boolean {
+export function lessOf(col: KeyColumn): (a: number, b: number) => boolean {
   if (col.offsets !== null) {
     const cmp = valueCompare(col, col);
     return (a, b) => cmp(a, b) < 0;
@@ -200,4 +200,57 @@ export function groupFirstLast(runs: GroupRuns, valid: Uint8Array | null, last: 
     out[g] = pick;
   }
   return out;
+}
+
+/**
+ * Canonical float-sum nodes of rows at positions [s, e) of a group of `total` positions (NULLs
+ * as -0 in `x`, x[k] at position s + k): block j (a set bit of total, from position total mod
+ * 2^j) is summed as a pairwise tree; the nodes of that tree lying wholly inside [s, e), as
+ * (block, level, index, value) quadruples. Merged bottom-up (mergeFloatNodes) they give exactly
+ * canonicalFloatSum of all positions, whatever the pieces.
+ */
+export function floatSumNodes(x: Float64Array, s: number, e: number, total: number, out: number[], stack: Float64Array): void {
+  for (let j = 0; 2 ** j <= total; j++) {
+    const size = 2 ** j;
+    if (Math.floor(total / size) % 2 === 0) continue;
+    const start = total % size;
+    const lo = Math.max(s, start);
+    const hi = Math.min(e, start + size);
+    for (let p = lo; p < hi; ) {
+      const r = p - start;
+      let level = 0;
+      while (level < j && r % 2 ** (level + 1) === 0 && r + 2 ** (level + 1) <= hi - start) level++;
+      const len = 2 ** level;
+      out.push(j, level, r / len, pairwiseBlock(x, p - s, len, stack));
+      p += len;
+    }
+  }
+}
+
+/** The canonical float sum from the nodes of every piece (floatSumNodes), or null with none. */
+export function mergeFloatNodes(nodes: number[]): number | null {
+  const blocks = new Map<number, Array<Map<number, number>>>();
+  for (let k = 0; k < nodes.length; k += 4) {
+    const j = nodes[k]!;
+    let levels = blocks.get(j);
+    if (!levels) blocks.set(j, (levels = Array.from({ length: j + 1 }, () => new Map<number, number>())));
+    levels[nodes[k + 1]!]!.set(nodes[k + 2]!, nodes[k + 3]!);
+  }
+  let acc: number | null = null;
+  for (const j of [...blocks.keys()].sort((a, b) => a - b)) {
+    const levels = blocks.get(j)!;
+    for (let level = 0; level < j; level++) {
+      const here = levels[level]!;
+      for (const [idx, v] of here) {
+        if (idx % 2 !== 0 || !here.has(idx + 1)) continue;
+        levels[level + 1]!.set(idx / 2, v + here.get(idx + 1)!);
+        here.delete(idx);
+        here.delete(idx + 1);
+      }
+    }
+    const root = levels[j]!.get(0);
+    if (root === undefined) throw new RangeError(`float sum block ${j} is incomplete`);
+    acc = acc === null ? root : acc + root;
+  }
+  return acc;
 }

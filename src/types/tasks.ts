@@ -298,6 +298,36 @@ export interface WindowGroupByTask {
   scratch: SharedArrayBuffer | null;
 }
 
+/**
+ * One piece of a whole-input aggregate (agg() without keys) too big for one task: partial
+ * aggregates the coordinator merges (src/coordinator/agg-merge.ts). The whole input is one
+ * group whose positions are the row ids, so `total` (its row count) fixes the canonical
+ * float-sum blocks every piece contributes to.
+ */
+export interface AggPartialTask {
+  kind: 'aggPartial';
+  input: PartitionInput;
+  outputs: GroupOutputSpec[];
+  total: number;
+  scratch: SharedArrayBuffer | null;
+}
+
+/** A partial aggregate of one piece. */
+export type PartialAgg =
+  | { kind: 'count'; n: number }
+  /** Exact sum h·2^64 + m·2^32 + l (m, l in [0, 2^32)) of `count` non-NULL values. */
+  | { kind: 'intSum'; h: number; m: number; l: number; count: number }
+  /** Canonical float-sum tree nodes fully inside the piece: (block, level, index, value) quadruples. */
+  | { kind: 'floatSum'; nodes: number[]; count: number }
+  /** first/last/min/max: the piece's candidate row (rowId -1: none) and its value (one row). */
+  | { kind: 'pick'; rowId: number; value: ColumnDesc | null };
+
+export interface AggPartialResult {
+  rows: number;
+  parts: PartialAgg[];
+  transfer?: ArrayBuffer[];
+}
+
 export interface JoinTaskSpec {
   how: JoinHow;
   /** Positions among each side's routed columns, pair by pair. */
@@ -352,6 +382,7 @@ export type Task =
   | SortTask
   | SortSampleTask
   | GroupByTask
+  | AggPartialTask
   | WindowGroupByTask
   | JoinTask
   | AssembleSparseTask;
@@ -368,6 +399,7 @@ export interface TaskResults {
   sort: ColumnsResult;
   sortSample: SparseColumnsResult;
   groupBy: KernelResult;
+  aggPartial: AggPartialResult;
   windowGroupBy: KernelResult;
   join: KernelResult;
   assembleSparse: SparseColumnsResult;

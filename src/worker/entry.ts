@@ -9,6 +9,7 @@ import { isMainThread } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { toEnvelope } from '../errors.js';
 import type { Task, TaskReply } from '../types/tasks.js';
+import { runAggPartialTask } from './agg-partial-task.js';
 import { runAssembleSparseTask, runAssembleTask } from './assemble-task.js';
 import { runAsofTask } from './asof-task.js';
 import { runFaultTask } from './fault-task.js';
@@ -45,6 +46,8 @@ async function runTask(task: Task): Promise<unknown> {
       return runGroupByTask(task);
     case 'windowGroupBy':
       return runWindowGroupByTask(task);
+    case 'aggPartial':
+      return runAggPartialTask(task);
     case 'join':
       return runJoinTask(task);
     case 'assembleSparse':
