@@ -17,7 +17,7 @@ import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys
 import { schemaFromArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
 import { bitmapToBytes, sliceBitmap } from './bits.js';
 import { type Allocator, sharedAlloc } from './arena.js';
-import { concatData, gatherData } from './gather.js';
+import { concatData, gatherData, largeOffsetsToNumbers } from './gather.js';
 
 export type { TypedArrayConstructor };
 
@@ -236,6 +236,13 @@ export function toKeyColumn(data: A.Data): KeyColumn {
     case 'utf8':
     case 'binary':
       return { type: t, length: n, values: data.values as Uint8Array, offsets: (data.valueOffsets as Int32Array).subarray(0, n + 1), valid };
+    case 'largeUtf8':
+    case 'largeBinary': {
+      // Keys are hashed, grouped and sorted through 32-bit offsets: narrowed here.
+      const wide = largeOffsetsToNumbers(data.valueOffsets as unknown as BigInt64Array, n + 1);
+      if (n > 0 && wide[n]! - wide[0]! > 0x7fffffff) throw new Error(`internal: a ${t.kind} key column of ${wide[n]! - wide[0]!} bytes exceeds 2 GiB`);
+      return { type: t, length: n, values: data.values as Uint8Array, offsets: Int32Array.from(wide), valid };
+    }
     case 'int':
     case 'float':
     case 'date':

@@ -11,7 +11,7 @@
  */
 import * as A from 'apache-arrow';
 import { localAlloc } from '../columns/arena.js';
-import { concatData, gatherData, largeOffsetsToNumbers } from '../columns/gather.js';
+import { concatData, gatherData } from '../columns/gather.js';
 import { decodeDictionary, describeData, toKeyColumn, toSharedData } from '../columns/shared.js';
 import { rowComparer, type SortOrder } from '../ops/sort-compare.js';
 import type { KeyColumn } from '../types/keys.js';
@@ -92,7 +92,7 @@ export class SortSampler {
       at += p.ids.length;
     }
     const keyData = this.keys.map((_, k) => (this.parts.length === 1 ? this.parts[0]!.keys[k]! : concatData(this.parts.map((p) => p.keys[k]!), localAlloc)));
-    const cols: KeyColumn[] = keyData.map(toKeyColumnAny);
+    const cols: KeyColumn[] = keyData.map(toKeyColumn);
     const cmp = rowComparer(cols, ids, cols, ids, this.orders);
     const order = Array.from({ length: this.count }, (_, i) => i).sort(cmp);
     const count = Math.min(ranges - 1, this.count - 1);
@@ -106,13 +106,4 @@ export class SortSampler {
       count,
     };
   }
-}
-
-/** A sample column as typed arrays; large strings keep their 64-bit offsets narrowed here. */
-function toKeyColumnAny(d: A.Data): KeyColumn {
-  if (d.typeId !== A.Type.LargeUtf8 && d.typeId !== A.Type.LargeBinary) return toKeyColumn(d);
-  const narrow = d.typeId === A.Type.LargeUtf8 ? new A.Utf8() : new A.Binary();
-  const offsets = Int32Array.from(largeOffsetsToNumbers(d.valueOffsets as unknown as BigInt64Array, d.length + 1));
-  const data = A.makeData({ type: narrow as A.Utf8, offset: d.offset, length: d.length, nullCount: d.nullCount, nullBitmap: d.nullBitmap, valueOffsets: offsets, data: d.values as Uint8Array });
-  return toKeyColumn(data);
 }

@@ -13,12 +13,11 @@
 import * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { describeData } from '../columns/shared.js';
+import { describeData, toKeyColumn } from '../columns/shared.js';
 import { floatSumNodes, groupFirstLast, groupMinMax, type GroupRuns } from '../ops/group-agg.js';
 import { floatBase, intPrefix } from '../ops/window-sum.js';
 import type { KeyColumn } from '../types/keys.js';
 import type { AggPartialResult, AggPartialTask, PartialAgg } from '../types/tasks.js';
-import { keyColumnOf } from './key-columns.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { scratchAlloc } from './scratch.js';
 
@@ -30,8 +29,8 @@ export async function runAggPartialTask(task: AggPartialTask): Promise<AggPartia
   const runs: GroupRuns = { n, groups: 1, starts: Uint32Array.of(0, n) };
   const arena = new TransferArena(64 * 1024);
   const parts = task.outputs.map((o): PartialAgg => {
-    if (o.fn === 'count') return { kind: 'count', n: o.column < 0 ? n : nonNull(keyColumnOf(part.columns[o.column]!)) };
-    const col = keyColumnOf(part.columns[o.column]!);
+    if (o.fn === 'count') return { kind: 'count', n: o.column < 0 ? n : nonNull(toKeyColumn(part.columns[o.column]!)) };
+    const col = toKeyColumn(part.columns[o.column]!);
     switch (o.fn) {
       case 'sum':
       case 'avg':

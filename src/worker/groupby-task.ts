@@ -11,6 +11,7 @@
  * Fused after a window on a subset of the keys (runWindowGroupByTask), the window's outputs are
  * computed first in the same task and grouped with the partition's own columns.
  */
+import { toKeyColumn } from '../columns/shared.js';
 import type * as A from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';
 import { groupCounts, groupFirstLast, groupFloatSum, groupIntSum, groupMinMax, type GroupRuns } from '../ops/group-agg.js';
@@ -18,7 +19,6 @@ import { countingScatter } from '../shuffle/hash.js';
 import type { KeyColumn } from '../types/keys.js';
 import type { GroupByTask, GroupOutputSpec, KernelResult, OutputRouting, WindowGroupByTask } from '../types/tasks.js';
 import { groupIds } from './group-ids.js';
-import { keyColumnOf } from './key-columns.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { permuteKey } from './permute.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
@@ -42,7 +42,7 @@ export async function runWindowGroupByTask(task: WindowGroupByTask): Promise<Ker
 /** One output row per group of the partition's rows, routed by the group's first row id. */
 function groupRows(part: LoadedPartition, keyColumns: number[], outputs: GroupOutputSpec[], out: OutputRouting): KernelResult {
   const n = part.n;
-  const keys = keyColumns.map((i) => keyColumnOf(part.columns[i]!));
+  const keys = keyColumns.map((i) => toKeyColumn(part.columns[i]!));
   let ids: Uint32Array;
   let groups: number;
   if (keys.length === 0) {
@@ -80,7 +80,7 @@ class GroupedPartition {
   private measure(column: number): KeyColumn {
     let m = this.permuted.get(column);
     if (!m) {
-      m = permuteKey(keyColumnOf(this.part.columns[column]!), this.perm);
+      m = permuteKey(toKeyColumn(this.part.columns[column]!), this.perm);
       this.permuted.set(column, m);
     }
     return m;
@@ -131,7 +131,7 @@ class GroupedPartition {
   /** Distinct non-NULL values per group: distinct (group id, value) pairs, counted once each. */
   private countDistinct(column: number): BigInt64Array {
     const { groups, n } = this.runs;
-    const value = keyColumnOf(this.part.columns[column]!);
+    const value = toKeyColumn(this.part.columns[column]!);
     const out = scratchAlloc(BigInt64Array, groups);
     const counts = new Uint32Array(out.buffer, out.byteOffset, groups * 2);
     if (value.type.kind === 'null') return out;

@@ -16,13 +16,13 @@
  *    keeps each left row's matches in right order.
  * Cost: O(nL + nR + output rows × payload columns).
  */
+import { toKeyColumn } from '../columns/shared.js';
 import * as A from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';
 import { countingScatter } from '../shuffle/hash.js';
 import type { KeyColumn } from '../types/keys.js';
 import type { JoinTask, KernelResult } from '../types/tasks.js';
 import { matchGroupIds } from './group-ids.js';
-import { keyColumnOf } from './key-columns.js';
 import { scaleKey } from './join-keys.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
@@ -37,7 +37,7 @@ function sideKeys(part: LoadedPartition, positions: number[], scales: JoinTask['
   let never: Uint8Array | null = null;
   const columns = positions.map((p, k) => {
     const s = scales[k]!;
-    const scaled = scaleKey(keyColumnOf(part.columns[p]!), side === 'left' ? s.left : s.right, s.type);
+    const scaled = scaleKey(toKeyColumn(part.columns[p]!), side === 'left' ? s.left : s.right, s.type);
     if (scaled.never) {
       never ??= scratchAlloc(Uint8Array, part.n);
       for (let i = 0; i < part.n; i++) never[i]! |= scaled.never[i]!;

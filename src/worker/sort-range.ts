@@ -4,18 +4,17 @@
  * (binary search, src/ops/sort-compare), then rows grouped by range (./routed-chunks).
  * Cost: O(rows × log ranges × keys) comparisons, O(rows × columns) copying.
  */
-import { rebuildData } from '../columns/shared.js';
+import { rebuildData, toKeyColumn } from '../columns/shared.js';
 import { rowComparer } from '../ops/sort-compare.js';
 import type { RouteResult, SortRangeRouting } from '../types/tasks.js';
-import { keyColumnOf } from './key-columns.js';
 import type { LoadedPartition } from './partition-input.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 
 export function routeBySortRange(part: LoadedPartition, routing: SortRangeRouting, outputBuffer: SharedArrayBuffer | null): RouteResult {
   const n = part.n;
-  const keys = routing.keys.map((k) => keyColumnOf(part.columns[k.column]!));
-  const split = routing.splitters.map((d) => keyColumnOf(rebuildData(d)));
+  const keys = routing.keys.map((k) => toKeyColumn(part.columns[k.column]!));
+  const split = routing.splitters.map((d) => toKeyColumn(rebuildData(d)));
   const splitIds = rebuildData(routing.splitterIds).values as Uint32Array;
   const S = routing.splitterIds.length;
   // compare(split row s, row i) <= 0 means splitter s is at or before row i.

@@ -8,10 +8,9 @@
  */
 import { slabFor, TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { dataBytes, describeData } from '../columns/shared.js';
+import { dataBytes, describeData, toKeyColumn } from '../columns/shared.js';
 import * as A from 'apache-arrow';
 import type { ColumnsResult, SortSampleTask, SortTask, SparseColumnsResult } from '../types/tasks.js';
-import { keyColumnOf } from './key-columns.js';
 import { loadPartition } from './partition-input.js';
 import { scratchAlloc } from './scratch.js';
 import { argsortKeys } from './sort.js';
@@ -19,7 +18,7 @@ import { argsortKeys } from './sort.js';
 export async function runSortTask(task: SortTask): Promise<ColumnsResult> {
   const part = await loadPartition(task.input);
   const n = part.n;
-  const keys = task.keys.map((k) => ({ column: keyColumnOf(part.columns[k.column]!), descending: k.descending, nullsFirst: k.nullsFirst }));
+  const keys = task.keys.map((k) => ({ column: toKeyColumn(part.columns[k.column]!), descending: k.descending, nullsFirst: k.nullsFirst }));
   const perm = argsortKeys(keys, n, undefined, scratchAlloc(Uint32Array, n));
   const idx = new Int32Array(perm.buffer, perm.byteOffset, n);
   const arena = new TransferArena(slabFor(part.columns.reduce((t, c) => t + dataBytes(c), 0)));
