@@ -12,9 +12,10 @@
 import * as z from 'zod';
 import { asofShape } from '../options/asof.js';
 import { explodeShape } from '../options/explode.js';
-import { anyOf, entries, expecting, int, jsonSchemaOf, list, name, oneOf, options } from '../options/kit.js';
+import { anyOf, bool, entries, expecting, int, jsonSchemaOf, list, name, oneOf, options } from '../options/kit.js';
 import { csvReadShape, ipcReadShape, ndjsonReadShape, parquetReadShape } from '../options/read.js';
-import { windowShape } from '../options/window.js';
+import { orderKey, windowShape } from '../options/window.js';
+import { joinShape } from '../options/relational.js';
 import { DATASETS } from './demo-data.js';
 
 export const FORMATS = ['table', 'csv', 'tsv', 'json', 'ndjson', 'arrow', 'parquet'] as const;
@@ -76,6 +77,27 @@ const windowColumn = options({
 
 export type WindowColumnSpec = z.output<typeof windowColumn>;
 
+// ---- relational steps --------------------------------------------------------------------------
+
+export const GROUP_FNS = ['sum', 'count', 'avg', 'min', 'max', 'first', 'last', 'countDistinct'] as const;
+
+const aggColumn = options({
+  fn: oneOf(GROUP_FNS),
+  column: name().optional().describe('input column (only count may omit it: count of rows)'),
+  ignoreNulls: bool().optional().describe('first/last: skip NULL values'),
+}).superRefine((c, ctx) => {
+  if (c.column === undefined && c.fn !== 'count') ctx.addIssue({ code: 'custom', path: ['column'], input: undefined, message: `Expected a column name (only count may omit it), got nothing` });
+});
+
+export type AggColumnSpec = z.output<typeof aggColumn>;
+
+const names = () => anyOf('a column name or a non-empty list of column names', [name(), list(name(), 'a non-empty list of column names')]);
+const sortBy = () => anyOf('a sort key or a non-empty list of them (a name or { column, descending?, nulls? })', [orderKey(), list(orderKey(), 'a non-empty list of sort keys')]);
+
+/** Another input of a step (join right side, union input): a source, optionally prepared by its own steps. */
+type SideSpec = string | { source: string; steps?: StepSpec[] | undefined };
+type SortKeySpec = string | { column: string; descending?: boolean | undefined; nulls?: 'first' | 'last' | undefined };
+
 // ---- steps -------------------------------------------------------------------------------------
 
 type Out<S extends z.core.$ZodLooseShape> = z.output<z.ZodObject<S>>;
@@ -88,7 +110,14 @@ export type StepSpec =
   | { op: 'limit'; n: number }
   | ({ op: 'explode'; columns: string | string[] } & Out<typeof explodeShape>)
   | ({ op: 'window' } & Omit<Out<typeof windowShape>, 'columns'> & { columns: Record<string, WindowColumnSpec> })
-  | ({ op: 'asofJoin'; right: string | { source: string; steps?: StepSpec[] | undefined } } & Out<typeof asofShape>);
+  | ({ op: 'asofJoin'; right: SideSpec } & Out<typeof asofShape>)
+  | { op: 'sort'; by: SortKeySpec | SortKeySpec[] }
+  | { op: 'groupBy'; by?: string | string[] | undefined; aggs: Record<string, AggColumnSpec> }
+  | ({ op: 'join'; right: SideSpec } & Out<typeof joinShape>)
+  | { op: 'distinct'; columns?: string | string[] | undefined }
+  | { op: 'rename'; columns: Record<string, string> }
+  | { op: 'drop'; columns: string | string[] }
+  | { op: 'union'; others: SideSpec | SideSpec[] };
 
 const step: z.ZodType<StepSpec> = z.lazy(() =>
   z.discriminatedUnion('op', [
@@ -98,9 +127,25 @@ const step: z.ZodType<StepSpec> = z.lazy(() =>
     options({ op: z.literal('limit'), n: int(0) }),
     options({ op: z.literal('explode'), columns: sqlList(), ...explodeShape }),
     options({ op: z.literal('window'), ...windowShape, columns: entries('an object { "name": { "fn", "column", "rows" | "range" | "groups", ... } }', windowColumn) }),
-    options({ op: z.literal('asofJoin'), right: anyOf('a source name or { "source", "steps" }', [name('a source name'), asofRight]), ...asofShape }),
+    options({ op: z.literal('asofJoin'), right: side(), ...asofShape }),
+    options({ op: z.literal('sort'), by: sortBy() }),
+    options({
+      op: z.literal('groupBy'),
+      by: anyOf('a column name or a list of column names (none: the whole input is one group)', [name(), z.array(name(), expecting('a list of column names'))]).optional(),
+      aggs: z.record(name('an output column name'), aggColumn, expecting('an object { "name": { "fn", "column" } }')),
+    }),
+    options({ op: z.literal('join'), right: side(), ...joinShape }),
+    options({ op: z.literal('distinct'), columns: names().optional() }),
+    options({ op: z.literal('rename'), columns: entries('an object { "oldName": "newName" }', name('a new column name (non-empty string)')) }),
+    options({ op: z.literal('drop'), columns: names() }),
+    options({ op: z.literal('union'), others: anyOf('a source name or { "source", "steps" }, or a non-empty list of them', [side(), list(side(), 'a non-empty list of sources')]) }),
   ]),
 );
+
+/** A source name, or { "source", "steps" } to prepare it first. */
+function side() {
+  return anyOf('a source name or { "source", "steps" }', [name('a source name'), asofRight]);
+}
 
 const steps = z.array(step, expecting('a list of steps'));
 

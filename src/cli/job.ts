@@ -16,7 +16,7 @@ import {
 import { firstProblem, jsonPath, suggest } from '../options/kit.js';
 import { generate } from './demo-data.js';
 import { JobError } from './errors.js';
-import { jobSchema, type OutputFormat, type SourceSpec, type StepSpec, type WindowColumnSpec } from './job-schema.js';
+import { jobSchema, type AggColumnSpec, type OutputFormat, type SourceSpec, type StepSpec, type WindowColumnSpec } from './job-schema.js';
 
 export { JobError };
 export { FORMATS, type OutputFormat, type SourceSpec, type StepSpec } from './job-schema.js';
@@ -40,14 +40,22 @@ function unknownSource(path: readonly PropertyKey[], name: string, sources: stri
   return problem(path, `unknown source ${JSON.stringify(name)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ''} (sources: ${sources.join(', ')})`);
 }
 
-/** Every ASOF right side names a source of the job. */
+/** The other inputs of a step (ASOF / join right sides, union inputs) with their JSON paths. */
+function sidesOf(step: StepSpec, at: PropertyKey[]): Array<{ side: { source: string; steps: StepSpec[] }; path: PropertyKey[]; stepsPath: PropertyKey[] }> {
+  const one = (r: string | { source: string; steps?: StepSpec[] | undefined }, base: PropertyKey[]) =>
+    typeof r === 'string' ? { side: { source: r, steps: [] }, path: base, stepsPath: [...base, 'steps'] } : { side: { source: r.source, steps: r.steps ?? [] }, path: [...base, 'source'], stepsPath: [...base, 'steps'] };
+  if (step.op === 'asofJoin' || step.op === 'join') return [one(step.right, [...at, 'right'])];
+  if (step.op === 'union') return Array.isArray(step.others) ? step.others.map((o, k) => one(o, [...at, 'others', k])) : [one(step.others, [...at, 'others'])];
+  return [];
+}
+
+/** Every other input of a step (right sides, union inputs) names a source of the job. */
 function checkRightSources(steps: StepSpec[], base: PropertyKey[], sources: string[]): void {
   steps.forEach((step, i) => {
-    if (step.op !== 'asofJoin') return;
-    const right = typeof step.right === 'string' ? { source: step.right, steps: [] } : step.right;
-    const at = typeof step.right === 'string' ? [...base, i, 'right'] : [...base, i, 'right', 'source'];
-    if (!sources.includes(right.source)) throw unknownSource(at, right.source, sources);
-    checkRightSources(right.steps ?? [], [...base, i, 'right', 'steps'], sources);
+    for (const { side, path, stepsPath } of sidesOf(step, [...base, i])) {
+      if (!sources.includes(side.source)) throw unknownSource(path, side.source, sources);
+      checkRightSources(side.steps, stepsPath, sources);
+    }
   });
 }
 
@@ -163,6 +171,13 @@ function windowFn(spec: WindowColumnSpec): WindowFn {
   return fn;
 }
 
+/** A groupBy aggregate from its JSON form, through the same builders as the API. */
+function aggFn(spec: AggColumnSpec): WindowFn | { fn: string; column: string | null; frame: null; ignoreNulls: true } {
+  const built = spec.fn === 'count' ? count(spec.column) : { sum, avg, min, max, first, last, countDistinct }[spec.fn](spec.column!);
+  // .ignoreNulls() as a plain spec: groupBy reads it (first/last only) whatever the builders offer.
+  return spec.ignoreNulls ? { ...built.spec, frame: null, ignoreNulls: true } : built;
+}
+
 /** Re-raise a PlanError with the JSON path of the step that caused it. */
 function atStep(err: unknown, path: string, op: string): unknown {
   if (err instanceof PlanError && !err.message.startsWith('$.')) {
@@ -205,16 +220,38 @@ async function applyStep(engine: Engine, job: JobSpec, dir: string, df: DataFram
       return df.window({ ...options, columns: Object.fromEntries(Object.entries(columns).map(([name, spec]) => [name, windowFn(spec)])) });
     }
     case 'asofJoin': {
-      const { op: _op, right: r, tolerance, ...options } = step;
-      const right = typeof r === 'string' ? { source: r, steps: [] } : { source: r.source, steps: r.steps ?? [] };
-      let rightDf = sourceFrame(engine, job, dir, right.source, cache);
-      rightDf = await applySteps(engine, job, dir, rightDf, right.steps, `${path}.right.steps`, cache);
+      const { op: _op, right: _r, tolerance, ...options } = step;
+      const rightDf = await sideFrame(engine, job, dir, sidesOf(step, [])[0]!.side, `${path}.right.steps`, cache);
       return df.asofJoin(rightDf, {
         ...options,
         ...(tolerance !== undefined ? { tolerance: tolerance === 'unbounded' ? Infinity : typeof tolerance === 'bigint' ? tolerance : exact(tolerance) } : {}),
       });
     }
+    case 'sort':
+      return df.sort(...(Array.isArray(step.by) ? step.by : [step.by]));
+    case 'groupBy':
+      return df.groupBy(...list(step.by ?? [])).agg(Object.fromEntries(Object.entries(step.aggs).map(([name, spec]) => [name, aggFn(spec) as WindowFn])));
+    case 'join': {
+      const { op: _op, right: _r, ...options } = step;
+      return df.join(await sideFrame(engine, job, dir, sidesOf(step, [])[0]!.side, `${path}.right.steps`, cache), options);
+    }
+    case 'distinct':
+      return df.distinct(...list(step.columns ?? []));
+    case 'rename':
+      return df.rename(step.columns);
+    case 'drop':
+      return df.drop(...list(step.columns));
+    case 'union': {
+      const others: DataFrame[] = [];
+      for (const [k, { side }] of sidesOf(step, []).entries()) others.push(await sideFrame(engine, job, dir, side, Array.isArray(step.others) ? `${path}.others[${k}].steps` : `${path}.others.steps`, cache));
+      return df.union(...others);
+    }
   }
+}
+
+/** Another input of a step: its source with its own steps applied. */
+async function sideFrame(engine: Engine, job: JobSpec, dir: string, side: { source: string; steps: StepSpec[] }, path: string, cache: Map<string, DataFrame>): Promise<DataFrame> {
+  return applySteps(engine, job, dir, sourceFrame(engine, job, dir, side.source, cache), side.steps, path, cache);
 }
 
 function sourceFrame(engine: Engine, job: JobSpec, dir: string, name: string, cache: Map<string, DataFrame>): DataFrame {

@@ -99,6 +99,11 @@ export class TransferArena {
   };
 }
 
+/** A slab size for an arena that will hold about `bytes`: small tasks do not touch 4 MiB of fresh memory. */
+export function slabFor(bytes: number): number {
+  return Math.min(DEFAULT_SLAB, Math.max(64 * 1024, 2 ** Math.ceil(Math.log2(Math.max(1, bytes + 4096)))));
+}
+
 /** One SharedArrayBuffer per array (for the few, large, long-lived outputs). */
 export const sharedAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T => {
   const bytes = Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8);

@@ -320,9 +320,30 @@ export function dataBytes(data: A.Data): number {
   return bytes;
 }
 
-/** Bytes a descriptor's regions span (a string column counts its whole byte buffer). */
+/**
+ * Bytes a descriptor's regions span. A string/binary column counts only the bytes its rows
+ * reference: a routed chunk is a region of a column gathered for every destination, whose byte
+ * buffer it shares (lists still count their whole child).
+ */
 export function descBytes(c: ColumnDesc): number {
-  return (c.values?.byteLength ?? 0) + (c.offsets?.byteLength ?? 0) + (c.validity?.byteLength ?? 0) + c.children.reduce((s, k) => s + descBytes(k), 0);
+  return valueBytes(c) + (c.offsets?.byteLength ?? 0) + (c.validity?.byteLength ?? 0) + c.children.reduce((s, k) => s + descBytes(k), 0);
+}
+
+function valueBytes(c: ColumnDesc): number {
+  const v = c.values;
+  const o = c.offsets;
+  if (!v || !o) return v?.byteLength ?? 0;
+  const k = c.type.kind;
+  if (k === 'utf8' || k === 'binary') {
+    const offs = new Int32Array(o.sab, o.byteOffset, c.length + 1);
+    return offs[c.length]! - offs[0]!;
+  }
+  if (k === 'largeUtf8' || k === 'largeBinary') {
+    const w = new Int32Array(o.sab, o.byteOffset, 2 * (c.length + 1));
+    const at = (i: number): number => w[2 * i + 1]! * 4294967296 + (w[2 * i]! >>> 0);
+    return at(c.length) - at(0);
+  }
+  return v.byteLength;
 }
 
 /** Bytes of a partition chunk: its row ids and columns. */

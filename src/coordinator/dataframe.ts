@@ -20,6 +20,11 @@ import { asofOptions } from '../options/asof.js';
 import { explodeInputs, explodeOptions } from '../options/explode.js';
 import { checkApi, describeValue } from '../options/kit.js';
 import { windowOptions } from '../options/window.js';
+import { aggregates, columnNames, joinOptions, renameMapping, sortKeys } from '../options/relational.js';
+import type { WindowFn } from '../expr/aggregates.js';
+import type { JoinOptions } from '../ops/join-spec.js';
+import { nameList } from '../ops/key-types.js';
+import type { SortKeyInput } from '../ops/sort-spec.js';
 import type { ExplodeOptions, PlanNode, RunStats } from '../types/plan.js';
 import type { Engine } from './engine.js';
 import { runStage } from './execute.js';
@@ -105,6 +110,57 @@ export class DataFrame {
     if (!(right instanceof DataFrame)) throw new PlanError('BAD_OPTION', `asofJoin(): \`right\`: Expected a DataFrame, got ${describeValue(right)}`, { option: 'right' });
     if (right.engine !== this.engine) throw new PlanError('BAD_OPTION', 'asofJoin: both sides must come from the same Engine');
     return this.with({ kind: 'asofJoin', left: this.plan, right: right.plan, options: checkApi(asofOptions, options, 'asofJoin()') });
+  }
+
+  // ---- relational verbs (API.md "Relational verbs") ---------------------------------------
+
+  /** Global order by the keys (ASC NULLS FIRST, DESC NULLS LAST by default); stable. */
+  sort(...keys: Array<SortKeyInput | SortKeyInput[]>): DataFrame {
+    const checked = checkApi(sortKeys(), keys, 'sort()', 'keys').flat();
+    if (checked.length === 0) throw new PlanError('NO_SORT_KEYS', "sort(): expected at least one sort key, e.g. sort('ts') or sort({ column: 'ts', descending: true })");
+    return this.with({ kind: 'sort', input: this.plan, keys: checked });
+  }
+
+  /** Groups by the key columns; `.agg({...})` gives one row per group. No keys: the whole input. */
+  groupBy(...keys: Array<string | string[]>): GroupedDataFrame {
+    const names = nameList(checkApi(columnNames(), keys, 'groupBy()', 'keys'), 'groupBy()');
+    return new GroupedDataFrame(names, (aggs) => this.with({ kind: 'groupBy', input: this.plan, keys: names, aggs }));
+  }
+
+  /** Aggregates the whole input to one row (`groupBy()` with no keys). */
+  agg(aggs: Record<string, Aggregate>): DataFrame {
+    return this.groupBy().agg(aggs);
+  }
+
+  /** Hash equi-join (how: inner by default). */
+  join(right: DataFrame, options: JoinOptions): DataFrame {
+    if (!(right instanceof DataFrame)) throw new PlanError('BAD_OPTION', `join(): \`right\`: Expected a DataFrame, got ${describeValue(right)}`, { option: 'right' });
+    if (right.engine !== this.engine) throw new PlanError('BAD_OPTION', 'join: both sides must come from the same Engine');
+    return this.with({ kind: 'join', left: this.plan, right: right.plan, options: checkApi(joinOptions, options, 'join()') });
+  }
+
+  /** The whole first row of each distinct tuple of the named columns (all columns when none). */
+  distinct(...names: Array<string | string[]>): DataFrame {
+    return this.with({ kind: 'distinct', input: this.plan, columns: nameList(checkApi(columnNames(), names, 'distinct()', 'names'), 'distinct()') });
+  }
+
+  rename(mapping: Record<string, string>): DataFrame {
+    return this.with({ kind: 'rename', input: this.plan, mapping: Object.entries(checkApi(renameMapping(), mapping, 'rename()', 'mapping')) });
+  }
+
+  drop(...names: Array<string | string[]>): DataFrame {
+    const list = nameList(checkApi(columnNames(), names, 'drop()', 'names'), 'drop()');
+    if (list.length === 0) throw new PlanError('BAD_OPTION', 'drop(): expected at least one column name');
+    return this.with({ kind: 'drop', input: this.plan, columns: list });
+  }
+
+  /** The rows of this DataFrame, then of each other in order (same column names and types). */
+  union(...others: DataFrame[]): DataFrame {
+    others.forEach((o, i) => {
+      if (!(o instanceof DataFrame)) throw new PlanError('BAD_OPTION', `union(): \`others[${i}]\`: Expected a DataFrame, got ${describeValue(o)}`, { option: `others[${i}]` });
+      if (o.engine !== this.engine) throw new PlanError('BAD_OPTION', 'union: every input must come from the same Engine');
+    });
+    return this.with({ kind: 'union', inputs: [this.plan, ...others.map((o) => o.plan)] });
   }
 
   // ---- actions ---------------------------------------------------------------------------
@@ -241,6 +297,23 @@ export class DataFrame {
       await it.return?.(undefined).catch(() => {});
       await ctx.close();
     }
+  }
+}
+
+/** An aggregate for groupBy().agg(): sum/count/avg/min/max/first/last/countDistinct. */
+export type Aggregate = WindowFn;
+
+/** `df.groupBy(...keys)`: waits for its aggregates. */
+export class GroupedDataFrame {
+  constructor(
+    readonly keys: readonly string[],
+    private readonly make: (aggs: Array<[string, unknown]>) => DataFrame,
+  ) {}
+
+  /** One row per distinct key tuple: the keys, then the aggregates in the object's order. */
+  agg(aggs: Record<string, Aggregate> = {}): DataFrame {
+    const checked = checkApi(aggregates(), aggs, 'agg()', 'aggs');
+    return this.make(Object.entries(checked));
   }
 }
 

@@ -26,7 +26,7 @@ import { routeByRange } from './asof-range.js';
 import { fixedWidth } from './column-widths.js';
 import { ownsBatches, runStage } from './execute.js';
 import { ingest } from './ingest.js';
-import { OutputRanges, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
+import { loadBytesOf, OutputRanges, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
 import type { Stage } from './planner.js';
 import type { RunContext } from './run-context.js';
 
@@ -191,7 +191,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     }
     const leftEx = left.exchange;
     const rightEx = right.exchange;
-    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows, leftEx.partitions);
+    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows);
     const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
     const op: KernelOperator = {
       name: 'asof',
@@ -203,7 +203,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
         const extra = level === 0 ? extras(p) : [];
         const nR = rx!.rowsOf(p) + extra.length;
         if (nL === 0) return null;
-        const inputBytes = lx!.memoryBytesOf(p) + rx!.memoryBytesOf(p) + 2 * (lx!.spillBytesOf(p) + rx!.spillBytesOf(p));
+        const inputBytes = loadBytesOf(lx!, p) + loadBytesOf(rx!, p);
         return {
           rows: nL + nR,
           scratchBytes: inputBytes + (nL + nR) * 64 + nL * outRowBytes,

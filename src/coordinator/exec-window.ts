@@ -15,7 +15,7 @@ import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
 import { stageBytes } from './execute.js';
 import type { Stage } from './planner.js';
 import { ingest } from './ingest.js';
-import { OutputRanges, partitionCount, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
+import { loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
 import type { RunContext } from './run-context.js';
 
 const MAX_ROWS = 0xffffffff;
@@ -78,7 +78,7 @@ export async function* execWindow(
     retain: true,
   });
   const outFields: FieldDesc[] = resolved.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
-  const out = new OutputRanges(ctx, 'window', outFields, rows, partitions);
+  const out = new OutputRanges(ctx, 'window', outFields, rows);
   try {
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
@@ -92,7 +92,7 @@ export async function* execWindow(
         const n = ex!.rowsOf(p);
         return {
           rows: n,
-          scratchBytes: windowScratch(resolved, n, ex!.memoryBytesOf(p) + 2 * ex!.spillBytesOf(p)),
+          scratchBytes: windowScratch(resolved, n, loadBytesOf(ex!, p)),
           outputBytes: n * outRowBytes,
           build: (routing, scratch) => ({
             kind: 'window',

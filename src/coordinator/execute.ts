@@ -2,6 +2,9 @@
 import type * as A from 'apache-arrow';
 import { batchBytes, batchFromColumns } from '../columns/shared.js';
 import { execAsof } from './exec-asof.js';
+import { execGroupBy, execWindowGroupBy } from './exec-groupby.js';
+import { execJoin } from './exec-join.js';
+import { execSort } from './exec-sort.js';
 import { execRowLocal } from './exec-rowlocal.js';
 import { execWindow } from './exec-window.js';
 import type { Stage } from './planner.js';
@@ -18,15 +21,37 @@ export async function stageBytes(stage: Stage): Promise<number | null> {
     case 'rowlocal':
     case 'limit':
     case 'window':
+    case 'sort':
+    case 'groupBy':
+    case 'project':
+      // A group-by's output is at most its input: an upper bound is what partitioning needs.
       return stageBytes(stage.input);
     case 'asof':
       return stageBytes(stage.left);
+    case 'join':
+      return sumOrNull(await Promise.all([stageBytes(stage.left), stageBytes(stage.right)]));
+    case 'union':
+      return sumOrNull(await Promise.all(stage.inputs.map(stageBytes)));
   }
+}
+
+function sumOrNull(sizes: Array<number | null>): number | null {
+  return sizes.some((s) => s === null) ? null : sizes.reduce<number>((t, s) => t + s!, 0);
 }
 
 /** Whether a stage's batches were allocated by Sluice (and may be counted and spilled). */
 export function ownsBatches(stage: Stage): boolean {
-  return stage.kind === 'scan' ? stage.source.owned : stage.kind === 'limit' ? ownsBatches(stage.input) : true;
+  switch (stage.kind) {
+    case 'scan':
+      return stage.source.owned;
+    case 'limit':
+    case 'project':
+      return ownsBatches(stage.input);
+    case 'union':
+      return stage.inputs.every(ownsBatches);
+    default:
+      return true;
+  }
 }
 
 /** The stage's batches, each carrying exactly the stage's planned schema. */
@@ -46,7 +71,31 @@ function runStageRaw(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch
       return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input));
     case 'asof':
       return execAsof(ctx, stage.plan, stage.left, stage.right);
+    case 'sort':
+      return execSort(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
+    case 'groupBy':
+      if (stage.fused && stage.input.kind === 'window') {
+        const w = stage.input;
+        return execWindowGroupBy(ctx, stage.fused, stage.plan, runStage(ctx, w.input), w.input.schema, ownsBatches(w.input));
+      }
+      return execGroupBy(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
+    case 'join':
+      return execJoin(ctx, stage.plan, stage.left, stage.right);
+    case 'project':
+      return project(runStage(ctx, stage.input), stage.schema, stage.columns);
+    case 'union':
+      return union(ctx, stage.inputs);
   }
+}
+
+/** The same batches with only some columns, under new names (no copy). */
+async function* project(input: AsyncIterable<A.RecordBatch>, schema: A.Schema, columns: number[]): AsyncGenerator<A.RecordBatch> {
+  for await (const batch of input) yield batchFromColumns(schema, columns.map((i) => batch.data.children[i]!), batch.numRows);
+}
+
+/** Every input's batches, one input after the other. */
+async function* union(ctx: RunContext, inputs: Stage[]): AsyncGenerator<A.RecordBatch> {
+  for (const s of inputs) yield* runStage(ctx, s);
 }
 
 async function* conform(schema: A.Schema, input: AsyncIterable<A.RecordBatch>): AsyncGenerator<A.RecordBatch> {

@@ -28,6 +28,8 @@ export interface IngestSpec {
   owned: boolean;
   /** Keep the input batches for the output phase. */
   retain: boolean;
+  /** Sees each input batch's routed columns with its first row id (e.g. to sample sort keys). */
+  onBatch?: (routed: A.RecordBatch, rowBase: number) => void;
 }
 
 export interface Ingested {
@@ -120,6 +122,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
       if (batch.numRows === 0) continue;
       // Big batches are cut so every slab (one partition task) holds about slabTarget rows.
       const routed = selectColumns(batch, spec.routed);
+      spec.onBatch?.(routed, rows - batch.numRows);
       if (slabTarget === 0) slabTarget = slabRowsFor(ctx, Math.max(1, batchCopyBytes(routed) / routed.numRows));
       for (let start = 0; start < routed.numRows; ) {
         const take = Math.min(routed.numRows - start, slabTarget - slabRows);

@@ -19,7 +19,7 @@ import { Exchange } from '../shuffle/exchange.js';
 import { formatBytes, type Reservation } from '../memory/budget.js';
 import type { FieldDesc } from '../types/column.js';
 import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import type { AsofTask, KernelResult, OutputRouting, WindowTask } from '../types/tasks.js';
+import type { AsofTask, GroupByTask, JoinTask, KernelResult, OutputRouting, PartitionInput, WindowGroupByTask, WindowTask } from '../types/tasks.js';
 import type { BatchStore } from './batch-store.js';
 import { fixedWidth } from './column-widths.js';
 import { budgetTooSmall, LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
@@ -27,15 +27,13 @@ import { reroute } from './reroute.js';
 import { orderedMap, runAll } from './scheduler.js';
 
 /**
- * Rows per output range: a power of two small enough that assembling one range (its pieces,
- * maybe read back from disk, and the result) fits one task's share of the budget, between
- * 2^MIN_RANGE_SHIFT and 2^MAX_RANGE_SHIFT rows, and at most MAX_RANGES ranges (each may have a
- * spill file open).
+ * Rows (dense) or keys (sparse) per output range: a power of two small enough that assembling
+ * one range (its pieces, maybe read back from disk, and the result) fits one task's share of
+ * the budget, between 2^MIN_RANGE_SHIFT and 2^MAX_RANGE_SHIFT, and at most MAX_RANGES ranges.
  */
 const MIN_RANGE_SHIFT = 10;
-const MIN_PIECE_ROWS = 16;
 const MAX_RANGE_SHIFT = 20;
-const MAX_RANGES = 2048;
+const MAX_RANGES = 4096;
 
 /** Dense output arrays of one fixed-width column, indexed by row id (direct outputs). */
 interface DenseColumn {
@@ -45,14 +43,27 @@ interface DenseColumn {
   nulls: Uint8Array;
 }
 
+/** One key range of sparse outputs, in key order: `ids[k]` is row k's key. */
+export interface SparseRange {
+  base: number;
+  end: number;
+  length: number;
+  ids: Uint32Array;
+  columns: A.Data[];
+}
+
 /**
- * The kernel outputs of a blocking stage, by row id of its (left) input. Two ways, chosen up
- * front by the budget, with the same results:
+ * The kernel outputs of a blocking stage, by row id of its (left) input. Dense outputs (one
+ * row per input row: window, asofJoin) go one of two ways, chosen up front by the budget, with
+ * the same results:
  * - direct: every output column fixed-width and all of them fit the budget whole: dense shared
  *   arrays indexed by row id, written in place by the tasks (one scatter, no exchange), sliced
  *   for the replay without a copy;
  * - routed: output rows with their row ids go to an exchange by row-id range (kept or spilled),
  *   and each range is made dense by an assemble task when the replay reaches it.
+ * Sparse outputs (`sparse`: any number of rows per key, e.g. one per group keyed by its first
+ * row id, or a left row's join matches) are always routed; each range is put in key order
+ * (rows of one key in the order their task wrote them) by an assembleSparse task.
  */
 export class OutputRanges {
   readonly exchange: Exchange;
@@ -66,17 +77,16 @@ export class OutputRanges {
     private readonly ctx: RunContext,
     name: string,
     readonly fields: FieldDesc[],
+    /** Size of the key space: input rows (dense), or keys [0, rows) (sparse). */
     readonly rows: number,
-    /** Partitions whose tasks send rows here. */
-    partitions: number,
+    /** Sparse: outputs for some keys of [0, rows) only (group-by, join), assembled with their keys. */
+    readonly sparse = false,
   ) {
     const rowBytes = fields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
     this.rowBytes = rowBytes;
     // Assembling a range holds its pieces (maybe read back), their concatenation and the result.
     const fit = Math.floor(ctx.limits.taskBytes / (3 * (rowBytes + 8)));
-    // Every task sends a piece to every range: ranges of at least MIN_PIECE_ROWS rows per partition keep pieces from getting tiny.
-    const floor = Math.ceil(Math.log2(Math.max(2, partitions * MIN_PIECE_ROWS)));
-    let shift = Math.max(MIN_RANGE_SHIFT, Math.min(MAX_RANGE_SHIFT, Math.max(floor, Math.floor(Math.log2(Math.max(2, fit))))));
+    let shift = Math.max(MIN_RANGE_SHIFT, Math.min(MAX_RANGE_SHIFT, Math.floor(Math.log2(Math.max(2, fit)))));
     while (Math.ceil(rows / 2 ** shift) > MAX_RANGES) shift++;
     this.shift = shift;
     this.ranges = Math.max(1, Math.ceil(rows / 2 ** shift));
@@ -84,7 +94,7 @@ export class OutputRanges {
     this.denseReservation = ctx.budget.reserve(`${name}.out.dense`);
     const widths = fields.map((f) => fixedWidth(f.type));
     const bytes = widths.reduce((s, w) => s + rows * (w + 1), 0);
-    if (widths.every((w) => w > 0) && this.denseReservation.tryGrow(bytes, ctx.limits.headroom)) {
+    if (!sparse && widths.every((w) => w > 0) && this.denseReservation.tryGrow(bytes, ctx.limits.headroom)) {
       this.dense = fields.map((field, c) => ({
         field,
         values: sharedAlloc(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows),
@@ -133,7 +143,7 @@ export class OutputRanges {
         const have = this.exchange.rowsOf(r);
         if (have !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${have} rows, expected ${rows}; refusing to return a partial result`);
         // The pieces (read back whole), their concatenation and the gathered result.
-        const bytes = this.exchange.memoryBytesOf(r) + this.exchange.spillBytesOf(r) + 2 * rows * (this.rowBytes + 8) + LOAN_SLACK;
+        const bytes = loadBytesOf(this.exchange, r) + 2 * rows * (this.rowBytes + 8) + LOAN_SLACK;
         const [scratch] = await ctx.loans('assemble', [bytes]);
         try {
           const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assemble', input, base, rows, scratch: scratch!.buffer }));
@@ -147,10 +157,48 @@ export class OutputRanges {
     );
   }
 
+  /**
+   * Sparse outputs: every range in order, its rows in key order with their keys (assembled by
+   * tasks, at most one per thread in flight plus one waiting; empty ranges without a task).
+   */
+  sparseRanges(): AsyncGenerator<SparseRange> {
+    const ctx = this.ctx;
+    const self = this;
+    async function* ranges(): AsyncGenerator<number> {
+      for (let r = 0; r < self.ranges; r++) yield r;
+    }
+    return orderedMap(
+      ranges(),
+      async (r) => {
+        const base = r * 2 ** this.shift;
+        const end = Math.min(base + 2 ** this.shift, Math.max(this.rows, 1));
+        const rows = this.exchange.rowsOf(r);
+        if (rows === 0) return { base, end, length: 0, ids: new Uint32Array(0), columns: this.fields.map(emptyData) };
+        const bytes = loadBytesOf(this.exchange, r) + 8 * rows + 2 * LOAN_SLACK;
+        const input = this.exchange.inputFor(r);
+        const [scratch] = await ctx.loans('assemble', [bytes]);
+        try {
+          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input, base, end, scratch: scratch!.buffer }));
+          this.exchange.drop(r);
+          const v = done.value;
+          if (v.length !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${v.length} rows, expected ${rows}; refusing to return a partial result`);
+          return { base, end, length: v.length, ids: rebuildData(v.rowIds).values as Uint32Array, columns: v.columns.map(rebuildData) };
+        } finally {
+          scratch!.release();
+        }
+      },
+      ctx.concurrency,
+    );
+  }
+
   release(): void {
     this.exchange.release();
     this.denseReservation.free();
   }
+}
+
+function emptyData(f: FieldDesc): A.Data {
+  return A.vectorFromArray([], typeToArrow(f.type)).data[0]! as A.Data;
 }
 
 /** Rows [start, start + length) of a dense output as arrow Data (values are views, not copies). */
@@ -192,6 +240,15 @@ export function partitionCount(ctx: RunContext, bytes: number | null, inputRowBy
   return Math.max(ctx.config.partitions, parts);
 }
 
+/**
+ * Scratch to load destination p (Exchange.inputFor): spilled runs read whole, then their columns
+ * copied out; pieces that overlap in row ids are sorted by id (a permutation and one more copy).
+ */
+export function loadBytesOf(ex: Exchange, p: number): number {
+  const data = ex.memoryBytesOf(p) + ex.spilledDataBytesOf(p);
+  return data + ex.spillBytesOf(p) + (ex.mayInterleave(p) ? data + 12 * ex.rowsOf(p) : 0);
+}
+
 /** One kernel task's rows: destination `p` of each side's exchange (left first). */
 export interface PartitionUnit {
   sides: Exchange[];
@@ -209,7 +266,7 @@ export interface KernelJob {
   /** Bytes of the routed output rows (fixed-width part; more is reported as extra memory). */
   outputBytes: number;
   /** Builds the task once its loans are granted. */
-  build(out: OutputRouting, scratch: SharedArrayBuffer): WindowTask | AsofTask;
+  build(out: OutputRouting, scratch: SharedArrayBuffer): WindowTask | AsofTask | GroupByTask | WindowGroupByTask | JoinTask;
   /** Checks the reply (rows in = rows out) and releases the partition's inputs. */
   done(result: KernelResult): void;
 }
@@ -329,6 +386,61 @@ export async function* replayWithOutputs(
         if (res && res.numRows > 0) yield res;
         start += len;
       }
+    }
+  } finally {
+    await ranges.return?.(undefined);
+  }
+}
+
+/**
+ * The retained input replayed in order with sparse outputs keyed by input row id: each batch is
+ * cut at range boundaries and passed to `combine` with the output rows of its rows (in key
+ * order) and, for each, its row's position in the piece. Output rows keyed past the input's
+ * last row (a join's unmatched right rows) go to `rest` afterwards, range by range.
+ */
+export async function* replayWithSparseOutputs(
+  store: BatchStore,
+  out: OutputRanges,
+  combine: (batch: A.RecordBatch, outputs: A.Data[], local: Int32Array) => A.RecordBatch | null,
+  rest: (outputs: A.Data[], ids: Uint32Array) => A.RecordBatch | null,
+): AsyncGenerator<A.RecordBatch> {
+  const ranges = out.sparseRanges()[Symbol.asyncIterator]();
+  let current: SparseRange | null = null;
+  let at = 0;
+  const slice = (cur: SparseRange, a: number, b: number): A.Data[] => cur.columns.map((c) => (a === 0 && b === c.length ? c : c.slice(a, b - a)));
+  try {
+    for await (const { batch, rowBase } of store.replay()) {
+      for (let start = 0; start < batch.numRows; ) {
+        const id = rowBase + start;
+        while (current === null || id >= current.end) {
+          if (current !== null && at < current.length && current.ids[at]! < id) throw new ExecutionError('INTERNAL', `internal: output row keyed ${current.ids[at]} has no input row`);
+          const r = await ranges.next();
+          if (r.done) throw new ExecutionError('INTERNAL', `internal: no output range for row ${id}`);
+          current = r.value;
+          at = 0;
+        }
+        const len = Math.min(batch.numRows - start, current.end - id);
+        const stop = id + len;
+        let e = at;
+        while (e < current.length && current.ids[e]! < stop) e++;
+        const local = new Int32Array(e - at);
+        for (let k = at; k < e; k++) local[k - at] = current.ids[k]! - id;
+        const piece = start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len);
+        const res = combine(piece, slice(current, at, e), local);
+        if (res && res.numRows > 0) yield res;
+        at = e;
+        start += len;
+      }
+    }
+    for (;;) {
+      if (current !== null && at < current.length) {
+        const res = rest(slice(current, at, current.length), current.ids.subarray(at));
+        if (res && res.numRows > 0) yield res;
+      }
+      const r = await ranges.next();
+      if (r.done) break;
+      current = r.value;
+      at = 0;
     }
   } finally {
     await ranges.return?.(undefined);

@@ -1,11 +1,11 @@
 /**
  * Rows of one destination of an exchange routed again into a new exchange: by key range (ASOF
- * join without `by` keys) or by a second seeded hash (a partition too big for one task). One
+ * join without `by` keys, global sort) or by a second seeded hash (a partition too big for one task). One
  * route task per in-memory chunk and per spill file (read back into the task's scratch), at
  * most one per thread; the source destination is dropped afterwards, so its memory goes back.
  */
 import { Exchange } from '../shuffle/exchange.js';
-import type { HashRouting, RangeRouting, RouteResult } from '../types/tasks.js';
+import type { HashRouting, RangeRouting, RouteResult, SortRangeRouting } from '../types/tasks.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 import { runAll } from './scheduler.js';
 
@@ -13,7 +13,7 @@ export async function reroute(
   ctx: RunContext,
   from: Exchange,
   p: number,
-  routing: RangeRouting | HashRouting,
+  routing: RangeRouting | HashRouting | SortRangeRouting,
   name: string,
   onRouted?: (res: RouteResult) => void,
 ): Promise<Exchange> {

@@ -120,6 +120,7 @@ export class RunContext {
   private readonly writers = new Set<SpillWriter>();
   private loansOut = 0;
   private loanReturned: Array<() => void> = [];
+  private readonly onAbort = (): void => this.wakeLoanWaiters();
 
   constructor(
     readonly config: EngineConfig,
@@ -237,8 +238,6 @@ export class RunContext {
     };
   }
 
-  private readonly onAbort = (): void => this.wakeLoanWaiters();
-
   private wakeLoanWaiters(): void {
     const waiting = this.loanReturned;
     this.loanReturned = [];
@@ -271,6 +270,7 @@ export class RunContext {
       budget: this.budget,
       pool: this.pool,
       headroom: this.limits.headroom,
+      pieceBytes: Math.max(1, Math.floor(this.limits.taskBytes / 8)),
       runDir: () => this.runDir(),
       track: (w) => this.track(w),
       untrack: (w) => this.untrack(w),

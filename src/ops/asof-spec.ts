@@ -38,6 +38,7 @@ import {
   type AsofUnit,
   type NormalizedTolerance,
 } from './asof-keys.js';
+import { rightOutputNames } from './join-names.js';
 
 export type AsofDirection = 'backward' | 'forward' | 'nearest';
 
@@ -416,26 +417,12 @@ export function resolveAsof(options: AsofOptions, leftSchema: FieldDesc[], right
   const rightBy = new Set(by.map((b) => b.right.index));
   const kept: number[] = [];
   for (let i = 0; i < rightSchema.length; i++) if (!rightBy.has(i)) kept.push(i);
-  const taken = new Set(leftSchema.map((f) => f.name));
-  const seen = new Set<string>();
-  const collides = new Map<number, boolean>();
-  for (const i of kept) {
-    const name = rightSchema[i]!.name;
-    collides.set(i, taken.has(name) || seen.has(name));
-    seen.add(name);
-  }
-  for (const i of kept) if (!collides.get(i)) taken.add(rightSchema[i]!.name);
-  for (const i of kept) {
+  const names = rightOutputNames(leftSchema.map((f) => f.name), kept.map((i) => rightSchema[i]!.name), suffix);
+  kept.forEach((i, k) => {
     const f = rightSchema[i]!;
-    let name = f.name;
-    if (collides.get(i)) {
-      name = f.name + suffix;
-      for (let k = 2; taken.has(name); k++) name = `${f.name}${suffix}_${k}`;
-      taken.add(name);
-    }
-    output.push({ name, type: f.type, nullable: how === 'left' ? true : f.nullable });
+    output.push({ name: names[k]!, type: f.type, nullable: how === 'left' ? true : f.nullable });
     outputSources.push({ side: 'right', index: i });
-  }
+  });
 
   const resolved: ResolvedAsof = {
     on: { left, right },

@@ -10,7 +10,7 @@ import { anyOf, bool, entries, expecting, instance, list, name, oneOf, options }
 const names = () => anyOf('a column name or a list of column names', [name(), z.array(name(), expecting('a list of column names'))]);
 
 const orderItem = () => options({ column: name(), descending: bool().optional(), nulls: oneOf(['first', 'last']).optional() }, '{ column, descending?, nulls? }');
-const orderKey = () => anyOf('a column name or { column, descending?, nulls? }', [name(), orderItem()]);
+export const orderKey = () => anyOf('a column name or { column, descending?, nulls? }', [name(), orderItem()]);
 
 export const orderBy = () =>
   anyOf('a column name, { column, descending?, nulls? }, or a non-empty list of them', [name(), orderItem(), list(orderKey(), 'a non-empty list of order keys')]);

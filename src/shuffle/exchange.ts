@@ -13,7 +13,9 @@
  * rows in it has been dropped, so memory falls as tasks finish.
  */
 import * as A from 'apache-arrow';
+import { localAlloc } from '../columns/arena.js';
 import { schemaToArrow } from '../columns/arrow-types.js';
+import { concatData } from '../columns/gather.js';
 import { batchFromColumns, chunkDescBytes, rebuildData } from '../columns/shared.js';
 import type { MemoryBudget, Reservation } from '../memory/budget.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
@@ -28,6 +30,8 @@ export interface ExchangeEnv {
   pool: BufferPool;
   /** Bytes to leave free for the tasks in flight. */
   headroom: number;
+  /** The most column bytes a spill merges into one batch (tasks read pieces of about this size). */
+  pieceBytes: number;
   runDir(): Promise<RunDir>;
   /** Spill writers are registered with the run, which closes any left open. */
   track(writer: SpillWriter): void;
@@ -60,6 +64,11 @@ export class Exchange {
   /** One spill file for the whole exchange: each routing task's spilled regions in one write. */
   private writer: SpillWriter | null = null;
   private readonly pieces: SpillPiece[][];
+  /** Per destination, the column bytes of its spilled rows (without the IPC framing). */
+  private readonly spilledData: number[];
+  /** Per destination, the highest row id added so far, and whether a later chunk began below it. */
+  private readonly maxRowId: number[];
+  private readonly interleaved: boolean[];
   private readonly reservation: Reservation;
   private readonly spillSchema: A.Schema;
   private tail: Promise<void> = Promise.resolve();
@@ -75,6 +84,9 @@ export class Exchange {
     this.slabsOf = Array.from({ length: partitions }, () => []);
     this.rows = new Array<number>(partitions).fill(0);
     this.pieces = Array.from({ length: partitions }, () => []);
+    this.spilledData = new Array<number>(partitions).fill(0);
+    this.maxRowId = new Array<number>(partitions).fill(-1);
+    this.interleaved = new Array<boolean>(partitions).fill(false);
     this.reservation = env.budget.reserve(`${name}.partitions`);
     const s = schemaToArrow(schema);
     this.spillSchema = new A.Schema([new A.Field('__row_id', new A.Uint32(), false), ...s.fields]);
@@ -102,7 +114,14 @@ export class Exchange {
   }
 
   private async addNow(result: RoutedChunks, routed: RoutedBuffer | null): Promise<void> {
-    for (const { partition, chunk } of result.parts) this.rows[partition]! += chunk.length;
+    for (const { partition, chunk } of result.parts) {
+      this.rows[partition]! += chunk.length;
+      if (chunk.length === 0) continue;
+      const ids = rebuildData(chunk.rowIds);
+      const values = ids.values as Uint32Array;
+      if (values[ids.offset]! < this.maxRowId[partition]!) this.interleaved[partition] = true;
+      this.maxRowId[partition] = Math.max(this.maxRowId[partition]!, values[ids.offset + chunk.length - 1]!);
+    }
     if (result.parts.length === 0) {
       routed?.release();
       return;
@@ -118,24 +137,89 @@ export class Exchange {
       return;
     }
     try {
-      const newFile = !this.writer;
-      if (!this.writer) {
-        const path = (await this.env.runDir()).file(this.name);
-        this.writer = await SpillWriter.create(path, this.spillSchema);
-        this.env.track(this.writer);
-      }
-      const batches = result.parts.map(({ chunk }) => batchFromColumns(this.spillSchema, [rebuildData(chunk.rowIds), ...chunk.columns.map(rebuildData)], chunk.length));
-      const pieces = await this.writer.appendMany(batches);
-      result.parts.forEach(({ partition }, i) => this.pieces[partition]!.push(pieces[i]!));
-      this.spilledAny = true;
-      this.env.spilled(
-        result.parts.reduce((s, { chunk }) => s + chunkDescBytes(chunk), 0),
-        newFile,
-      );
+      // Spill what is kept together with the new regions, one batch per destination: a piece
+      // then holds the exchange's memory's worth of a destination, not one routing task's share.
+      const lists: ChunkDesc[][] = this.chunks.map((c) => c.slice());
+      for (const { partition, chunk } of result.parts) lists[partition]!.push(chunk);
+      await this.writeMerged(lists);
+      for (let p = 0; p < this.partitions; p++) if (this.chunks[p]!.length > 0) this.drop(p);
     } finally {
       // Spilled (or failed): nothing refers to the task's buffer any more.
       routed?.release();
     }
+  }
+
+  /**
+   * Writes each destination's chunks as one batch (concatenated in row-id order, in memory lent
+   * by the reservation `<name>.merge`; separately when that cannot be lent), in writes of a few
+   * destinations at a time so merged batches never pile up.
+   */
+  private async writeMerged(lists: ChunkDesc[][]): Promise<void> {
+    const writer = await this.spillWriter();
+    const merge = this.env.budget.reserve(`${this.name}.merge`);
+    let batches: A.RecordBatch[] = [];
+    let dests: number[] = [];
+    let bytes = 0;
+    const flush = async (): Promise<void> => {
+      if (batches.length === 0) return;
+      const pieces = await writer.appendMany(batches);
+      dests.forEach((p, i) => this.pieces[p]!.push(pieces[i]!));
+      this.env.spilled(bytes, false);
+      batches = [];
+      dests = [];
+      bytes = 0;
+      merge.shrink(merge.size);
+    };
+    try {
+      for (let p = 0; p < lists.length; p++) {
+        if (lists[p]!.length === 0) continue;
+        for (const run of runsUpTo(lists[p]!.sort(byFirstRowId), this.env.pieceBytes)) {
+          const dataBytes = run.reduce((t, c) => t + chunkDescBytes(c), 0);
+          this.spilledData[p]! += dataBytes;
+          bytes += dataBytes;
+          let merged = run.length === 1;
+          if (!merged) {
+            merged = merge.tryGrow(dataBytes, 0);
+            if (!merged) {
+              await flush();
+              merged = merge.tryGrow(dataBytes, 0);
+            }
+          }
+          if (run.length === 1) batches.push(this.batchOf(run[0]!));
+          else if (merged) batches.push(this.mergedBatch(run));
+          // Not even this run's merge can be lent: its chunks go out as they are.
+          else for (const c of run) batches.push(this.batchOf(c));
+          while (dests.length < batches.length) dests.push(p);
+          if (batches.length >= 256) await flush();
+        }
+      }
+      await flush();
+    } finally {
+      merge.free();
+    }
+  }
+
+  private async spillWriter(): Promise<SpillWriter> {
+    if (!this.writer) {
+      const path = (await this.env.runDir()).file(this.name);
+      this.writer = await SpillWriter.create(path, this.spillSchema);
+      this.env.track(this.writer);
+      this.spilledAny = true;
+      this.env.spilled(0, true);
+    }
+    return this.writer;
+  }
+
+  private batchOf(chunk: ChunkDesc): A.RecordBatch {
+    return batchFromColumns(this.spillSchema, [rebuildData(chunk.rowIds), ...chunk.columns.map(rebuildData)], chunk.length);
+  }
+
+  /** One batch of several chunks of a destination, already in row-id order (chunks cover disjoint id runs). */
+  private mergedBatch(sorted: ChunkDesc[]): A.RecordBatch {
+    const length = sorted.reduce((t, c) => t + c.length, 0);
+    const ids = concatData(sorted.map((c) => rebuildData(c.rowIds)), localAlloc);
+    const columns = this.schema.map((_, i) => concatData(sorted.map((c) => rebuildData(c.columns[i]!)), localAlloc));
+    return batchFromColumns(this.spillSchema, [ids, ...columns], length);
   }
 
   /** Closes the spill files; call once every routing task is in. */
@@ -157,6 +241,19 @@ export class Exchange {
   /** Bytes of destination p's spilled batches. */
   spillBytesOf(p: number): number {
     return this.pieces[p]!.reduce((s, x) => s + x.end - x.start, 0);
+  }
+
+  /** Column bytes of destination p's spilled rows, decoded (without the IPC framing). */
+  spilledDataBytesOf(p: number): number {
+    return this.spilledData[p]!;
+  }
+
+  /**
+   * Whether destination p's pieces may overlap in row ids (tasks finished out of order around a
+   * spill): its reader then sorts the rows by id, one more copy of them.
+   */
+  mayInterleave(p: number): boolean {
+    return this.interleaved[p]!;
   }
 
   /** Bytes of destination p's in-memory chunks. */
@@ -227,6 +324,31 @@ function coalesce(pieces: SpillPiece[], maxBytes: number): SpillPiece[] {
     if (last && last.path === piece.path && last.end === piece.start && last.end - last.start + piece.end - piece.start <= maxBytes) {
       runs[runs.length - 1] = { ...last, end: piece.end, rows: last.rows + piece.rows };
     } else runs.push(piece);
+  }
+  return runs;
+}
+
+function firstRowId(chunk: ChunkDesc): number {
+  const ids = rebuildData(chunk.rowIds);
+  return (ids.values as Uint32Array)[ids.offset]!;
+}
+
+function byFirstRowId(a: ChunkDesc, b: ChunkDesc): number {
+  return firstRowId(a) - firstRowId(b);
+}
+
+/** Consecutive chunks grouped into runs of at most `maxBytes` (a chunk bigger than that alone). */
+function runsUpTo(chunks: ChunkDesc[], maxBytes: number): ChunkDesc[][] {
+  const runs: ChunkDesc[][] = [];
+  let bytes = Infinity;
+  for (const c of chunks) {
+    const b = chunkDescBytes(c);
+    if (bytes + b > maxBytes) {
+      runs.push([]);
+      bytes = 0;
+    }
+    runs[runs.length - 1]!.push(c);
+    bytes += b;
   }
   return runs;
 }

@@ -11,7 +11,14 @@ export type PlanNode =
   | { kind: 'limit'; input: PlanNode; n: number }
   | { kind: 'explode'; input: PlanNode; columns: unknown[]; options: ExplodeOptions }
   | { kind: 'window'; input: PlanNode; options: unknown }
-  | { kind: 'asofJoin'; left: PlanNode; right: PlanNode; options: unknown };
+  | { kind: 'asofJoin'; left: PlanNode; right: PlanNode; options: unknown }
+  | { kind: 'sort'; input: PlanNode; keys: unknown[] }
+  | { kind: 'groupBy'; input: PlanNode; keys: string[]; aggs: Array<[string, unknown]> }
+  | { kind: 'distinct'; input: PlanNode; columns: string[] }
+  | { kind: 'join'; left: PlanNode; right: PlanNode; options: unknown }
+  | { kind: 'rename'; input: PlanNode; mapping: Array<[string, string]> }
+  | { kind: 'drop'; input: PlanNode; columns: string[] }
+  | { kind: 'union'; inputs: PlanNode[] };
 
 export interface ExplodeOptions {
   outputColumn?: string | string[];

@@ -14,7 +14,9 @@ import type { BoundExpr } from '../expr/bind.js';
 import type { AsofKeyPlan, NormalizedTolerance } from '../ops/asof-keys.js';
 import type { ResolvedExplode } from '../ops/explode-spec.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
-import type { BatchDesc, BufRef, ColumnDesc, SchemaDesc } from './column.js';
+import type { GroupFnName } from '../ops/groupby-spec.js';
+import type { JoinHow, KeyScale } from '../ops/join-spec.js';
+import type { BatchDesc, BufRef, ColumnDesc, SchemaDesc, TypeDesc } from './column.js';
 
 /** A run of rows of one partition: key/payload columns plus the global row id of each row. */
 export interface ChunkDesc {
@@ -102,7 +104,7 @@ export interface PartitionTask {
 export interface RouteTask {
   kind: 'route';
   input: PartitionInput;
-  routing: RangeRouting | HashRouting;
+  routing: RangeRouting | HashRouting | SortRangeRouting;
   outputBuffer: SharedArrayBuffer | null;
   scratch: SharedArrayBuffer | null;
 }
@@ -215,7 +217,175 @@ export interface FaultTask {
   mode: 'throw' | 'exit' | 'hang';
 }
 
-export type Task = PartitionTask | RouteTask | WindowTask | AsofTask | AssembleTask | RowLocalTask | FaultTask;
+// ---- relational verbs (sort, groupBy / distinct, join) ----------------------------------------
+
+/** One sort key among the routed columns: direction and NULL placement. */
+export interface SortKeyOrder {
+  column: number;
+  descending: boolean;
+  nullsFirst: boolean;
+}
+
+/**
+ * Destinations by ranges of (sort keys, row id) for a global sort: range i holds the rows with
+ * splitter[i-1] <= (keys, row id) < splitter[i]. Row ids make every row's tuple distinct, so
+ * ranges balance even when one key value holds most rows.
+ */
+export interface SortRangeRouting {
+  kind: 'sortRange';
+  keys: SortKeyOrder[];
+  /** The splitter rows, sorted: one column per key (that key's type) and their row ids. */
+  splitters: ColumnDesc[];
+  splitterIds: ColumnDesc;
+  partitions: number;
+}
+
+/** One range of a global sort: its rows (every column) in (keys, row id) order. */
+export interface SortTask {
+  kind: 'sort';
+  input: PartitionInput;
+  keys: SortKeyOrder[];
+  scratch: SharedArrayBuffer | null;
+}
+
+/**
+ * Every `stride`-th row (in row-id order) of one piece of a sort range too big for one task:
+ * its sort keys and row ids, from which the range's own splitters are drawn.
+ */
+export interface SortSampleTask {
+  kind: 'sortSample';
+  input: PartitionInput;
+  keys: number[];
+  stride: number;
+  scratch: SharedArrayBuffer | null;
+}
+
+/** A group-by output column: a function of each group's rows (`first` also gives the keys). */
+export interface GroupOutputSpec {
+  fn: GroupFnName;
+  /** Position among the routed columns; -1 for count() of rows. */
+  column: number;
+  ignoreNulls: boolean;
+  type: TypeDesc;
+}
+
+/**
+ * One partition of a group-by (or distinct): one output row per group, routed by the group's
+ * first row id. With no keys every row is one group, and an empty partition still gives it.
+ */
+export interface GroupByTask {
+  kind: 'groupBy';
+  input: PartitionInput;
+  keys: number[];
+  outputs: GroupOutputSpec[];
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
+/**
+ * A window and a group-by on keys that include the window's PARTITION BY keys, fused: per
+ * partition the window outputs are computed and grouped in the same task (no window output
+ * exchange, no replay, no second shuffle). The group-by's columns are positions among the
+ * routed columns followed by the window's output columns.
+ */
+export interface WindowGroupByTask {
+  kind: 'windowGroupBy';
+  input: PartitionInput;
+  window: Pick<WindowTask, 'partitionBy' | 'orderBy' | 'measures' | 'window' | 'naive'>;
+  keys: number[];
+  outputs: GroupOutputSpec[];
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
+/**
+ * One piece of a whole-input aggregate (agg() without keys) too big for one task: partial
+ * aggregates the coordinator merges (src/coordinator/agg-merge.ts). The whole input is one
+ * group whose positions are the row ids, so `total` (its row count) fixes the canonical
+ * float-sum blocks every piece contributes to.
+ */
+export interface AggPartialTask {
+  kind: 'aggPartial';
+  input: PartitionInput;
+  outputs: GroupOutputSpec[];
+  total: number;
+  scratch: SharedArrayBuffer | null;
+}
+
+/** A partial aggregate of one piece. */
+export type PartialAgg =
+  | { kind: 'count'; n: number }
+  /** Exact sum h·2^64 + m·2^32 + l (m, l in [0, 2^32)) of `count` non-NULL values. */
+  | { kind: 'intSum'; h: number; m: number; l: number; count: number }
+  /** Canonical float-sum tree nodes fully inside the piece: (block, level, index, value) quadruples. */
+  | { kind: 'floatSum'; nodes: number[]; count: number }
+  /** first/last/min/max: the piece's candidate row (rowId -1: none) and its value (one row). */
+  | { kind: 'pick'; rowId: number; value: ColumnDesc | null };
+
+export interface AggPartialResult {
+  rows: number;
+  parts: PartialAgg[];
+  transfer?: ArrayBuffer[];
+}
+
+export interface JoinTaskSpec {
+  how: JoinHow;
+  /** Positions among each side's routed columns, pair by pair. */
+  leftKeys: number[];
+  rightKeys: number[];
+  scales: KeyScale[];
+  nullsEqual: boolean;
+  /** Right routed columns that become output columns (gathered per output row). */
+  payload: number[];
+  /** Output ids of unmatched right rows (right/full) are rightBase + their right row id. */
+  rightBase: number;
+}
+
+/**
+ * One partition of a hash join. Output rows are keyed by left row id (several per left row, in
+ * right input order), unmatched right rows by rightBase + right row id; the columns are the
+ * right payload (left columns come from the replayed left input).
+ */
+export interface JoinTask {
+  kind: 'join';
+  left: PartitionInput;
+  right: PartitionInput;
+  spec: JoinTaskSpec;
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
+/**
+ * One key range [base, end) of a sparse output exchange (group-by, join) put in key order:
+ * rows whose keys are equal keep the order their task gave them.
+ */
+export interface AssembleSparseTask {
+  kind: 'assembleSparse';
+  input: PartitionInput;
+  base: number;
+  end: number;
+  scratch: SharedArrayBuffer | null;
+}
+
+export interface SparseColumnsResult extends ColumnsResult {
+  rowIds: ColumnDesc;
+}
+
+export type Task =
+  | PartitionTask
+  | RouteTask
+  | WindowTask
+  | AsofTask
+  | AssembleTask
+  | RowLocalTask
+  | FaultTask
+  | SortTask
+  | SortSampleTask
+  | GroupByTask
+  | AggPartialTask
+  | WindowGroupByTask
+  | JoinTask
+  | AssembleSparseTask;
 
 /** What each task kind replies with. */
 export interface TaskResults {
@@ -226,6 +396,13 @@ export interface TaskResults {
   assemble: ColumnsResult;
   rowlocal: ColumnsResult;
   fault: never;
+  sort: ColumnsResult;
+  sortSample: SparseColumnsResult;
+  groupBy: KernelResult;
+  aggPartial: AggPartialResult;
+  windowGroupBy: KernelResult;
+  join: KernelResult;
+  assembleSparse: SparseColumnsResult;
 }
 
 export type ResultOf<T extends Task> = TaskResults[T['kind']];

@@ -9,13 +9,17 @@ import { isMainThread } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { toEnvelope } from '../errors.js';
 import type { Task, TaskReply } from '../types/tasks.js';
-import { runAssembleTask } from './assemble-task.js';
+import { runAggPartialTask } from './agg-partial-task.js';
+import { runAssembleSparseTask, runAssembleTask } from './assemble-task.js';
 import { runAsofTask } from './asof-task.js';
 import { runFaultTask } from './fault-task.js';
+import { runGroupByTask, runWindowGroupByTask } from './groupby-task.js';
+import { runJoinTask } from './join-task.js';
 import { runPartitionTask } from './partition-task.js';
 import { runRouteTask } from './route-task.js';
 import { runRowLocalTask } from './rowlocal-task.js';
 import { beginScratch, endScratch } from './scratch.js';
+import { runSortSampleTask, runSortTask } from './sort-task.js';
 import { runWindowTask } from './window-task.js';
 
 async function runTask(task: Task): Promise<unknown> {
@@ -34,6 +38,20 @@ async function runTask(task: Task): Promise<unknown> {
       return runRowLocalTask(task);
     case 'fault':
       return runFaultTask(task);
+    case 'sort':
+      return runSortTask(task);
+    case 'sortSample':
+      return runSortSampleTask(task);
+    case 'groupBy':
+      return runGroupByTask(task);
+    case 'windowGroupBy':
+      return runWindowGroupByTask(task);
+    case 'aggPartial':
+      return runAggPartialTask(task);
+    case 'join':
+      return runJoinTask(task);
+    case 'assembleSparse':
+      return runAssembleSparseTask(task);
   }
 }
 

@@ -6,7 +6,8 @@
  *   NULL/NaN keys go to range 0, where they never match. For the right side it also reports
  *   each range's least key row (first of equal keys, in row order) and greatest (last of equal
  *   keys): the boundary rows a neighbouring range may need.
- * - by a seeded hash of key columns (a partition split again with another seed).
+ * - by a seeded hash of key columns (a partition split again with another seed);
+ * - by ranges of (sort keys, row id) for a global sort (./sort-range).
  * Cost: O(rows × (log ranges + columns)).
  */
 import { rebuildData, toKeyColumn } from '../columns/shared.js';
@@ -16,6 +17,7 @@ import type { RouteResult, RouteTask } from '../types/tasks.js';
 import { loadPartition } from './partition-input.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
+import { routeBySortRange } from './sort-range.js';
 
 function isValid(k: NormalizedKey, i: number): boolean {
   return k.valid === null || k.valid[i] === 1;
@@ -24,6 +26,7 @@ function isValid(k: NormalizedKey, i: number): boolean {
 export async function runRouteTask(task: RouteTask): Promise<RouteResult> {
   const part = await loadPartition(task.input);
   const n = part.n;
+  if (task.routing.kind === 'sortRange') return routeBySortRange(part, task.routing, task.outputBuffer);
   if (task.routing.kind === 'hash') {
     const { keyColumns, partitions, seed, level } = task.routing;
     const keys = keyColumns.map((i) => toKeyColumn(part.columns[i]!));

@@ -45,10 +45,7 @@ export function windowOutputData(
   perm: Uint32Array | null,
   alloc: Allocator = sharedAlloc,
 ): A.Data {
-  if (out.kind === 'values') {
-    const n = col.type.kind === 'decimal' ? out.values.length / 4 : out.values.length;
-    return build({ type: typeToArrow(col.type), length: n, ...validity(out.valid, n), data: out.values });
-  }
+  if (out.kind === 'values') return computedData(col.type, out.values, out.valid);
   const src = measure!;
   const { index } = out;
   const n = index.length;
@@ -64,6 +61,11 @@ export function windowOutputData(
   }
   const from = usesDefault ? concatData([src, literalData(col.type, col.default!)], alloc) : src;
   return gatherData(from, idx, n, alloc);
+}
+
+/** Computed values in the kernel layout (decimal128: four words per row; validity bytes, 1 = valid) as arrow Data. */
+export function computedData(type: TypeDesc, values: TypedArray, valid: Uint8Array | null, n = type.kind === 'decimal' ? values.length / 4 : values.length): A.Data {
+  return build({ type: typeToArrow(type), length: n, ...validity(valid, n), data: values });
 }
 
 /** A one-row arrow Data holding the (non-NULL) literal `lit` as a value of `type`. */

@@ -11,13 +11,14 @@
 import type * as A from 'apache-arrow';
 import { typeFromArrow } from '../columns/arrow-types.js';
 import { bitmapToBytes } from '../columns/bits.js';
+import { gatherData } from '../columns/gather.js';
 import { toKeyColumn } from '../columns/shared.js';
-import { computeWindow, computeWindowNaive, type WindowKernelInput } from '../ops/window.js';
+import { computeWindow, computeWindowNaive, type WindowColumnOut, type WindowKernelInput } from '../ops/window.js';
 import type { KeyColumn, TypedArray } from '../types/keys.js';
 import type { KernelResult, WindowTask } from '../types/tasks.js';
 import { scatterDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
-import { loadPartition } from './partition-input.js';
+import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { permuteKey } from './permute.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
@@ -55,8 +56,11 @@ export function distinctIdsOf(col: KeyColumn, n: number): { ids: Int32Array; cou
   return { ids: out, count: groups };
 }
 
-export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
-  const part = await loadPartition(task.input);
+/** The window settings of a task (a window task's, or a fused window + group-by task's). */
+export type WindowSpec = Pick<WindowTask, 'partitionBy' | 'orderBy' | 'measures' | 'window' | 'naive'>;
+
+/** The kernel's outputs for a loaded partition in sorted order, that order (sorted position -> row) and the permuted measures. */
+function computeSorted(part: LoadedPartition, task: WindowSpec): { outs: WindowColumnOut[]; perm: Uint32Array; measures: KeyColumn[] } {
   const n = part.n;
   const key = (i: number): KeyColumn => toKeyColumn(part.columns[i]!);
 
@@ -82,6 +86,30 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
     distinctIds: measures.map((m, i) => (window.columns.some((c) => c.fn === 'countDistinct' && c.measure === i) ? distinctIdsOf(m, n) : null)),
   };
   const outs = task.naive ? computeWindowNaive(input, scratchAlloc) : computeWindow(input, scratchAlloc);
+  return { outs, perm, measures };
+}
+
+/**
+ * The window outputs of a loaded partition as arrow Data in the partition's own row order (row
+ * id order), for an operator fused after the window in the same task (src/worker/groupby-task).
+ */
+export function windowColumnsInRowOrder(part: LoadedPartition, task: WindowSpec): A.Data[] {
+  const { outs, perm } = computeSorted(part, task);
+  const n = part.n;
+  // Sorted position of each row: gathering the sorted outputs by it puts them in row order.
+  const position = scratchAlloc(Int32Array, n);
+  for (let i = 0; i < n; i++) position[perm[i]!] = i;
+  return outs.map((o, c) => {
+    const sorted = windowOutputData(o, task.window.columns[c]!, o.kind === 'take' ? part.columns[task.measures[o.measure]!]! : null, perm, scratchAlloc);
+    return gatherData(sorted, position, n, scratchAlloc);
+  });
+}
+
+export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
+  const part = await loadPartition(task.input);
+  const n = part.n;
+  const { outs, perm, measures } = computeSorted(part, task);
+  const window = task.window;
 
   const rowIds = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[perm[i]!]!;
