@@ -2,12 +2,12 @@
  * One Sluice workload run for profiling (scripts/profile.mjs runs this under `node --cpu-prof`,
  * or 0x with --0x):
  *
- *   profile-job.ts <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv] [--runs K]
+ *   profile-job.ts <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv] [--runs K] [--prepare]
  *
  * The data set is the benchmark's own (bench/gen, generated into .bench-data/data when
  * missing, before the profiled part matters); memory mode loads the IPC file into an Arrow
  * table first, file mode reads the file and writes Parquet to a temporary path. `--runs K`
- * repeats the run (the first one includes the worker start).
+ * repeats the run (the first one includes the worker start); `--prepare` only makes the data.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ import { workload } from './workloads.js';
 const argv = process.argv.slice(2);
 const opt = (k: string): string | undefined => { const i = argv.indexOf(`--${k}`); return i >= 0 ? argv[i + 1] : undefined; };
 const count = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v.replace(/[mM]$/, 'e6').replace(/[kK]$/, 'e3')));
-const name = argv.find((a, i) => !a.startsWith('--') && !(i > 0 && argv[i - 1]!.startsWith('--'))) ?? 'window1';
+const name = argv.find((a, i) => !a.startsWith('--') && !(i > 0 && argv[i - 1]!.startsWith('--') && argv[i - 1] !== '--prepare')) ?? 'window1';
 const w = workload(name);
 const rows = count(opt('rows')) ?? baseRows(name, { quick: false });
 const threads = count(opt('threads')) ?? 2;
@@ -32,6 +32,7 @@ const params = { rows };
 
 const files = await ensureDataset(join(ROOT, '.bench-data', 'data'), w.data(params), [format]);
 const paths = w.inputs.map((role) => files.files[role]![format]!);
+if (argv.includes('--prepare')) process.exit(0);
 const s = await loadSluice();
 const engine = new s.Engine({ threads });
 const tables = mode === 'memory' ? paths.map((p) => tableFromIPC(readFileSync(p))) : [];

@@ -9,7 +9,7 @@
  * Markdown report `<name>.md` and the charts `<name>/*.svg` are made from that JSON.
  * See bench/README.md for the options and what is measured.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { type CaseSpec, median, runCase } from './case.js';
 import { NoSpaceError, describe, ensureDataset, type DatasetFiles, type FileFormat, namesOf, freeBytes } from './gen/write.js';
@@ -208,8 +208,8 @@ async function main(): Promise<number> {
       ...(def.digest ? { digest: true } : {}),
     };
     if (def.mode === 'file' && def.outFormat === 'ipc') {
-      // output + spill files of a big run must fit too
-      const need = 2.5 * (files.rows[w.inputs[0]!] ?? 0) * 110;
+      // output (window: 13 columns for 8) and spill files (about the input) of a big run must fit too
+      const need = 3 * spec.inputs.reduce((a, p) => a + statSync(p).size, 0);
       if (need + 2 * 2 ** 30 > freeBytes(outTmp)) {
         const reason = `output and spill need about ${fmtB(need)}, ${fmtB(freeBytes(outTmp))} free`;
         results.skipped.push({ what, reason });

@@ -10,7 +10,8 @@
  *  - curve:  one parameter varied (rows, threads, partitions, a hot key, frame width, ASOF
  *    side sizes), the rest at the defaults, memory mode.
  *  - spill:  issue 8: readIpc -> window -> writeIpc at several memory budgets and sizes, ASOF
- *    at 64 MiB, DuckDB with a memory limit on the same job from Parquet.
+ *    at 64 MiB, DuckDB with a memory limit on the same job from Parquet; and issue 4's
+ *    streaming readIpc -> explode -> writeIpc of 20M rows.
  */
 import os from 'node:os';
 import type { InFormat, Mode } from './case.js';
@@ -75,6 +76,8 @@ const SUITE_WORKLOADS: Record<Exclude<SuiteName, 'spill'>, string[]> = {
 const QUICK_WORKLOADS: Record<Exclude<SuiteName, 'spill'>, string[]> = {
   window: ['window1', 'stddev'], asof: ['asof-str'], explode: ['explode'], relational: ['groupby-100k'],
 };
+/** --quick runs one file-to-file format per workload, each format once */
+const QUICK_FILE_FORMAT: Record<string, InFormat> = { window1: 'csv', 'asof-str': 'parquet', explode: 'ipc' };
 
 export const baseRows = (name: string, o: Pick<PlanOptions, 'quick' | 'rows'>): number => {
   const kernel = workload(name).kernel;
@@ -103,13 +106,13 @@ export function planSuite(suite: SuiteName, o: PlanOptions): Plan {
     const params: WorkloadParams = { rows: baseRows(name, o) };
     if (o.sections.includes('memory')) {
       add({ section: 'memory', workload: name, system: 'sluice', mode: 'memory', format: 'ipc', threads: o.threads, params });
-      if (o.threads !== 1) add({ section: 'memory', workload: name, system: 'sluice', mode: 'memory', format: 'ipc', threads: 1, params });
+      if (o.threads !== 1 && (!o.quick || name === 'window1')) add({ section: 'memory', workload: name, system: 'sluice', mode: 'memory', format: 'ipc', threads: 1, params });
       add({ section: 'memory', workload: name, system: 'polars', mode: 'memory', format: 'ipc', threads: o.threads, params });
       add({ section: 'memory', workload: name, system: 'duckdb', mode: 'memory', format: 'ipc', duckdbLoad: 'appender', threads: o.threads, params });
       if (!o.quick) add({ section: 'memory', workload: name, system: 'duckdb', mode: 'memory', format: 'parquet', duckdbLoad: 'parquet', threads: o.threads, params });
     }
     if (o.sections.includes('file')) {
-      const formats = w.formats.filter((f) => o.formats.includes(f) && (!o.quick || f === 'parquet' || (name === 'window1' && f === 'csv')));
+      const formats = w.formats.filter((f) => o.formats.includes(f) && (!o.quick || QUICK_FILE_FORMAT[name] === f));
       for (const format of formats) for (const system of SYSTEMS) add({ section: 'file', workload: name, system, mode: 'file', format, threads: o.threads, params, outFormat: 'parquet' });
     }
   }
@@ -132,7 +135,9 @@ function planCurves(suite: SuiteName, o: PlanOptions, add: (c: Omit<CaseDef, 'su
   const fmt = (n: number) => (n >= M ? `${n / M}M` : `${n / 1000}k`);
   const rowsPoints = (xs: number[], extra: Partial<WorkloadParams> = {}) => xs.map((r) => ({ x: r, label: fmt(r), params: { rows: r, ...extra } }));
   const threadsPoints = (rows: number) => threadCounts(q).map((t) => ({ x: t, label: String(t), params: { rows }, threads: t }));
+  // --quick: every system on the window rows curve, Sluice alone on the others
   const all = SYSTEMS;
+  const some: System[] = q ? ['sluice'] : SYSTEMS;
   const base = (name: string) => baseRows(name, o);
   const rowsSeries = q ? [50_000, 100_000] : [1 * M, 10 * M, 30 * M];
   const partitionSeries = q ? [2, 8] : [2, 4, 8, 16, 64, 256];
@@ -149,7 +154,7 @@ function planCurves(suite: SuiteName, o: PlanOptions, add: (c: Omit<CaseDef, 'su
     }
     const widths = q ? [3, 1000] : [3, 10, 30, 100, 300, 1000];
     const wrows = q ? 100_000 : base('window1');
-    curve({ id: 'window-widths', suite, workload: 'window1', title: 'window: one sum, ROWS frame width (prefix path: flat)', axis: 'frame width (rows)', logX: true, y: 'seconds' }, all,
+    curve({ id: 'window-widths', suite, workload: 'window1', title: 'window: one sum, ROWS frame width (prefix path: flat)', axis: 'frame width (rows)', logX: true, y: 'seconds' }, some,
       widths.map((w) => ({ x: w, label: String(w), params: { rows: wrows, widths: [w] } })));
     if (!q) {
       curve({ id: 'stddev-widths', suite, workload: 'stddev', title: 'window: stddev, ROWS frame width', axis: 'frame width (rows)', logX: true, y: 'seconds' }, all,
@@ -168,11 +173,11 @@ function planCurves(suite: SuiteName, o: PlanOptions, add: (c: Omit<CaseDef, 'su
     }
     const big = q ? 100_000 : base(name); const small = Math.round(big / 10);
     const sizes: Array<[number, number]> = [[big, small], [big, big], [small, big]];
-    curve({ id: 'asof-ratio', suite, workload: name, title: 'ASOF backward: left x right rows', axis: 'left / right rows', logX: true, y: 'seconds' }, all,
+    curve({ id: 'asof-ratio', suite, workload: name, title: 'ASOF backward: left x right rows', axis: 'left / right rows', logX: true, y: 'seconds' }, some,
       sizes.map(([l, r]) => ({ x: l / r, label: `${fmt(l)} x ${fmt(r)}`, params: { rows: l, rightRows: r } })));
   }
   if (suite === 'explode') {
-    curve({ id: 'explode-rows', suite, workload: 'explode', title: 'explode: input rows', axis: 'input rows', logX: true, y: 'per-million-rows' }, all,
+    curve({ id: 'explode-rows', suite, workload: 'explode', title: 'explode: input rows', axis: 'input rows', logX: true, y: 'per-million-rows' }, some,
       rowsPoints(q ? [10_000, 20_000] : [M / 2, 2 * M, 6 * M]));
     if (!q) curve({ id: 'explode-threads', suite, workload: 'explode', title: 'explode: threads', axis: 'threads', logX: false, y: 'seconds' }, all, threadsPoints(base('explode')));
   }
@@ -203,4 +208,6 @@ function planSpill(o: PlanOptions, add: (c: Omit<CaseDef, 'suite'>) => void): vo
     add({ section: 'spill', workload: 'asof', system: 'sluice', mode: 'file', format: 'ipc', threads: o.threads, params: { rows: asofRows }, sluice: { memoryBudget }, outFormat: 'ipc', digest: true, repeat: 1, variant: `budget ${label}` });
   }
   add({ section: 'spill', workload: 'asof', system: 'duckdb', mode: 'file', format: 'parquet', threads: o.threads, params: { rows: asofRows }, duckdb: { memoryLimit: '256MB' }, outFormat: 'parquet', repeat: 1, variant: 'memory_limit 256MB' });
+  // issue 4: a streaming readIpc -> explode -> writeIpc holds a few batches whatever the input size
+  add({ section: 'spill', workload: 'explode', system: 'sluice', mode: 'file', format: 'ipc', threads: o.threads, params: { rows: o.quick ? 20_000 : 20 * M }, outFormat: 'ipc', repeat: 1, variant: 'default budget' });
 }

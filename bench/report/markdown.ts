@@ -101,8 +101,8 @@ function renderSpill(cases: BenchCase[]): string {
     cases.map((c) => {
       const budget = c.spec.sluice?.memoryBudget && c.spec.sluice.memoryBudget !== NO_BUDGET ? parseBudget(c.spec.sluice.memoryBudget) : undefined;
       const sum = c.check ? Object.values(c.check.columns).reduce((a, x) => a + (x.sum ?? 0), 0) : undefined;
-      return [c.spec.workload === 'window1' ? 'window' : 'asof', rows(c.spec.params.rows), c.spec.system, c.variant ?? '', c.status === 'ok' ? s(c.medianMs) : `${c.status}: ${c.message ?? ''}`,
-        b(c.peakRss), budget && c.peakRss ? b(c.peakRss - budget) : '–', b(c.stats?.spilledBytes), b(c.stats?.peakTrackedBytes), c.digest ?? '–', sum === undefined ? '–' : String(sum)];
+      return [c.spec.workload === 'window1' ? 'window' : c.spec.workload, rows(c.spec.params.rows), c.spec.system, c.variant ?? '', c.status === 'ok' ? s(c.medianMs) : `${c.status}: ${c.message ?? ''}`,
+        b(c.peakRss), budget && c.peakRss ? b(c.peakRss - budget) : '–', b(c.stats?.spilledBytes), b(c.stats?.peakTrackedBytes), c.digest ?? '–', sum === undefined ? '–' : Number.isInteger(sum) ? String(sum) : sum.toPrecision(12)];
     }));
   // issue 8's targets, per size
   const lines: string[] = [];
