@@ -51,6 +51,8 @@ export function renderMarkdown(r: ResultsFile, charts: Array<Chart & { path: str
       ['workload', 'rows', 'Sluice s', 'Sluice 1 thread s', 'speedup', 'Polars s', 'DuckDB s', 'DuckDB (Parquet load) s', 'Sluice / Polars', 'Sluice / DuckDB', 'peak RSS Sluice', 'Polars', 'DuckDB', 'checks'],
       mem.map((c) => [c.workload, rows(c.rows), cell(c.sluice), cell(c.sluice1), x2(c.ratios.speedup), cell(c.polars), cell(c.duckdb), cell(c.duckdbParquet), x2(c.ratios.polars), x2(c.ratios.duckdb), rss(c.sluice), rss(c.polars), rss(c.duckdb), checks(c)]),
     );
+    const t = mem.map((c) => [c.workload, targetsOf(c, byId)] as const).filter(([, v]) => v);
+    if (t.length && !r.quick) out += `\nTargets (issues 9, 11, 12; ✓ met, ✗ missed in this run):\n\n${t.map(([w, v]) => `- ${w}: ${v}`).join('\n')}\n`;
     out += '\n' + chart('memory-time') + chart('memory-rss');
   }
   const file = comps.filter((c) => c.section === 'file');
@@ -60,6 +62,9 @@ export function renderMarkdown(r: ResultsFile, charts: Array<Chart & { path: str
       ['workload', 'input', 'rows', 'Sluice s', 'Polars s', 'DuckDB s', 'Sluice / Polars', 'Sluice / DuckDB', 'Sluice / faster peer', 'peak RSS Sluice', 'Polars', 'DuckDB', 'checks'],
       file.map((c) => [c.workload, c.format, rows(c.rows), cell(c.sluice), cell(c.polars), cell(c.duckdb), x2(c.ratios.polars), x2(c.ratios.duckdb), x2(c.ratios.fasterPeer), rss(c.sluice), rss(c.polars), rss(c.duckdb), checks(c)]),
     );
+    const t = file.filter((c) => TARGETS[c.workload]?.file !== undefined && c.ratios.fasterPeer !== undefined)
+      .map((c) => `- ${c.workload} from ${c.format}: Sluice / faster peer ${x2(c.ratios.fasterPeer)} ${c.ratios.fasterPeer! <= TARGETS[c.workload]!.file! ? '✓' : '✗'} (target <= ${TARGETS[c.workload]!.file})`);
+    if (t.length && !r.quick) out += `\nTargets (issue 9: file to file at or under the faster peer):\n\n${t.join('\n')}\n`;
     out += '\n' + chart('file-ipc') + chart('file-parquet') + chart('file-csv');
   }
   if (r.curves.length) {
@@ -93,6 +98,39 @@ export function renderMarkdown(r: ResultsFile, charts: Array<Chart & { path: str
   });
   if (notes.length) out += `## Differences between the systems\n\n${[...new Set(notes)].join('\n')}\n`;
   return out;
+}
+
+/**
+ * The issues' targets at the main size: Sluice / Polars (issue 9: 0.8 for its kernels; issue
+ * 11: 1.0), Sluice / faster peer (issue 12: 1.5; file to file, issue 9: 1.0), the 2-thread
+ * speedup and peak RSS against Polars (or the faster peer).
+ */
+const TARGETS: Record<string, { polars?: number; faster?: number; file?: number; speedup: number; rss: 'polars' | 'faster' }> = {
+  window1: { polars: 0.8, file: 1.0, speedup: 1.8, rss: 'polars' },
+  window6: { polars: 0.8, file: 1.0, speedup: 1.8, rss: 'polars' },
+  asof: { polars: 0.8, file: 1.0, speedup: 1.8, rss: 'polars' },
+  'asof-nearest': { polars: 0.8, file: 1.0, speedup: 1.8, rss: 'polars' },
+  'asof-str': { polars: 0.8, file: 1.0, speedup: 1.8, rss: 'polars' },
+  explode: { polars: 0.8, file: 1.0, speedup: 1.8, rss: 'polars' },
+  'lag-lead-rank': { polars: 1.0, speedup: 1.8, rss: 'polars' },
+  stddev: { polars: 1.0, speedup: 1.8, rss: 'polars' },
+  ...Object.fromEntries(['groupby-100k', 'groupby-5m', 'join-int-inner', 'join-int-left', 'join-str-inner', 'join-str-left', 'sort', 'distinct']
+    .map((w) => [w, { faster: 1.5, speedup: 1.7, rss: 'faster' as const }])),
+};
+
+function targetsOf(c: Comparison, byId: Map<string, BenchCase>): string | undefined {
+  const t = TARGETS[c.workload];
+  if (!t || c.sluice === undefined || byId.get(c.sluice)?.status !== 'ok') return undefined;
+  const mark = (v: number | undefined, limit: number, ge = false) => (v === undefined ? '–' : `${x2(v)} ${(ge ? v >= limit : v <= limit) ? '✓' : '✗'}`);
+  const parts: string[] = [];
+  if (t.polars !== undefined) parts.push(`Sluice / Polars ${mark(c.ratios.polars, t.polars)} (<= ${t.polars})`);
+  if (t.faster !== undefined) parts.push(`Sluice / faster peer ${mark(c.ratios.fasterPeer, t.faster)} (<= ${t.faster})`);
+  parts.push(`speedup ${mark(c.ratios.speedup, t.speedup, true)} (>= ${t.speedup})`);
+  const peers = [c.polars, c.duckdb].map((id) => (id ? byId.get(id) : undefined)).filter((x): x is BenchCase => x?.status === 'ok');
+  const ref = t.rss === 'polars' ? peers.find((p) => p.spec.system === 'polars') : peers.sort((a, b2) => a.medianMs! - b2.medianMs!)[0];
+  const sl = byId.get(c.sluice)!;
+  if (ref?.peakRss && sl.peakRss) parts.push(`peak RSS / ${t.rss === 'polars' ? 'Polars' : 'faster peer'} ${mark(sl.peakRss / ref.peakRss, 1)} (<= 1)`);
+  return parts.join(', ');
 }
 
 function renderSpill(cases: BenchCase[]): string {

@@ -53,9 +53,9 @@ describe('bench all --quick', () => {
       expect(c.peakRss, c.id).toBeGreaterThan(0);
       expect(c.check?.rows, c.id).toBeGreaterThan(0);
     }
-    // every system ran in memory and file to file, the curves have points, spill ran
+    // every system ran in memory, file to file and on a curve; Sluice and DuckDB (the reference) in the spill suite
     for (const system of ['sluice', 'polars', 'duckdb']) {
-      for (const section of ['memory', 'file', 'curve', 'spill']) {
+      for (const section of ['memory', 'file', 'curve', ...(system === 'polars' ? [] : ['spill'])]) {
         expect(results.cases.some((c) => c.spec.system === system && c.section === section && c.status === 'ok'), `${system} ${section}`).toBe(true);
       }
     }
