@@ -86,6 +86,12 @@ const FROM_TS = import.meta.url.endsWith('.ts');
 const CHILD = fileURLToPath(new URL(FROM_TS ? './child.ts' : './child.js', import.meta.url));
 const CHILD_ARGS = FROM_TS ? ['--import', 'tsx', CHILD] : [CHILD];
 
+/** children still running: an interrupted benchmark ends them instead of leaving them behind */
+const live = new Set<ReturnType<typeof spawn>>();
+export function killChildren(): void {
+  for (const c of live) c.kill('SIGKILL');
+}
+
 /** runs the case in a child process; a crash, a timeout or a missing RESULT line is a failed case */
 export async function runCase(spec: CaseSpec, timeoutMs: number): Promise<CaseResult & { childMs: number }> {
   const t0 = performance.now();
@@ -96,10 +102,12 @@ export async function runCase(spec: CaseSpec, timeoutMs: number): Promise<CaseRe
   let stdout = ''; let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; if (process.env.BENCH_VERBOSE) process.stderr.write(d); });
+  live.add(child);
   let timedOut = false;
   const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   clearTimeout(timer);
+  live.delete(child);
   const childMs = performance.now() - t0;
   const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (line) return { ...(JSON.parse(line.slice(7)) as CaseResult), childMs };

@@ -11,7 +11,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { type CaseSpec, median, runCase } from './case.js';
+import { type CaseSpec, killChildren, median, runCase } from './case.js';
 import { NoSpaceError, describe, ensureDataset, type DatasetFiles, type FileFormat, namesOf, freeBytes } from './gen/write.js';
 import { datasetDir, type DatasetSpec } from './gen/datasets.js';
 import { describeMachine, loadAverage, machineCpu } from './machine.js';
@@ -263,11 +263,15 @@ async function main(): Promise<number> {
 }
 
 async function writeReport(results: ResultsFile, base: string): Promise<string> {
-  results.comparisons ??= deriveComparisons(results);
+  results.comparisons = deriveComparisons(results);
   const charts = await renderCharts(results, base);
   const md = renderMarkdown(results, charts.map((c) => ({ ...c, path: relative(join(base, '..'), c.path) })));
   writeFileSync(`${base}.md`, md);
   return md;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => { killChildren(); process.stderr.write(`bench: ${signal}, stopped (results so far are in the JSON)\n`); process.exit(130); });
 }
 
 main().then((code) => { process.exitCode = code; }, (e: Error) => {
