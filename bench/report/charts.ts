@@ -11,7 +11,13 @@ import type { BenchCase, ResultsFile } from '../results.js';
 
 export interface Chart { id: string; title: string; path: string }
 
-const COLORS = { domain: ['sluice', 'sluice 1 thread', 'polars', 'duckdb', 'duckdb (Parquet load)'], range: ['#d62728', '#ff9896', '#1f77b4', '#2ca02c', '#98df8a'] };
+const COLORS: Record<string, string> = { sluice: '#d62728', 'sluice 1 thread': '#ff9896', polars: '#1f77b4', duckdb: '#2ca02c', 'duckdb (Parquet load)': '#98df8a' };
+/** a color scale over the systems present, in a fixed order and fixed colors */
+function colors(present: Iterable<string>) {
+  const set = new Set(present);
+  const domain = Object.keys(COLORS).filter((k) => set.has(k));
+  return { scale: { domain, range: domain.map((k) => COLORS[k]!) }, legend: { labelLimit: 240 } };
+}
 
 const systemLabel = (c: BenchCase, mainThreads: number): string => {
   if (c.spec.system === 'sluice') return c.spec.threads === mainThreads || c.section !== 'memory' ? 'sluice' : 'sluice 1 thread';
@@ -25,6 +31,12 @@ async function toSvg(spec: vl.TopLevelSpec): Promise<string> {
   const svg = await view.toSVG();
   view.finalize();
   return svg;
+}
+
+/** axis labels of a curve are its points' own labels ('10M', '30%', '10M x 1M') */
+function labelExpr(values: Array<{ x: number; label: string }>): string {
+  const pairs = [...new Map(values.map((v) => [v.x, v.label])).entries()];
+  return pairs.reduceRight((acc, [x, label]) => `datum.value == ${x} ? ${JSON.stringify(label)} : ${acc}`, 'datum.label');
 }
 
 const ok = (c: BenchCase) => c.status === 'ok' && Number.isFinite(c.medianMs);
@@ -54,9 +66,13 @@ export async function renderCharts(r: ResultsFile, base: string): Promise<Chart[
       width: 420, height: 260, data: { values },
       mark: { type: 'line', point: true },
       encoding: {
-        x: { field: 'x', type: 'quantitative', title: curve.axis, scale: curve.logX ? { type: 'log' } : { zero: false }, axis: { values: [...new Set(values.map((v) => v.x))] } },
+        x: {
+          field: 'x', type: 'quantitative', title: curve.axis,
+          scale: { type: curve.logX ? 'log' : 'linear', domain: [Math.min(...values.map((v) => v.x)), Math.max(...values.map((v) => v.x))], nice: false, ...(curve.logX ? {} : { zero: false }) },
+          axis: { values: [...new Set(values.map((v) => v.x))], labelExpr: labelExpr(values) },
+        },
         y: { field: 'y', type: 'quantitative', title: perM ? 'seconds per million rows (median)' : 'seconds (median)', scale: { zero: true } },
-        color: { field: 'system', type: 'nominal', scale: COLORS },
+        color: { field: 'system', type: 'nominal', ...colors(values.map((v) => v.system)) },
       },
     });
   }
@@ -71,9 +87,9 @@ export async function renderCharts(r: ResultsFile, base: string): Promise<Chart[
       mark: 'bar',
       encoding: {
         y: { field: 'workload', type: 'nominal', title: null, sort: null },
-        yOffset: { field: 'system', type: 'nominal', sort: COLORS.domain },
+        yOffset: { field: 'system', type: 'nominal', sort: Object.keys(COLORS) },
         x: { field: 'v', type: 'quantitative', title: axis },
-        color: { field: 'system', type: 'nominal', scale: COLORS },
+        color: { field: 'system', type: 'nominal', ...colors(values.map((v) => v.system)) },
       },
     });
   };
