@@ -27,6 +27,8 @@ export function renderMarkdown(r: ResultsFile, charts: Array<Chart & { path: str
     if (c.status === 'no-equivalent') return 'n/a';
     return `${c.status}${c.message ? ` (${c.message.slice(0, 80)})` : ''}`;
   };
+  const cpu = (id?: string) => { const c = id ? byId.get(id) : undefined; return c?.status === 'ok' && c.medianCpuMs !== undefined ? (c.medianCpuMs / 1000).toFixed(1) : '–'; };
+  const cpus = (c: Comparison) => [c.sluice, c.polars, c.duckdb].map(cpu).join(' / ');
   const rss = (id?: string) => { const c = id ? byId.get(id) : undefined; return c?.status === 'ok' ? b(c.peakRss) : '–'; };
   const chart = (id: string) => { const c = charts.find((x) => x.id === id); return c ? `![${c.title}](${c.path})\n\n` : ''; };
   const checks = (c: Comparison) => Object.entries(c.checks).filter(([, v]) => v).map(([k, v]) => (v === 'agree' ? `${k} ✓` : `${k}: ${v}`)).join('; ');
@@ -46,10 +48,10 @@ export function renderMarkdown(r: ResultsFile, charts: Array<Chart & { path: str
   const comps = r.comparisons ?? [];
   const mem = comps.filter((c) => c.section === 'memory');
   if (mem.length) {
-    out += `## In memory\n\nArrow IPC file loaded before the timing (Sluice: \`tableFromIPC\`, Polars: \`readIPC\` + \`rechunk\`, DuckDB: appender, or \`read_parquet\` into a table); timed: the query to a materialized result (Sluice Arrow table in input order, Polars DataFrame with its sorts, DuckDB \`CREATE TEMP TABLE AS\`). Peak RSS: VmHWM of the system's own process, input included.\n\n`;
+    out += `## In memory\n\nArrow IPC file loaded before the timing (Sluice: \`tableFromIPC\`, Polars: \`readIPC\` + \`rechunk\`, DuckDB: appender, or \`read_parquet\` into a table); timed: the query to a materialized result (Sluice Arrow table in input order, Polars DataFrame with its sorts, DuckDB \`CREATE TEMP TABLE AS\`). CPU: user + system time of the whole process per run (all threads), less sensitive than wall time to other processes but inflated by spinning thread pools. Peak RSS: VmHWM of the system's own process, input included.\n\n`;
     out += table(
-      ['workload', 'rows', 'Sluice s', 'Sluice 1 thread s', 'speedup', 'Polars s', 'DuckDB s', 'DuckDB (Parquet load) s', 'Sluice / Polars', 'Sluice / DuckDB', 'peak RSS Sluice', 'Polars', 'DuckDB', 'checks'],
-      mem.map((c) => [c.workload, rows(c.rows), cell(c.sluice), cell(c.sluice1), x2(c.ratios.speedup), cell(c.polars), cell(c.duckdb), cell(c.duckdbParquet), x2(c.ratios.polars), x2(c.ratios.duckdb), rss(c.sluice), rss(c.polars), rss(c.duckdb), checks(c)]),
+      ['workload', 'rows', 'Sluice s', 'Sluice 1 thread s', 'speedup', 'Polars s', 'DuckDB s', 'DuckDB (Parquet load) s', 'Sluice / Polars', 'Sluice / DuckDB', 'CPU s Sluice / Polars / DuckDB', 'peak RSS Sluice', 'Polars', 'DuckDB', 'checks'],
+      mem.map((c) => [c.workload, rows(c.rows), cell(c.sluice), cell(c.sluice1), x2(c.ratios.speedup), cell(c.polars), cell(c.duckdb), cell(c.duckdbParquet), x2(c.ratios.polars), x2(c.ratios.duckdb), cpus(c), rss(c.sluice), rss(c.polars), rss(c.duckdb), checks(c)]),
     );
     const t = mem.map((c) => [c.workload, targetsOf(c, byId)] as const).filter(([, v]) => v);
     if (t.length && !r.quick) out += `\nTargets (issues 9, 11, 12; ✓ met, ✗ missed in this run):\n\n${t.map(([w, v]) => `- ${w}: ${v}`).join('\n')}\n`;
@@ -59,8 +61,8 @@ export function renderMarkdown(r: ResultsFile, charts: Array<Chart & { path: str
   if (file.length) {
     out += `## File to file\n\nRead the input file, run, write Parquet (zstd), all timed (Sluice \`readX(...).<query>.writeParquet\`, Polars \`scanX(...)...sinkParquet\`, DuckDB \`COPY (query over read_parquet / read_csv) TO\`; DuckDB has no native Arrow IPC reader, so its IPC input goes through apache-arrow + the appender inside the timing). Output checked by DuckDB reading each system's file.\n\n`;
     out += table(
-      ['workload', 'input', 'rows', 'Sluice s', 'Polars s', 'DuckDB s', 'Sluice / Polars', 'Sluice / DuckDB', 'Sluice / faster peer', 'peak RSS Sluice', 'Polars', 'DuckDB', 'checks'],
-      file.map((c) => [c.workload, c.format, rows(c.rows), cell(c.sluice), cell(c.polars), cell(c.duckdb), x2(c.ratios.polars), x2(c.ratios.duckdb), x2(c.ratios.fasterPeer), rss(c.sluice), rss(c.polars), rss(c.duckdb), checks(c)]),
+      ['workload', 'input', 'rows', 'Sluice s', 'Polars s', 'DuckDB s', 'Sluice / Polars', 'Sluice / DuckDB', 'Sluice / faster peer', 'CPU s Sluice / Polars / DuckDB', 'peak RSS Sluice', 'Polars', 'DuckDB', 'checks'],
+      file.map((c) => [c.workload, c.format, rows(c.rows), cell(c.sluice), cell(c.polars), cell(c.duckdb), x2(c.ratios.polars), x2(c.ratios.duckdb), x2(c.ratios.fasterPeer), cpus(c), rss(c.sluice), rss(c.polars), rss(c.duckdb), checks(c)]),
     );
     const t = file.filter((c) => TARGETS[c.workload]?.file !== undefined && c.ratios.fasterPeer !== undefined)
       .map((c) => `- ${c.workload} from ${c.format}: Sluice / faster peer ${x2(c.ratios.fasterPeer)} ${c.ratios.fasterPeer! <= TARGETS[c.workload]!.file! ? '✓' : '✗'} (target <= ${TARGETS[c.workload]!.file})`);
