@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Check } from './check.js';
+import { vmRss } from './proc.js';
 import type { RunStatsLike } from './systems/sluice-api.js';
 import type { System, WorkloadParams } from './workloads.js';
 
@@ -92,8 +93,12 @@ export function killChildren(): void {
   for (const c of live) c.kill('SIGKILL');
 }
 
-/** runs the case in a child process; a crash, a timeout or a missing RESULT line is a failed case */
-export async function runCase(spec: CaseSpec, timeoutMs: number): Promise<CaseResult & { childMs: number }> {
+/**
+ * Runs the case in a child process; a crash, a timeout or a missing RESULT line is a failed
+ * case. The child's RSS is sampled: past `maxRssBytes` it is stopped (the machine is shared:
+ * better a failed case than the kernel's OOM killer picking someone else's process).
+ */
+export async function runCase(spec: CaseSpec, timeoutMs: number, maxRssBytes: number): Promise<CaseResult & { childMs: number }> {
   const t0 = performance.now();
   const env: NodeJS.ProcessEnv = { ...process.env };
   // Polars reads its pool size once, when it loads
@@ -103,14 +108,21 @@ export async function runCase(spec: CaseSpec, timeoutMs: number): Promise<CaseRe
   child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; if (process.env.BENCH_VERBOSE) process.stderr.write(d); });
   live.add(child);
-  let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  clearTimeout(timer);
+  let stopped: string | undefined;
+  let sampledPeak = 0;
+  const timer = setTimeout(() => { stopped = `timed out after ${(timeoutMs / 1000).toFixed(0)} s`; child.kill('SIGKILL'); }, timeoutMs);
+  const sampler = setInterval(() => {
+    const rss = vmRss(child.pid!);
+    if (Number.isFinite(rss)) sampledPeak = Math.max(sampledPeak, rss);
+    if (rss > maxRssBytes && !stopped) { stopped = `stopped at ${(rss / 2 ** 30).toFixed(1)} GiB RSS, past the ${(maxRssBytes / 2 ** 30).toFixed(1)} GiB limit (80% of the memory available when the case started)`; child.kill('SIGKILL'); }
+  }, 200);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+  clearTimeout(timer); clearInterval(sampler);
   live.delete(child);
   const childMs = performance.now() - t0;
   const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (line) return { ...(JSON.parse(line.slice(7)) as CaseResult), childMs };
   const tail = stderr.trim().split('\n').slice(-3).join(' | ');
-  return { status: 'failed', message: timedOut ? `timed out after ${(timeoutMs / 1000).toFixed(0)} s` : `child exited with ${code}: ${tail}`, runsMs: [], cpuMs: [], childMs };
+  const how = stopped ?? (signal ? `killed by ${signal}${signal === 'SIGKILL' ? ' (out of memory?)' : ''}` : `exited with ${code}`);
+  return { status: 'failed', message: `${how}${tail ? `: ${tail}` : ''}`, runsMs: [], cpuMs: [], peakRss: sampledPeak || undefined, childMs };
 }

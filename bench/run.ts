@@ -10,6 +10,7 @@
  * See bench/README.md for the options and what is measured.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { type CaseSpec, killChildren, median, runCase } from './case.js';
 import { describe, ensureDataset, type DatasetFiles, type FileFormat, freeBytes, namesOf, NoSpaceError } from './gen/write.js';
@@ -23,6 +24,12 @@ import { type BenchCase, RESULTS_SCHEMA, type ResultsFile } from './results.js';
 import { parseOptions, USAGE, UsageError } from './options.js';
 import { type CaseDef, type CurveDef, planSuite, SUITES } from './suites.js';
 import { workload } from './workloads.js';
+
+/** MemAvailable of /proc/meminfo (what can be allocated without swapping or OOM) */
+function availableMemory(): number {
+  const m = /^MemAvailable:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'));
+  return m ? Number(m[1]) * 1024 : os.totalmem();
+}
 
 const fmtS = (ms?: number) => (ms === undefined || !Number.isFinite(ms) ? '-' : (ms / 1000).toFixed(ms < 10_000 ? 3 : 2));
 const fmtB = (b?: number) => (b === undefined || !Number.isFinite(b) ? '-' : b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(2)} GiB` : `${(b / 2 ** 20).toFixed(0)} MiB`);
@@ -139,7 +146,8 @@ async function main(): Promise<number> {
     } else {
       process.stderr.write(`[${index}/${defs.length}] ${what} ...\n`);
       const before = loadAverage(); const cpu0 = machineCpu();
-      const r = await runCase(spec, o.timeoutMs);
+      const avail = availableMemory();
+      const r = await runCase(spec, o.timeoutMs, Math.min(avail - 2 * 2 ** 30, 0.8 * avail));
       const cpu1 = machineCpu(); const after = loadAverage();
       const othersMs = cpu1.busyMs - cpu0.busyMs - (r.processCpuMs ?? 0);
       record = {

@@ -10,11 +10,9 @@
  * cannot use as ASOF `by` keys; DuckDB's files carry plain Parquet types, read as Utf8 / List
  * by all three systems.
  */
-import { once } from 'node:events';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statfsSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { finished } from 'node:stream/promises';
-import { RecordBatchFileWriter } from 'apache-arrow';
+import { AsyncByteQueue, RecordBatchFileWriter, util } from 'apache-arrow';
 import { datasetDir, type DatasetSpec, filesOf, type GeneratedFile } from './datasets.js';
 
 /** bump when a generator changes what it writes */
@@ -35,21 +33,39 @@ interface Meta { version: number; spec: DatasetSpec; files: Record<string, { row
 
 const log = (s: string) => process.stderr.write(`[data] ${s}\n`);
 
+/**
+ * apache-arrow's writers push their bytes into an AsyncByteQueue that nothing bounds (a writer
+ * faster than the disk queues the whole file in memory); this one only collects them, and each
+ * batch's bytes are written out synchronously before the next batch is made.
+ */
+class CollectingSink extends AsyncByteQueue {
+  chunks: Uint8Array[] = [];
+  override write(value: Uint8Array | ArrayBufferLike | ArrayBufferView | string): void {
+    const u8 = util.toUint8Array(value as ArrayBufferView);
+    if (u8.byteLength > 0) this.chunks.push(u8);
+  }
+  drainTo(fd: number): void {
+    for (const c of this.chunks) writeSync(fd, c);
+    this.chunks = [];
+  }
+}
+
 async function writeIpcFile(path: string, f: GeneratedFile): Promise<number> {
   const tmp = `${path}.tmp-${process.pid}`;
-  const out = createWriteStream(tmp);
-  const writer = new RecordBatchFileWriter();
-  const pump = (async () => {
-    for await (const chunk of writer) { if (!out.write(chunk)) await once(out, 'drain'); }
-    out.end();
-    await finished(out);
-  })();
-  for (const b of f.batches()) {
-    writer.write(b);
-    await new Promise((r) => setImmediate(r)); // let the pump write this batch before the next is made
+  const fd = openSync(tmp, 'w');
+  try {
+    const sink = new CollectingSink();
+    const writer = new RecordBatchFileWriter();
+    writer.reset(sink);
+    for (const b of f.batches()) {
+      writer.write(b);
+      sink.drainTo(fd);
+    }
+    writer.finish();
+    sink.drainTo(fd);
+  } finally {
+    closeSync(fd);
   }
-  writer.finish();
-  await pump;
   renameSync(tmp, path);
   return statSync(path).size;
 }
