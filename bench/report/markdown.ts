@@ -151,9 +151,11 @@ function renderSpill(cases: BenchCase[]): string {
       const sl = cases.filter((c) => c.spec.workload === job && c.spec.params.rows === n && c.spec.system === 'sluice' && c.status === 'ok');
       const none = sl.find((c) => c.spec.sluice?.memoryBudget === NO_BUDGET);
       const small = sl.find((c) => c.spec.sluice?.memoryBudget === '64MiB');
+      if (!sl.length) { lines.push(`- ${job === 'window1' ? 'window' : 'asof'} ${rows(n)}: no Sluice run completed`); continue; }
       const digests = new Set(sl.map((c) => c.digest));
+      const budgeted = sl.filter((c) => c.spec.sluice?.memoryBudget !== NO_BUDGET);
       const over = sl.filter((c) => c.spec.sluice?.memoryBudget !== NO_BUDGET && c.peakRss! > parseBudget(c.spec.sluice!.memoryBudget!) + 400 * 2 ** 20);
-      lines.push(`- ${job === 'window1' ? 'window' : 'asof'} ${rows(n)}: digests ${digests.size === 1 ? 'equal' : `DIFFER (${[...digests].join(', ')})`}; 64 MiB / none time ${none && small ? x2(small.medianMs! / none.medianMs!) : '–'} (target <= 2); VmHWM <= budget + 400 MiB: ${over.length ? `missed at ${over.map((c) => c.variant).join(', ')}` : 'met'}`);
+      lines.push(`- ${job === 'window1' ? 'window' : 'asof'} ${rows(n)}: digests ${digests.size === 1 ? 'equal' : `DIFFER (${[...digests].join(', ')})`}; 64 MiB / none time ${none && small ? x2(small.medianMs! / none.medianMs!) : '–'} (target <= 2); VmHWM <= budget + 400 MiB: ${!budgeted.length ? '–' : over.length ? `missed at ${over.map((c) => c.variant).join(', ')}` : 'met'}${digests.size === 1 && sl.length === 1 ? ' (one run: nothing to compare)' : ''}`);
     }
   }
   return out + '\n' + lines.join('\n') + '\n\n';

@@ -10,7 +10,7 @@ import { createReadStream, readFileSync, rmSync, statSync } from 'node:fs';
 import { RecordBatchReader, type Table, tableFromIPC } from 'apache-arrow';
 import type { CaseResult, CaseSpec } from '../case.js';
 import { Checker } from '../check.js';
-import { resetHwm, vmHwm, vmRss } from '../proc.js';
+import { fullGc, resetHwm, vmHwm, vmRss } from '../proc.js';
 import type { Workload } from '../workloads.js';
 import { checkParquetFile } from './duckdb-check.js';
 import { type DataFrameLike, type EngineLike, loadSluice, missingSluiceApi, type RunStatsLike } from './sluice-api.js';
@@ -55,6 +55,9 @@ export async function runSluice(spec: CaseSpec, w: Workload): Promise<CaseResult
       const write = (df: DataFrameLike): Promise<RunStatsLike> => (out.format === 'parquet' ? df.writeParquet(out.path, { compression: 'zstd' }) : df.writeIpc(out.path));
       const timed = await timeRuns({ ...spec, label }, () => write(w.sluice(s, inputs(), spec.params)), () => rmSync(out.path, { force: true }));
       const peak = vmHwm();
+      // the output is on disk: give the engine's memory back before reading it for the checks
+      await engine.close();
+      await fullGc();
       const checked = out.format === 'parquet' ? { check: await checkParquetFile(out.path, columns), digest: undefined } : await checkIpcFile(out.path, columns, spec.digest ?? false);
       result = {
         status: 'ok', runsMs: timed.runsMs, cpuMs: timed.cpuMs, rssAfterLoad, peakRss: Math.max(hwmLoad, peak), queryPeakRss: reset ? peak : undefined,
@@ -64,6 +67,6 @@ export async function runSluice(spec: CaseSpec, w: Workload): Promise<CaseResult
     }
     return result;
   } finally {
-    await engine.close();
+    await engine.close(); // idempotent
   }
 }
