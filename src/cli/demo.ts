@@ -11,7 +11,7 @@
  * Each section prints what ran (and the plan with --verbose), the first rows, row counts and
  * timings. Sizes: trades = rows/5, quotes = 2·rows/5, orders = rows/10 (at least 1,000 each).
  */
-import type { Table } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
 import { avg, count, max, sum, type DataFrame, type Engine, type RunStats } from '../index.js';
 import { orders, quotes, servingLog, trades } from './demo-data.js';
 import { TableView, type TextSink } from './format.js';
@@ -22,11 +22,12 @@ export interface DemoOptions {
   verbose: boolean;
   /** rows shown per result table */
   showRows: number;
+  /** width the tables fit in (0 = no limit) */
+  maxWidth: number;
   color: boolean;
+  /** where the text goes (clearing progress bars before each write) */
   out: TextSink;
   signal: AbortSignal;
-  /** called before printing, so progress bars are cleared first */
-  beforePrint?: () => void;
 }
 
 function secs(ms: number): string {
@@ -49,7 +50,8 @@ interface Section {
   what: string;
   inputs: Array<[string, number]>;
   build: () => DataFrame;
-  extra?: (t: Table) => string;
+  /** a line about the result, from its batches */
+  extra?: () => { add(b: RecordBatch): void; text(): string };
 }
 
 export async function runDemo(engine: Engine, opts: DemoOptions): Promise<Record<string, RunStats>> {
@@ -105,10 +107,16 @@ export async function runDemo(engine: Engine, opts: DemoOptions): Promise<Record
           tolerance: '200ms',
           condition: 'venue = venue_right',
         }),
-      extra: (t) => {
-        const bid = t.getChild('bid');
-        const unmatched = bid ? bid.nullCount : 0;
-        return `matched ${n(t.numRows - unmatched)} of ${n(t.numRows)} trades`;
+      extra: () => {
+        let rows = 0;
+        let unmatched = 0;
+        return {
+          add(b) {
+            rows += b.numRows;
+            unmatched += b.getChild('bid')?.nullCount ?? 0;
+          },
+          text: () => `matched ${n(rows - unmatched)} of ${n(rows)} trades`,
+        };
       },
     },
     explode: {
@@ -129,22 +137,23 @@ export async function runDemo(engine: Engine, opts: DemoOptions): Promise<Record
     if (opts.verbose) text += `\n${await df.explain()}\n`;
     await out.write(text);
     const t1 = performance.now();
-    const { table, stats } = await df.execute({ signal: opts.signal });
-    const ms = performance.now() - t1;
-    allStats[key] = stats;
-    opts.beforePrint?.();
-    const view = new TableView(table.schema, { maxRows: opts.showRows, headOnly: true, color: opts.color });
-    for (const b of table.batches) {
+    // streamed: the view keeps the first rows, the rest is only counted
+    const stream = df.stream({ signal: opts.signal });
+    const view = new TableView(await df.schema(), { maxRows: opts.showRows, headOnly: true, color: opts.color, maxWidth: opts.maxWidth });
+    const extra = s.extra?.();
+    for await (const b of stream) {
       view.add(b);
-      if (view.total >= opts.showRows) break;
+      extra?.add(b);
     }
-    view.total = table.numRows;
+    const ms = performance.now() - t1;
+    const stats = stream.stats!;
+    allStats[key] = stats;
     const inputs = s.inputs.map(([name, r]) => `${name} ${n(r)}`).join(' + ');
     const spill = stats.spilledBytes > 0 ? `, spilled ${n(stats.spilledBytes)} bytes in ${stats.spillFiles} files` : '';
     await out.write(
       `${view.render()}` +
-        `${inputs} rows in → ${n(table.numRows)} rows out in ${secs(ms)}${phases(stats)}${spill}\n` +
-        (s.extra ? `${s.extra(table)}\n` : ''),
+        `${inputs} rows in → ${n(view.total)} rows out in ${secs(ms)}${phases(stats)}${spill}\n` +
+        (extra ? `${extra.text()}\n` : ''),
     );
   }
   await out.write(`\ndone in ${secs(performance.now() - t0)}\n`);

@@ -1,368 +1,89 @@
 /**
- * Text rendering of Arrow record batches for the CLI: table (cli-table3, head and tail rows),
- * CSV, TSV, JSON (one array) and NDJSON (one object per line).
+ * The CLI's text outputs, fed batch by batch: CSV, TSV, JSON (one array), NDJSON (one object
+ * per line) and the table view. Cell texts come from the shared value-to-text layer
+ * (src/io/text): exact values in CSV/TSV/JSON/NDJSON, display precision for floats in the table
+ * view only.
  *
- * Values are read from the Arrow buffers (never `vector.get` for primitives, which loses int64
- * and ns timestamps): fixed-width values and variable-width offsets are indexed by the slice-
- * relative row (apache-arrow sub-arrays them when slicing), validity and boolean bits by
- * `data.offset + row`.
- *
- * Text conventions (the same as the CSV file writer of src/io):
- * - integers exact (int64/uint64 through bigint); floats in the shortest text that reads back to
- *   the same value (float32 included), `NaN`, `inf`, `-inf`, `-0`; booleans `true`/`false`
- * - DATE `YYYY-MM-DD`, TIMESTAMP ISO-8601 (`2024-01-01T12:00:00.5`, with `Z` when zoned),
- *   TIME `HH:MM:SS[.frac]`, durations as integer counts of their unit
- * - nested values as JSON-like text: lists `[1, 2]`, structs `{"a": 1}`, maps `{"k": 1}`,
- *   strings inside them quoted, NULL inside them `null`; binary as hex
- * - CSV/TSV: NULL is an empty field, an empty string `""`; a field is quoted (with `""` escapes)
- *   when it contains the delimiter, a quote, \n or \r
- * - table view: NULL shown as `null`
- * - JSON/NDJSON: one object per row, keys in column order; int64/uint64 (and durations) as JSON
- *   numbers when |v| <= 2^53 - 1, else as decimal strings; NaN/±Infinity as the strings `"NaN"`,
- *   `"inf"`, `"-inf"`; temporal values as ISO strings; lists as arrays; structs as objects; maps
- *   as objects when their keys are strings, else arrays of `[key, value]` pairs; binary as hex
- *   strings.
+ * The table view (cli-table3) keeps only what it shows: the first rows (rendered as they come)
+ * and the batches that may hold the last rows. It shows column names with their types, the
+ * rows, a `…` row where rows were left out, and `N rows (M shown), K columns` under it. When
+ * the table is wider than `maxWidth`, middle columns are hidden behind a `…` column (as DuckDB
+ * does), keeping columns from both ends, and the footer says `K columns (J shown)`.
  */
-import { csvQuoter, formatFloat } from '../io/csv-write.js';
 import Table from 'cli-table3';
-import { Type, Vector, type Data, type DataType, type RecordBatch, type Schema } from 'apache-arrow';
-import { formatDate, formatTimestamp, type Unit } from '../io/temporal-text.js';
+import { Type, type RecordBatch, type Schema } from 'apache-arrow';
+import { cellText } from '../io/text/cells.js';
+import { delimitedChunks, delimitedHeader } from '../io/text/delimited.js';
+import { jsonChunks } from '../io/text/json-rows.js';
+import { typeName } from '../io/text/type-names.js';
 
-const UNITS: Unit[] = ['s', 'ms', 'us', 'ns'];
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** How a cell is rendered: top-level text, text inside a nested value, or JSON. */
-type Mode = 'text' | 'nested' | 'json';
-/** Cell at slice-relative row `i`: null = NULL (text mode only; the other modes give 'null'). */
-type Cell = (i: number) => string | null;
-
-// ---- type names ------------------------------------------------------------------------------
-
-/** Short, lowercase type names: int64, timestamp[ms], list<utf8>, struct<a: int32>… */
-export function dtypeName(t: DataType): string {
-  const a = t as unknown as Record<string, unknown>;
-  switch (t.typeId) {
-    case Type.Null:
-      return 'null';
-    case Type.Bool:
-      return 'bool';
-    case Type.Int:
-      return `${a.isSigned ? 'int' : 'uint'}${a.bitWidth}`;
-    case Type.Float:
-      return ['float16', 'float32', 'float64'][a.precision as number] ?? 'float';
-    case Type.Utf8:
-      return 'utf8';
-    case Type.LargeUtf8:
-      return 'large_utf8';
-    case Type.Binary:
-      return 'binary';
-    case Type.LargeBinary:
-      return 'large_binary';
-    case Type.FixedSizeBinary:
-      return `fixed_size_binary[${a.byteWidth}]`;
-    case Type.Date:
-      return a.unit === 0 ? 'date32' : 'date64';
-    case Type.Timestamp: {
-      const tz = a.timezone as string | null | undefined;
-      return `timestamp[${UNITS[a.unit as number]}${tz ? `, ${tz}` : ''}]`;
-    }
-    case Type.Time:
-      return `time${a.bitWidth}[${UNITS[a.unit as number]}]`;
-    case Type.Duration:
-      return `duration[${UNITS[a.unit as number]}]`;
-    case Type.Decimal:
-      return `decimal(${a.precision}, ${a.scale})`;
-    case Type.List:
-      return `list<${dtypeName(t.children[0]!.type)}>`;
-    case Type.LargeList:
-      return `large_list<${dtypeName(t.children[0]!.type)}>`;
-    case Type.FixedSizeList:
-      return `fixed_size_list<${dtypeName(t.children[0]!.type)}, ${a.listSize}>`;
-    case Type.Struct:
-      return `struct<${t.children.map((f) => `${f.name}: ${dtypeName(f.type)}`).join(', ')}>`;
-    case Type.Map: {
-      const kv = t.children[0]!.type.children;
-      return `map<${dtypeName(kv[0]!.type)}, ${dtypeName(kv[1]!.type)}>`;
-    }
-    case Type.Dictionary:
-      return `dictionary<${dtypeName((t as unknown as { dictionary: DataType }).dictionary)}>`;
-    default:
-      return String(t).toLowerCase();
-  }
-}
-
-// ---- scalar text -------------------------------------------------------------------------------
-
-
-function intJson(v: bigint | number): string {
-  if (typeof v === 'number') return String(v);
-  return v <= MAX_SAFE && v >= -MAX_SAFE ? v.toString() : `"${v}"`;
-}
-
-function hex(bytes: Uint8Array, start: number, end: number): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('hex');
-}
-
-/** Text of an arbitrary JS value from `vector.get` (fallback for rare types). */
-function genericText(v: unknown, json: boolean): string {
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'bigint') return json ? intJson(v) : v.toString();
-  if (typeof v === 'number') return json && !Number.isFinite(v) ? JSON.stringify(formatFloat(v, false)) : String(v);
-  if (typeof v === 'boolean') return String(v);
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (v instanceof Uint8Array) return JSON.stringify(hex(v, 0, v.byteLength));
-  if (ArrayBuffer.isView(v)) return JSON.stringify(Array.from(v as unknown as ArrayLike<number>, String).join(''));
-  if (v instanceof Vector || Array.isArray(v)) {
-    const parts = Array.from(v as Iterable<unknown>, (x) => genericText(x, json));
-    return json ? `[${parts.join(',')}]` : `[${parts.join(', ')}]`;
-  }
-  if (typeof v === 'object') {
-    const o = typeof (v as { toJSON?: unknown }).toJSON === 'function' ? (v as { toJSON(): unknown }).toJSON() : v;
-    const entries = o instanceof Map ? [...o.entries()] : Object.entries(o as object);
-    const parts = entries.map(([k, x]) => `${JSON.stringify(String(k))}${json ? ':' : ': '}${genericText(x, json)}`);
-    return json ? `{${parts.join(',')}}` : `{${parts.join(', ')}}`;
-  }
-  return JSON.stringify(String(v));
-}
-
-function isValid(bitmap: Uint8Array | null, j: number): boolean {
-  return bitmap === null || ((bitmap[j >> 3]! >> (j & 7)) & 1) === 1;
-}
-
-/**
- * A renderer for the cells of one column chunk. `text` gives null for NULL; `nested` and
- * `json` give the literal text `null`.
- */
-export function cellRenderer(data: Data, mode: Mode): Cell {
-  const inner = valueRenderer(data, mode);
-  const off = data.offset;
-  const bitmap = data.nullCount > 0 ? (data.nullBitmap as Uint8Array | null) ?? null : null;
-  const nullText = mode === 'text' ? null : 'null';
-  if (data.typeId === Type.Null) return () => nullText;
-  if (bitmap === null) return inner;
-  return (i) => (isValid(bitmap, off + i) ? inner(i) : nullText);
-}
-
-/** Renders a non-NULL value at slice-relative row i. */
-function valueRenderer(data: Data, mode: Mode): (i: number) => string {
-  const type = data.type as DataType;
-  const a = type as unknown as Record<string, unknown>;
-  const json = mode === 'json';
-  const quoted = mode !== 'text';
-  const q = (s: string): string => (quoted ? JSON.stringify(s) : s);
-  const values = data.values as ArrayLike<number | bigint>;
-  switch (type.typeId) {
-    case Type.Int:
-      return json ? (i) => intJson(values[i]!) : (i) => String(values[i]);
-    case Type.Float: {
-      const precision = a.precision as number;
-      const single = precision !== 2;
-      const get: (i: number) => number =
-        precision === 0 ? ((vec) => (i: number) => vec.get(i) as number)(new Vector([data])) : (i) => values[i] as number;
-      if (json) {
-        return (i) => {
-          const x = get(i);
-          return Number.isFinite(x) ? formatFloat(x, single) : `"${formatFloat(x, single)}"`;
-        };
-      }
-      return (i) => formatFloat(get(i), single);
-    }
-    case Type.Bool: {
-      const bits = data.values as Uint8Array;
-      const off = data.offset;
-      return (i) => (((bits[(off + i) >> 3]! >> ((off + i) & 7)) & 1) === 1 ? 'true' : 'false');
-    }
-    case Type.Utf8:
-    case Type.LargeUtf8: {
-      const bytes = data.values as Uint8Array;
-      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      const offsets = data.valueOffsets as ArrayLike<number | bigint>;
-      return (i) => q(buf.toString('utf8', Number(offsets[i]), Number(offsets[i + 1])));
-    }
-    case Type.Binary:
-    case Type.LargeBinary: {
-      const bytes = data.values as Uint8Array;
-      const offsets = data.valueOffsets as ArrayLike<number | bigint>;
-      return (i) => q(hex(bytes, Number(offsets[i]), Number(offsets[i + 1])));
-    }
-    case Type.FixedSizeBinary: {
-      const bytes = data.values as Uint8Array;
-      const w = a.byteWidth as number;
-      return (i) => q(hex(bytes, i * w, (i + 1) * w));
-    }
-    case Type.Date:
-      if (a.unit === 0) return (i) => q(formatDate(values[i] as number));
-      return (i) => {
-        const ms = BigInt(values[i]!);
-        return q(ms % 86_400_000n === 0n ? formatDate(Number(ms / 86_400_000n)) : formatTimestamp(ms, 'ms', false));
-      };
-    case Type.Timestamp: {
-      const unit = UNITS[a.unit as number]!;
-      const zoned = typeof a.timezone === 'string' && a.timezone !== '';
-      return (i) => q(formatTimestamp(BigInt(values[i]!), unit, zoned));
-    }
-    case Type.Time: {
-      const unit = UNITS[a.unit as number]!;
-      return (i) => q(formatTimestamp(BigInt(values[i]!), unit, false).slice(11));
-    }
-    case Type.Duration:
-      return json ? (i) => intJson(values[i]!) : (i) => String(values[i]);
-    case Type.List:
-    case Type.LargeList:
-    case Type.Map: {
-      const child = data.children[0]!;
-      const offsets = data.valueOffsets as ArrayLike<number | bigint>;
-      if (type.typeId === Type.Map) return mapRenderer(child, offsets, mode);
-      const el = cellRenderer(child, json ? 'json' : 'nested') as (k: number) => string;
-      const sep = json ? ',' : ', ';
-      return (i) => {
-        const s = Number(offsets[i]);
-        const e = Number(offsets[i + 1]);
-        const parts: string[] = new Array(e - s);
-        for (let k = s; k < e; k++) parts[k - s] = el(k);
-        return `[${parts.join(sep)}]`;
-      };
-    }
-    case Type.FixedSizeList: {
-      const size = a.listSize as number;
-      const el = cellRenderer(data.children[0]!, json ? 'json' : 'nested') as (k: number) => string;
-      const sep = json ? ',' : ', ';
-      return (i) => {
-        const parts: string[] = new Array(size);
-        for (let k = 0; k < size; k++) parts[k] = el(i * size + k);
-        return `[${parts.join(sep)}]`;
-      };
-    }
-    case Type.Struct: {
-      const fields = type.children;
-      const els = data.children.map((c) => cellRenderer(c, json ? 'json' : 'nested') as (k: number) => string);
-      const keys = fields.map((f) => JSON.stringify(f.name) + (json ? ':' : ': '));
-      const sep = json ? ',' : ', ';
-      return (i) => `{${els.map((el, c) => keys[c] + el(i)).join(sep)}}`;
-    }
-    case Type.Dictionary: {
-      const dict = data.dictionary;
-      if (dict && dict.data.length === 1) {
-        const el = cellRenderer(dict.data[0]!, mode);
-        return (i) => el(Number(values[i])) ?? 'null';
-      }
-      break;
-    }
-  }
-  const vec = new Vector([data]);
-  return (i) => {
-    const v = vec.get(i);
-    if (!quoted && typeof v === 'string') return v;
-    return genericText(v, json);
-  };
-}
-
-function mapRenderer(entries: Data, offsets: ArrayLike<number | bigint>, mode: Mode): (i: number) => string {
-  const json = mode === 'json';
-  const [kd, vd] = entries.children as [Data, Data];
-  const key = cellRenderer(kd, json ? 'json' : 'nested') as (k: number) => string;
-  const val = cellRenderer(vd, json ? 'json' : 'nested') as (k: number) => string;
-  const stringKeys = kd.typeId === Type.Utf8 || kd.typeId === Type.LargeUtf8;
-  return (i) => {
-    const s = Number(offsets[i]);
-    const e = Number(offsets[i + 1]);
-    const parts: string[] = [];
-    for (let k = s; k < e; k++) {
-      if (json && !stringKeys) parts.push(`[${key(k)},${val(k)}]`);
-      else parts.push(`${key(k)}${json ? ':' : ': '}${val(k)}`);
-    }
-    if (json && !stringKeys) return `[${parts.join(',')}]`;
-    return `{${parts.join(json ? ',' : ', ')}}`;
-  };
-}
-
-// ---- streaming text formats ------------------------------------------------------------------
-
-/** Where rendered text goes; `write` resolves when the sink can take more. */
+/** Where rendered text goes; `write` resolves when the destination can take more. */
 export interface TextSink {
   write(text: string): Promise<void> | void;
 }
 
-
-/** Rows rendered per chunk handed to the sink. */
-const CHUNK_ROWS = 8192;
-
-export function csvHeader(schema: Schema, delimiter = ','): string {
-  const q = csvQuoter(delimiter);
-  return `${schema.fields.map((f) => q(f.name)).join(delimiter)}\n`;
+/** A text output format consuming a stream of batches. */
+export interface TextWriter {
+  /** Everything before the first batch (e.g. the CSV header). */
+  start(schema: Schema): Promise<void>;
+  write(batch: RecordBatch): Promise<void>;
+  /** Everything after the last batch (the closing bracket, the table view). */
+  finish(): Promise<void>;
 }
 
-/** Text of one batch as CSV records ('\n' after each), without a header. */
-export async function renderDelimitedBatch(batch: RecordBatch, sink: TextSink, delimiter = ','): Promise<void> {
-  const q = csvQuoter(delimiter);
-  const cells = batch.data.children.map((d) => cellRenderer(d, 'text'));
-  const n = batch.numRows;
-  for (let start = 0; start < n; start += CHUNK_ROWS) {
-    const end = Math.min(n, start + CHUNK_ROWS);
-    let out = '';
-    for (let i = start; i < end; i++) {
-      let line = '';
-      for (let c = 0; c < cells.length; c++) {
-        if (c > 0) line += delimiter;
-        line += q(cells[c]!(i));
-      }
-      out += `${line}\n`;
+export type TextFormat = 'csv' | 'tsv' | 'json' | 'ndjson' | 'table';
+
+export interface TextWriterOptions {
+  /** table view: rows shown at most, half from the head, half from the tail */
+  maxRows: number;
+  /** table view: width to fit in characters (0 = no limit) */
+  maxWidth: number;
+  /** table view: colours (header, borders, dim NULLs), only on a terminal */
+  color: boolean;
+}
+
+export function textWriter(format: TextFormat, sink: TextSink, opts: TextWriterOptions): TextWriter {
+  switch (format) {
+    case 'csv':
+    case 'tsv': {
+      const delimiter = format === 'csv' ? ',' : '\t';
+      return {
+        start: async (schema) => void (await sink.write(delimitedHeader(schema, delimiter))),
+        async write(batch) {
+          for (const chunk of delimitedChunks(batch, delimiter)) await sink.write(chunk);
+        },
+        finish: async () => {},
+      };
     }
-    await sink.write(out);
-  }
-}
-
-/** Write `batches` as CSV (or TSV with delimiter '\t'), header first. */
-export async function renderDelimited(schema: Schema, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, sink: TextSink, delimiter = ','): Promise<number> {
-  await sink.write(csvHeader(schema, delimiter));
-  let rows = 0;
-  for await (const b of batches) {
-    await renderDelimitedBatch(b, sink, delimiter);
-    rows += b.numRows;
-  }
-  return rows;
-}
-
-function rowObjects(batch: RecordBatch): (i: number) => string {
-  const cells = batch.data.children.map((d) => cellRenderer(d, 'json') as (i: number) => string);
-  const keys = batch.schema.fields.map((f) => `${JSON.stringify(f.name)}:`);
-  return (i) => {
-    let s = '{';
-    for (let c = 0; c < cells.length; c++) s += (c > 0 ? ',' : '') + keys[c] + cells[c]!(i);
-    return `${s}}`;
-  };
-}
-
-/** Renders every row as a JSON object, in chunks of CHUNK_ROWS; `text(object, row number)` frames it. */
-async function renderObjects(
-  batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>,
-  sink: TextSink,
-  text: (object: string, row: number) => string,
-): Promise<number> {
-  let rows = 0;
-  for await (const b of batches) {
-    const row = rowObjects(b);
-    for (let start = 0; start < b.numRows; start += CHUNK_ROWS) {
-      const end = Math.min(b.numRows, start + CHUNK_ROWS);
-      let out = '';
-      for (let i = start; i < end; i++) out += text(row(i), rows + i);
-      await sink.write(out);
+    case 'ndjson':
+      return {
+        start: async () => {},
+        async write(batch) {
+          for (const chunk of jsonChunks(batch, (o) => `${o}\n`)) await sink.write(chunk);
+        },
+        finish: async () => {},
+      };
+    case 'json': {
+      let rows = 0;
+      return {
+        start: async () => {},
+        async write(batch) {
+          const before = rows;
+          for (const chunk of jsonChunks(batch, (o, i) => `${before + i === 0 ? '[\n' : ',\n'}${o}`)) await sink.write(chunk);
+          rows += batch.numRows;
+        },
+        finish: async () => void (await sink.write(rows === 0 ? '[]\n' : '\n]\n')),
+      };
     }
-    rows += b.numRows;
+    case 'table': {
+      let view: TableView | undefined;
+      return {
+        start: async (schema) => void (view = new TableView(schema, opts)),
+        write: async (batch) => view!.add(batch),
+        finish: async () => void (await sink.write(view!.render())),
+      };
+    }
   }
-  return rows;
-}
-
-/** One JSON object per line. */
-export function renderNdjson(batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, sink: TextSink): Promise<number> {
-  return renderObjects(batches, sink, (o) => `${o}\n`);
-}
-
-/** One JSON array of objects, one object per line: `[\n{…},\n{…}\n]\n` (`[]` when empty). */
-export async function renderJson(batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, sink: TextSink): Promise<number> {
-  const rows = await renderObjects(batches, sink, (o, r) => `${r === 0 ? '[\n' : ',\n'}${o}`);
-  await sink.write(rows === 0 ? '[]\n' : '\n]\n');
-  return rows;
 }
 
 // ---- table view ------------------------------------------------------------------------------
@@ -372,6 +93,8 @@ export interface TableViewOptions {
   maxRows?: number;
   /** Only the first rows (no tail), e.g. for the demo. */
   headOnly?: boolean;
+  /** Width to fit in characters; 0 or undefined = no limit. */
+  maxWidth?: number;
   /** Colours (header, borders, dim NULLs): only on a TTY. */
   color?: boolean;
   /** Longest cell text before it is cut with '…' (default 40). */
@@ -379,12 +102,10 @@ export interface TableViewOptions {
 }
 
 const NUMERIC = new Set<Type>([Type.Int, Type.Float, Type.Decimal, Type.Duration]);
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+const MARKER = '…';
 
-/**
- * Collects batches (keeping only the rows to show: the head, and the tail as a ring of batch
- * slices) and renders the table view: column names with their types in the header, the rows,
- * a `…` row where rows were left out, and `N rows (M shown)` under it.
- */
 export class TableView {
   private readonly head: number;
   private readonly tail: number;
@@ -392,6 +113,7 @@ export class TableView {
   /** recent batches whose rows may be in the tail */
   private tailBatches: RecordBatch[] = [];
   private tailBatchRows = 0;
+  /** rows seen (settable: the demo shows the head of a table it did not feed in full) */
   total = 0;
 
   constructor(
@@ -424,7 +146,7 @@ export class TableView {
   private renderRows(batch: RecordBatch, from: number, to: number): string[][] {
     const color = this.opts.color === true;
     const width = this.opts.maxCellWidth ?? 40;
-    const cells = batch.data.children.map((d) => cellRenderer(d, 'text'));
+    const cells = batch.data.children.map((d) => cellText(d, { syntax: 'field', floats: 'display' }));
     const out: string[][] = [];
     for (let i = from; i < to; i++) {
       out.push(
@@ -454,25 +176,86 @@ export class TableView {
   }
 
   render(): string {
-    const color = this.opts.color === true;
     const fields = this.schema.fields;
+    const rows = [...this.headRows];
     const tail = this.tailRows();
     const shown = this.headRows.length + tail.length;
-    const head = fields.map((f) => `${f.name}\n${color ? `\x1b[2m${dtypeName(f.type)}\x1b[22m` : dtypeName(f.type)}`);
+    const gap = shown < this.total;
+    if (gap) rows.push(fields.map(() => MARKER));
+    rows.push(...tail);
+
+    const all = fields.map((_f, c) => c);
+    let text = fields.length > 0 ? this.draw(all, rows) : '(no columns)';
+    let kept = all;
+    const maxWidth = this.opts.maxWidth ?? 0;
+    if (maxWidth > 0 && fields.length > 1 && lineWidth(text) > maxWidth) {
+      kept = fitColumns(columnWidths(text), maxWidth);
+      text = this.draw(kept, rows);
+    }
+    const n = this.total.toLocaleString('en-US');
+    const footer = gap ? `${n} rows (${shown.toLocaleString('en-US')} shown)` : `${n} row${this.total === 1 ? '' : 's'}`;
+    let cols = `${fields.length} column${fields.length === 1 ? '' : 's'}`;
+    if (kept.length < fields.length) cols += ` (${kept.length} shown)`;
+    return `${text}\n${footer}, ${cols}\n`;
+  }
+
+  /** The table with the columns `kept` (indices in order; a `…` column where some are left out). */
+  private draw(kept: number[], rows: string[][]): string {
+    const color = this.opts.color === true;
+    const fields = this.schema.fields;
+    const cols: Array<number | null> = [];
+    kept.forEach((c, k) => {
+      if (k > 0 && c !== kept[k - 1]! + 1) cols.push(null);
+      cols.push(c);
+    });
+    const dim = (s: string): string => (color ? `\x1b[2m${s}\x1b[22m` : s);
     const table = new Table({
-      head,
+      head: cols.map((c) => (c === null ? MARKER : `${fields[c]!.name}\n${dim(typeName(fields[c]!.type))}`)),
       style: color ? { head: ['cyan'], border: ['grey'] } : { head: [], border: [] },
-      colAligns: fields.map((f) => (NUMERIC.has(f.type.typeId) ? 'right' : 'left')),
+      colAligns: cols.map((c) => (c !== null && NUMERIC.has(fields[c]!.type.typeId) ? 'right' : 'left')),
       wordWrap: false,
     });
-    for (const r of this.headRows) table.push(r);
-    if (shown < this.total) table.push(fields.map(() => '…'));
-    for (const r of tail) table.push(r);
-    const n = this.total.toLocaleString('en-US');
-    const footer = shown < this.total ? `${n} rows (${shown.toLocaleString('en-US')} shown)` : `${n} row${this.total === 1 ? '' : 's'}`;
-    const cols = `${fields.length} column${fields.length === 1 ? '' : 's'}`;
-    return `${fields.length > 0 ? onlyHeaderRule(table.toString()) : '(no columns)'}\n${footer}, ${cols}\n`;
+    for (const r of rows) table.push(cols.map((c) => (c === null ? MARKER : r[c]!)));
+    return onlyHeaderRule(table.toString());
   }
+}
+
+/** Width of the table: its top border line (box characters are one column each). */
+function lineWidth(text: string): number {
+  return text.slice(0, text.indexOf('\n') >>> 0).replace(ANSI, '').length;
+}
+
+/** Widths of each column including one border character, from the top border `┌──┬───┐`. */
+function columnWidths(text: string): number[] {
+  const top = text.slice(0, text.indexOf('\n') >>> 0).replace(ANSI, '');
+  return top
+    .slice(1, -1)
+    .split('┬')
+    .map((seg) => seg.length + 1);
+}
+
+/**
+ * Columns to keep within `maxWidth`: alternately from the left and the right end, as long as
+ * they fit next to the `…` column (3 + 1 wide). At least the first column.
+ */
+export function fitColumns(widths: number[], maxWidth: number): number[] {
+  const budget = maxWidth - 1 - 4;
+  const left: number[] = [];
+  const right: number[] = [];
+  let used = 0;
+  let l = 0;
+  let r = widths.length - 1;
+  let fromLeft = true;
+  while (l <= r) {
+    const c = fromLeft ? l : r;
+    if (used + widths[c]! > budget) break;
+    used += widths[c]!;
+    if (fromLeft) left.push(l++);
+    else right.unshift(r--);
+    fromLeft = !fromLeft;
+  }
+  if (left.length === 0) left.push(0);
+  return [...left, ...right];
 }
 
 /** cli-table3 draws a rule between every two rows: keep only the one under the header. */
@@ -481,8 +264,7 @@ function onlyHeaderRule(text: string): string {
   return text
     .split('\n')
     .filter((line) => {
-      // eslint-disable-next-line no-control-regex
-      if (!line.replace(/\x1b\[[0-9;]*m/g, '').startsWith('├')) return true;
+      if (!line.replace(ANSI, '').startsWith('├')) return true;
       if (seen) return false;
       seen = true;
       return true;
@@ -491,7 +273,7 @@ function onlyHeaderRule(text: string): string {
 }
 
 function clip(s: string, width: number): string {
-  const flat = s.includes('\n') || s.includes('\r') ? s.replace(/\r?\n|\r/g, '\\n') : s;
+  const flat = s.includes('\n') || s.includes('\r') || s.includes('\t') ? s.replace(/\r?\n|\r/g, '\\n').replaceAll('\t', '\\t') : s;
   return flat.length > width ? `${flat.slice(0, Math.max(1, width - 1))}…` : flat;
 }
 

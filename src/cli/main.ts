@@ -1,35 +1,50 @@
 #!/usr/bin/env node
 /**
- * The `sluice` command line: `sluice demo`, `sluice run job.json`, `sluice explain job.json`.
+ * The `sluice` command line: `demo`, `run job.json`, `explain job.json`, and quick looks at a
+ * file without a job: `head FILE`, `schema FILE`, `describe FILE`.
  *
- * Data goes to stdout; progress bars (on a TTY only), logs and errors to stderr.
- * Exit codes: 0 ok; 1 runtime failure (ExecutionError, WorkerError, an InputError while the
- * run reads its data, anything unexpected); 2 usage or bad input (commander usage errors, a
- * missing or invalid job file, a PlanError, an input that cannot be opened before the run
- * starts); 130 after Ctrl-C (SIGINT aborts the run through an AbortController; the engine
- * removes its spill folder and any output temp file).
+ * Data goes to stdout; progress bars (on a terminal only), logs and errors to stderr. Every
+ * error is one line, `sluice: error: ` then the message (typed errors with their class and
+ * code: `sluice: error: PlanError [UNKNOWN_COLUMN]: …`), commander's usage errors included.
+ * Exit codes: 0 ok (also when the reader of stdout went away: `| head`); 1 runtime failure
+ * (ExecutionError, WorkerError, an InputError while the run reads or writes, a write error on
+ * stdout such as `> /dev/full`, anything unexpected); 2 usage or bad input (commander usage
+ * errors, a missing or invalid job file, a PlanError, a format that disagrees with the output's
+ * extension, an input that cannot be opened before the run starts); 130 after Ctrl-C (SIGINT
+ * aborts the run through an AbortController; the engine removes its spill folder and any
+ * output temp file).
  *
  * `runCli(argv, io)` is the whole CLI as a function (tests call it in-process); this module only
- * runs it, wired to the process, when it is executed as a script.
+ * runs it, wired to the process, when it is executed as a script. After runCli has finished,
+ * the process exits even if some handle was left open (a safety net: no error path may leave
+ * `sluice` hanging).
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { AbortError, Engine, InputError, PlanError, SluiceError, type EngineOptions, type RunStats } from '../index.js';
+import { AbortError, Engine, InputError, PlanError, SluiceError, type DataFrame, type EngineOptions, type RunStats } from '../index.js';
+import { writeAtomic } from '../io/atomic.js';
 import { runDemo } from './demo.js';
 import { JobError, UsageError } from './errors.js';
+import { describeTable, INPUT_FORMATS, openInput, schemaTable, type InputFormat } from './inspect.js';
 import { buildJob, FORMATS, loadJob, type OutputFormat } from './job.js';
-import { emit, formatFromPath, knownExtensions, streamSink } from './output.js';
+import { emit, planOutput, StdoutClosed, streamSink, type OutputPlan } from './output.js';
 import { createProgress, type ProgressReporter } from './progress.js';
 
 export interface CliIO {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** for `-` inputs (default process.stdin) */
+  stdin: NodeJS.ReadableStream;
   /** default: stdout.isTTY */
   stdoutIsTTY: boolean;
   /** default: stderr.isTTY */
   stderrIsTTY: boolean;
+  /** terminal width of stdout when it is a terminal (default stdout.columns) */
+  stdoutColumns: number | undefined;
+  /** environment (default process.env): COLUMNS */
+  env: Record<string, string | undefined>;
   /** aborting it interrupts the run like Ctrl-C (exit code 130) */
   signal: AbortSignal;
 }
@@ -42,7 +57,9 @@ interface GlobalOptions {
   format?: OutputFormat;
   output?: string;
   maxRows: number;
+  maxWidth?: number;
   stats?: 'json';
+  statsFile?: string;
   quiet?: boolean;
 }
 
@@ -65,6 +82,12 @@ function intArg(name: string, min: number): (value: string) => number {
   };
 }
 
+function charArg(value: string): string {
+  const v = value === '\\t' ? '\t' : value;
+  if (v.length !== 1) throw new InvalidArgumentError(`--delimiter expects one character (or \\t), got ${JSON.stringify(value)}.`);
+  return v;
+}
+
 function mustBeFolder(path: string, what: string): void {
   let ok = false;
   try {
@@ -79,12 +102,28 @@ function isTTY(stream: NodeJS.WritableStream): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
 
+/** A device node, FIFO or socket (following symlinks). */
+function isSpecial(path: string): boolean {
+  try {
+    const st = statSync(path);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function positiveInt(s: string | undefined): number | undefined {
+  const n = s === undefined ? NaN : Number(s);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
 /** Everything one invocation needs, shared by the command actions. */
 class Invocation {
-  exitCode = 0;
   /** true once data is being read: an InputError from then on is a runtime failure */
   running = false;
   readonly controller = new AbortController();
+  progress: ProgressReporter = createProgress(process.stderr, false);
+
   constructor(readonly io: CliIO) {
     if (io.signal.aborted) this.controller.abort(io.signal.reason);
     else io.signal.addEventListener('abort', () => this.controller.abort(io.signal.reason), { once: true });
@@ -94,16 +133,26 @@ class Invocation {
     return this.controller.signal;
   }
 
+  /** A log line on stderr (not with --quiet, nor when --stats json is to be alone there). */
   log(g: GlobalOptions, text: string): void {
-    if (!g.quiet) this.io.stderr.write(`${text}\n`);
+    if (g.quiet || (g.stats === 'json' && g.statsFile === undefined)) return;
+    this.progress.clear();
+    this.io.stderr.write(`${text}\n`);
   }
 
-  progress(g: GlobalOptions): ProgressReporter {
-    return createProgress(this.io.stderr, this.io.stderrIsTTY && !g.quiet);
+  startProgress(g: GlobalOptions): ProgressReporter {
+    this.progress = createProgress(this.io.stderr, this.io.stderrIsTTY && !g.quiet);
+    return this.progress;
   }
 
-  engine(g: GlobalOptions, progress: ProgressReporter): Engine {
+  /** Before anything is written to stdout: bars on the same terminal make way. */
+  readonly beforeStdout = (): void => {
+    if (this.io.stdoutIsTTY) this.progress.clear();
+  };
+
+  engine(g: GlobalOptions): Engine {
     if (g.tempDir !== undefined) mustBeFolder(g.tempDir, '--temp-dir');
+    const progress = this.progress;
     const options: EngineOptions = { onProgress: (p) => progress.onProgress(p) };
     if (g.threads !== undefined) options.threads = g.threads;
     if (g.memoryLimit !== undefined) options.memoryBudget = g.memoryLimit;
@@ -120,9 +169,80 @@ class Invocation {
     }
   }
 
-  stats(g: GlobalOptions, stats: RunStats | Record<string, RunStats>): void {
-    if (g.stats === 'json') this.io.stderr.write(`${JSON.stringify(stats)}\n`);
+  /** --stats json: the JSON alone, on stderr or in --stats-file. */
+  async stats(g: GlobalOptions, stats: RunStats | Record<string, RunStats> | undefined): Promise<void> {
+    if (stats === undefined || (g.stats !== 'json' && g.statsFile === undefined)) return;
+    const json = `${JSON.stringify(stats)}\n`;
+    if (g.statsFile !== undefined) {
+      await writeAtomic(resolve(g.statsFile), 'text', (t) => t.write(json));
+      return;
+    }
+    this.progress.clear();
+    this.io.stderr.write(json);
   }
+
+  /** Width a table on stdout fits in: --max-width, else the terminal's, else $COLUMNS, else 80. */
+  tableWidth(g: GlobalOptions): number {
+    if (g.maxWidth !== undefined) return g.maxWidth;
+    const env = positiveInt(this.io.env.COLUMNS);
+    return (this.io.stdoutIsTTY ? this.io.stdoutColumns : undefined) ?? env ?? 80;
+  }
+
+  /** Where the result goes: stdout or a file (checked before anything runs). */
+  plan(g: GlobalOptions, job?: { path?: string; format?: OutputFormat }, jobDir?: string): OutputPlan {
+    const plan = planOutput({ output: g.output, format: g.format, job, jobDir, stdoutIsTTY: this.io.stdoutIsTTY, isSpecial });
+    if (plan.to === 'file') mustBeFolder(dirname(plan.path), 'output folder');
+    return plan;
+  }
+
+  /**
+   * Run `df` into `plan`, then log what was written and print --stats (`runStats` when the
+   * result was computed by an earlier run, as describe's summary is).
+   */
+  async emit(g: GlobalOptions, df: DataFrame, plan: OutputPlan, runStats?: RunStats): Promise<void> {
+    this.running = true;
+    const t0 = performance.now();
+    const toTerminal = plan.to === 'stdout' && this.io.stdoutIsTTY;
+    const res = await emit(df, plan, {
+      stdout: this.io.stdout,
+      stdoutIsTTY: this.io.stdoutIsTTY,
+      text: { maxRows: g.maxRows, maxWidth: plan.to === 'file' ? (g.maxWidth ?? 0) : this.tableWidth(g), color: toTerminal && plan.format === 'table' },
+      signal: this.signal,
+      tempDir: g.tempDir,
+      beforeStdout: this.beforeStdout,
+    });
+    this.progress.stop();
+    if (plan.to === 'file') {
+      const secs = ((performance.now() - t0) / 1000).toFixed(2);
+      const bytes = res.bytes !== undefined ? `, ${res.bytes.toLocaleString('en-US')} bytes` : '';
+      this.log(g, `sluice: wrote ${res.rows.toLocaleString('en-US')} rows (${plan.format}${bytes}) to ${res.path ?? plan.path} in ${secs} s`);
+    }
+    await this.stats(g, runStats ?? res.stats);
+  }
+}
+
+/** Global flags a command has no use for are usage errors, not silently ignored. */
+function rejectFlags(cmd: Command, what: string, flags: Array<[key: string, flag: string]>): void {
+  const program = cmd.parent!;
+  for (const [key, flag] of flags) {
+    if (program.getOptionValueSource(key) === 'cli') throw new UsageError(`${flag} does not apply to ${what}`);
+  }
+}
+
+const HELP_FOOTER = `
+Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted.`;
+
+function inputOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--input-format <format>', 'input format (default: from the extension, else from the first bytes)').choices(INPUT_FORMATS))
+    .addOption(new Option('--delimiter <char>', 'CSV field delimiter (default , or tab for .tsv; \\t for tab)').argParser(charArg))
+    .option('--no-header', 'CSV input has no header line (columns are named column_1, column_2, …)');
+}
+
+interface InputFlags {
+  inputFormat?: InputFormat;
+  delimiter?: string;
+  header: boolean;
 }
 
 function buildProgram(inv: Invocation): Command {
@@ -134,17 +254,27 @@ function buildProgram(inv: Invocation): Command {
     .exitOverride()
     .configureOutput({
       writeOut: (s) => void io.stdout.write(s),
-      writeErr: (s) => void io.stderr.write(s),
+      // commander's own error text is replaced by one `sluice: error:` line (runCli)
+      writeErr: () => {},
+      outputError: () => {},
     })
-    .showHelpAfterError('(run `sluice --help` for usage)')
+    .configureHelp({ showGlobalOptions: true })
     .addOption(new Option('--threads <n>', 'worker threads (0 = inline on the main thread; default: all cores)').argParser(intArg('--threads', 0)))
-    .addOption(new Option('--memory-limit <size>', "memory budget, e.g. 512MiB or 2GiB (default 1GiB); beyond it, data spills to disk"))
+    .addOption(new Option('--memory-limit <size>', 'memory budget, e.g. 512MiB or 2GiB (default 1GiB); beyond it, data spills to disk'))
     .addOption(new Option('--temp-dir <dir>', 'folder for spill files (default: the OS temp folder)'))
     .addOption(new Option('--partitions <n>', 'hash partitions (default: 4 per thread)').argParser(intArg('--partitions', 1)))
-    .addOption(new Option('--format <format>', 'output format (default: table on a terminal, csv otherwise, or from the -o extension)').choices(FORMATS))
-    .addOption(new Option('-o, --output <path>', 'write the result to a file (atomically: temp name, then rename)'))
-    .addOption(new Option('--max-rows <n>', 'table view: rows shown (half head, half tail)').argParser(intArg('--max-rows', 0)).default(20))
-    .addOption(new Option('--stats <kind>', 'print run statistics to stderr').choices(['json']))
+    .addOption(
+      new Option('--format <format>', 'output format (default: from the -o extension; else table on a terminal, csv otherwise); without -o it applies to stdout only').choices(
+        FORMATS,
+      ),
+    )
+    .addOption(
+      new Option('-o, --output <path>', 'write the result to PATH (atomically for regular files; through for devices and FIFOs); - is stdout. .arrows = Arrow IPC stream, .arrow/.ipc/.feather = IPC file'),
+    )
+    .addOption(new Option('--max-rows <n>', 'table view only: rows shown (half head, half tail)').argParser(intArg('--max-rows', 0)).default(20))
+    .addOption(new Option('--max-width <n>', 'table view only: width to fit, hiding middle columns (default: the terminal width, $COLUMNS, or 80; 0 = no limit)').argParser(intArg('--max-width', 0)))
+    .addOption(new Option('--stats <kind>', 'print run statistics as JSON, alone on stderr (no other log line)').choices(['json']))
+    .addOption(new Option('--stats-file <path>', 'write the run statistics JSON to PATH instead of stderr'))
     .addOption(new Option('-q, --quiet', 'no progress bars or log lines'))
     .addHelpText(
       'after',
@@ -152,11 +282,11 @@ function buildProgram(inv: Invocation): Command {
 Examples:
   sluice demo --rows 200000 --threads 2
   sluice run job.json -o out.parquet --stats json
-  sluice --format ndjson run job.json | head
-  sluice explain job.json
+  sluice run job.json -o - --format ndjson | head
+  cat in.arrows | sluice head - --format csv
+  sluice describe data.parquet
 
-Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md).
-Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted.`,
+Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md).${HELP_FOOTER}`,
     );
 
   program
@@ -165,10 +295,15 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted.`,
     .addOption(new Option('--rows <n>', 'serving-log rows (trades, quotes, orders scale with it)').argParser(intArg('--rows', 1)).default(1_000_000))
     .addOption(new Option('--seed <n>', 'seed of the generated data').argParser(intArg('--seed', 0)).default(1))
     .option('-v, --verbose', 'also print each plan (explain)')
+    .addHelpText('after', HELP_FOOTER)
     .action(async (opts: { rows: number; seed: number; verbose?: boolean }, cmd: Command) => {
+      rejectFlags(cmd, 'demo (it prints a report, not a result)', [
+        ['format', '--format'],
+        ['output', '-o'],
+      ]);
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const progress = inv.progress(g);
-      const engine = inv.engine(g, progress);
+      inv.startProgress(g);
+      const engine = inv.engine(g);
       try {
         inv.running = true;
         const stats = await runDemo(engine, {
@@ -176,15 +311,15 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted.`,
           seed: opts.seed,
           verbose: opts.verbose === true,
           showRows: Math.min(g.maxRows, 8),
+          maxWidth: inv.tableWidth(g),
           color: io.stdoutIsTTY,
-          out: streamSink(io.stdout, inv.signal),
+          out: streamSink(io.stdout, { signal: inv.signal, beforeWrite: inv.beforeStdout }),
           signal: inv.signal,
-          beforePrint: () => progress.stop(),
         });
-        progress.stop();
-        inv.stats(g, stats);
+        inv.progress.stop();
+        await inv.stats(g, stats);
       } finally {
-        progress.stop();
+        inv.progress.stop();
         await engine.close();
       }
     });
@@ -193,47 +328,18 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted.`,
     .command('run')
     .description('run a job file (sources, steps, output); see README-jobs.md')
     .argument('<job>', 'job file (JSON)')
+    .addHelpText('after', HELP_FOOTER)
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const { job, dir } = await loadJob(file);
-      // output: -o / --format win over the job's "output"
-      let path: string | undefined;
-      let format: OutputFormat | undefined = g.format;
-      if (g.output !== undefined) path = resolve(g.output);
-      else if (job.output?.path !== undefined) path = resolve(dir, job.output.path);
-      if (format === undefined && g.output === undefined) format = job.output?.format;
-      if (format === undefined && path !== undefined) {
-        format = formatFromPath(path);
-        if (format === undefined) {
-          throw new UsageError(`cannot tell the output format from ${JSON.stringify(path)} (known extensions: ${knownExtensions()}); pass --format`);
-        }
-      }
-      format ??= io.stdoutIsTTY ? 'table' : 'csv';
-      if (path !== undefined) mustBeFolder(dirname(path), 'output folder');
-      const progress = inv.progress(g);
-      const engine = inv.engine(g, progress);
+      const plan = inv.plan(g, job.output, dir);
+      inv.startProgress(g);
+      const engine = inv.engine(g);
       try {
         const df = await buildJob(engine, job, dir);
-        inv.running = true;
-        const t0 = performance.now();
-        const res = await emit(df, {
-          format,
-          path,
-          stdout: io.stdout,
-          stdoutIsTTY: io.stdoutIsTTY,
-          maxRows: g.maxRows,
-          color: io.stdoutIsTTY && format === 'table' && path === undefined,
-          signal: inv.signal,
-          tempDir: g.tempDir,
-        });
-        progress.stop();
-        const secs = ((performance.now() - t0) / 1000).toFixed(2);
-        if (path !== undefined) {
-          inv.log(g, `sluice: wrote ${res.rows.toLocaleString('en-US')} rows (${format}${res.bytes !== undefined ? `, ${res.bytes.toLocaleString('en-US')} bytes` : ''}) to ${path} in ${secs} s`);
-        }
-        inv.stats(g, res.stats);
+        await inv.emit(g, df, plan);
       } finally {
-        progress.stop();
+        inv.progress.stop();
         await engine.close();
       }
     });
@@ -242,10 +348,19 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted.`,
     .command('explain')
     .description('print the plan of a job file: partitioning, sort keys and chosen algorithms')
     .argument('<job>', 'job file (JSON)')
+    .addHelpText('after', HELP_FOOTER)
     .action(async (file: string, _opts: unknown, cmd: Command) => {
+      rejectFlags(cmd, 'explain (it prints the plan, nothing runs)', [
+        ['format', '--format'],
+        ['output', '-o'],
+        ['maxRows', '--max-rows'],
+        ['maxWidth', '--max-width'],
+        ['stats', '--stats'],
+        ['statsFile', '--stats-file'],
+      ]);
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const { job, dir } = await loadJob(file);
-      const engine = inv.engine(g, createProgress(io.stderr, false));
+      const engine = inv.engine(g);
       try {
         const df = await buildJob(engine, job, dir);
         await streamSink(io.stdout).write(`${await df.explain()}\n`);
@@ -254,18 +369,70 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted.`,
       }
     });
 
+  /** head / schema / describe: open FILE, make a result, print it like any result. */
+  type Look = (df: DataFrame, engine: Engine, opts: InputFlags & { rows: number }) => Promise<{ result: DataFrame; stats?: RunStats }>;
+  const inspect = (name: string, description: string, look: Look): void => {
+    const cmd = program.command(name).description(description).argument('<file>', 'data file, folder or glob (Parquet, Arrow IPC, CSV); - is stdin');
+    if (name === 'head') cmd.addOption(new Option('-n, --rows <n>', 'rows to show').argParser(intArg('--rows', 0)).default(10));
+    inputOptions(cmd)
+      .addHelpText('after', HELP_FOOTER)
+      .action(async (file: string, opts: InputFlags & { rows: number }, c: Command) => {
+        const g = c.optsWithGlobals<GlobalOptions>();
+        const plan = inv.plan(g);
+        inv.startProgress(g);
+        const engine = inv.engine(g);
+        const cleanups: Array<() => Promise<void>> = [];
+        try {
+          const df = await openInput(engine, file, {
+            format: opts.inputFormat,
+            delimiter: opts.delimiter,
+            header: opts.header === false ? false : undefined,
+            stdin: io.stdin,
+            tempDir: g.tempDir,
+            onCleanup: (fn) => cleanups.push(fn),
+          });
+          await df.schema();
+          inv.running = true;
+          const { result, stats } = await look(df, engine, opts);
+          await inv.emit(g, result, plan, stats);
+        } finally {
+          inv.progress.stop();
+          await engine.close();
+          for (const fn of cleanups) await fn();
+        }
+      });
+  };
+  inspect('head', 'print the first rows of a file', async (df, _e, o) => ({ result: df.limit(o.rows) }));
+  inspect('schema', 'print the columns of a file with their types', async (df, e) => ({ result: e.fromArrow(schemaTable(await df.schema())) }));
+  inspect('describe', 'per column: type, rows, NULL count, min and max (reads the file once, batch by batch)', async (df, e) => {
+    const { table, stats } = await describeTable(df, inv.signal);
+    return { result: e.fromArrow(table), stats };
+  });
+
   return program;
 }
 
-function errorLine(err: unknown): string {
-  if (err instanceof SluiceError) return `sluice: ${err.name} [${err.code}]: ${err.message}`;
-  if (err instanceof UsageError) return `sluice: error: ${err.message}`;
+/** Message text on one line. */
+function oneLine(s: string): string {
+  return s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
+/** The one-line error report (without the trailing newline). */
+export function errorLine(err: unknown, cmd?: string): string {
+  if (err instanceof CommanderError) {
+    const hint = `(see 'sluice${cmd ? ` ${cmd}` : ''} --help')`;
+    if (err.code === 'commander.help') return `sluice: error: missing command: demo, run, explain, head, schema or describe ${hint}`;
+    return `sluice: error: ${oneLine(err.message.replace(/^error:\s*/, ''))} ${hint}`;
+  }
+  if (err instanceof SluiceError) return `sluice: error: ${err.name} [${err.code}]: ${oneLine(err.message)}`;
+  if (err instanceof UsageError) return `sluice: error: ${oneLine(err.message)}`;
   const e = err instanceof Error ? err : new Error(String(err));
-  return `sluice: internal error: ${e.stack ?? e.message}`;
+  return `sluice: error: internal error: ${e.name}: ${oneLine(e.message)}`;
 }
 
 /** Exit code for an error that ended the invocation (see the header comment). */
 function exitCodeFor(err: unknown, inv: Invocation): number {
+  if (err instanceof StdoutClosed || inv.signal.reason instanceof StdoutClosed) return 0;
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
   if (inv.signal.aborted || err instanceof AbortError) return 130;
   if (err instanceof UsageError || err instanceof JobError || err instanceof PlanError) return 2;
@@ -273,11 +440,9 @@ function exitCodeFor(err: unknown, inv: Invocation): number {
   return 1;
 }
 
-/** Abort reason when the reader of stdout went away: not an interruption. */
-export class StdoutClosed extends AbortError {
-  constructor() {
-    super('stdout was closed');
-  }
+/** The subcommand named in argv (for the help hint of a usage error). */
+function commandOf(argv: string[]): string | undefined {
+  return argv.find((a) => ['demo', 'run', 'explain', 'head', 'schema', 'describe'].includes(a));
 }
 
 /**
@@ -287,11 +452,15 @@ export class StdoutClosed extends AbortError {
 export async function runCli(argv: string[], ioIn: Partial<CliIO> = {}): Promise<number> {
   const stdout = ioIn.stdout ?? process.stdout;
   const stderr = ioIn.stderr ?? process.stderr;
+  const stdoutIsTTY = ioIn.stdoutIsTTY ?? isTTY(stdout);
   const io: CliIO = {
     stdout,
     stderr,
-    stdoutIsTTY: ioIn.stdoutIsTTY ?? isTTY(stdout),
+    stdin: ioIn.stdin ?? process.stdin,
+    stdoutIsTTY,
     stderrIsTTY: ioIn.stderrIsTTY ?? isTTY(stderr),
+    stdoutColumns: ioIn.stdoutColumns ?? (stdoutIsTTY ? (stdout as { columns?: number }).columns : undefined),
+    env: ioIn.env ?? process.env,
     signal: ioIn.signal ?? new AbortController().signal,
   };
   const inv = new Invocation(io);
@@ -301,12 +470,24 @@ export async function runCli(argv: string[], ioIn: Partial<CliIO> = {}): Promise
     if (inv.signal.reason instanceof StdoutClosed) return 0;
     return inv.signal.aborted ? 130 : 0;
   } catch (err) {
-    if (inv.signal.reason instanceof StdoutClosed) return 0;
+    inv.progress.stop();
     const code = exitCodeFor(err, inv);
-    if (code === 130) stderr.write('sluice: interrupted\n');
-    else if (!(err instanceof CommanderError)) stderr.write(`${errorLine(err)}\n`);
+    if (code === 130) stderr.write('sluice: error: interrupted\n');
+    else if (code !== 0) stderr.write(`${errorLine(err, commandOf(argv))}\n`);
+    if (process.env.SLUICE_DEBUG && err instanceof Error) stderr.write(`${err.stack ?? ''}\n`);
     return code;
   }
+}
+
+/** Resolves once everything written to `stream` so far has been handed to the OS. */
+function flushed(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolveFlush) => {
+    try {
+      stream.write('', () => resolveFlush());
+    } catch {
+      resolveFlush();
+    }
+  });
 }
 
 /** Wire runCli to the process: SIGINT aborts the run (a second one exits at once). */
@@ -316,18 +497,22 @@ async function main(): Promise<void> {
   const onSigint = (): void => {
     interrupts++;
     if (interrupts === 1) {
-      process.stderr.write('\nsluice: interrupting (Ctrl-C again to quit at once)…\n');
+      // a hint for people at a terminal; scripts see only the one error line
+      if (process.stderr.isTTY) process.stderr.write('\nsluice: interrupting (Ctrl-C again to quit at once)…\n');
       controller.abort(new AbortError('Interrupted (SIGINT)'));
     } else process.exit(130);
   };
   process.on('SIGINT', onSigint);
-  // a closed pipe (`sluice run job.json | head`) ends the run quietly, exit code 0
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') controller.abort(new StdoutClosed());
-  });
+  // stdout errors are reported by the write that failed (output.ts); a later 'error' event of
+  // the destroyed stream must not crash the process
+  process.stdout.on('error', () => {});
   const code = await runCli(process.argv.slice(2), { signal: controller.signal });
   process.off('SIGINT', onSigint);
   process.exitCode = code;
+  // Safety net: whatever an error path may have left open (a decoder thread, a timer), the
+  // process ends once the output is flushed.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  setTimeout(() => process.exit(code), 500).unref();
 }
 
 function isMain(): boolean {

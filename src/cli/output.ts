@@ -1,182 +1,412 @@
 /**
- * Where a result goes: stdout or a file, in one of the output formats.
+ * Where a result goes and in which format, and the streaming of it there.
  *
- * - files: Arrow IPC and Parquet through the engine's atomic writers (`writeIpc`,
- *   `writeParquet`: streamed, temp name + rename); text formats are rendered into a temp file
- *   next to the target (`.<name>.<pid>-<random>.sluice-tmp`), fsynced and renamed over it at
- *   the end; on any failure or abort the temp file is removed and an existing file is untouched.
- * - stdout: text formats are rendered batch by batch with back-pressure; `arrow` is an Arrow IPC
- *   *stream*; `parquet` is written to a temp file in --temp-dir (or the OS temp folder) and
- *   copied. Binary formats are refused on a terminal.
+ * Choosing (`planOutput`, a pure function of the command line and the job's "output"):
+ * - `-o -` (or `-o /dev/stdout`) is stdout, in `--format` (CSV by default); `-o PATH` is a file, its format from the
+ *   extension, or `--format` when the extension is unknown (a device or FIFO without a known
+ *   extension, like `/dev/stdout`, is CSV by default); a `--format` that disagrees with the
+ *   extension is a usage error.
+ * - `--format` without `-o` applies to stdout only: the job's output.path is not written.
+ * - otherwise the job's output (path and/or format, which must agree too); otherwise stdout,
+ *   as a table on a terminal and CSV elsewhere.
+ * - Arrow IPC: `.arrows` (and stdout) is the IPC *stream* format; `.arrow`, `.ipc`, `.feather`
+ *   and any other path the IPC *file* format.
+ *
+ * Writing (`emit`): the result is pulled batch by batch from `DataFrame.stream()` and written
+ * before the next batch is pulled (nothing is materialized; the table view keeps only the rows
+ * it shows). A regular file (or a path that does not exist yet) is written atomically: a temp
+ * name next to it, fsync, rename; a failure leaves no file and an existing one untouched. A
+ * symlink to a regular file is written atomically at its target (the link stays). Device
+ * nodes, FIFOs and sockets (`/dev/null`, `/dev/stdout`, named pipes) are written through:
+ * renaming over them would replace them with a regular file. Parquet to stdout or through a
+ * device is written to a temp file in --temp-dir first (the format ends with its footer) and
+ * copied.
+ *
+ * Every write error fails the run: ENOSPC, EIO, `> /dev/full` are InputError
+ * OUTPUT_UNWRITABLE (exit code 1); a reader that went away (EPIPE, `| head`) is StdoutClosed
+ * (the run stops quietly, exit code 0).
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat, unlink } from 'node:fs/promises';
+import { lstat, open, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
-import { extname, join } from 'node:path';
-import { tableToIPC, type RecordBatch, type Table } from 'apache-arrow';
+import { extname, join, resolve } from 'node:path';
+import type { RecordBatch, Schema } from 'apache-arrow';
 import { AbortError, type DataFrame, type RunStats } from '../index.js';
-import { writeAtomic } from '../io/atomic.js';
-import { throwIfAborted } from '../io/input-errors.js';
-import { UsageError } from './errors.js';
-import { renderDelimited, renderJson, renderNdjson, TableView, type TextSink } from './format.js';
+import { writeAtomic, writeFully, type AtomicTarget, type ChunkWriter } from '../io/atomic.js';
+import { throwIfAborted, writeError, type FormatName } from '../io/input-errors.js';
+import { writeIpcAtomic } from '../io/ipc.js';
+import { IpcAppender, type IpcFormat } from '../io/ipc-sink.js';
+import { writeParquetAtomic } from '../io/parquet.js';
+import { JobError, UsageError } from './errors.js';
+import { textWriter, type TextFormat, type TextSink, type TextWriterOptions } from './format.js';
 import type { OutputFormat } from './job.js';
 
-const EXTENSIONS: Record<string, OutputFormat> = {
-  '.csv': 'csv',
-  '.tsv': 'tsv',
-  '.tab': 'tsv',
-  '.json': 'json',
-  '.ndjson': 'ndjson',
-  '.jsonl': 'ndjson',
-  '.arrow': 'arrow',
-  '.ipc': 'arrow',
-  '.feather': 'arrow',
-  '.arrows': 'arrow',
-  '.parquet': 'parquet',
-  '.pq': 'parquet',
-  '.txt': 'table',
+// ---- choosing the output ---------------------------------------------------------------------
+
+interface Extension {
+  format: OutputFormat;
+  /** formats a `--format` may name for this extension */
+  accepts: readonly OutputFormat[];
+  ipc?: IpcFormat;
+}
+
+const TEXT_FORMATS: readonly OutputFormat[] = ['table', 'csv', 'tsv', 'json', 'ndjson'];
+
+const EXTENSIONS: Record<string, Extension> = {
+  '.csv': { format: 'csv', accepts: ['csv'] },
+  '.tsv': { format: 'tsv', accepts: ['tsv'] },
+  '.tab': { format: 'tsv', accepts: ['tsv'] },
+  '.json': { format: 'json', accepts: ['json'] },
+  '.ndjson': { format: 'ndjson', accepts: ['ndjson'] },
+  '.jsonl': { format: 'ndjson', accepts: ['ndjson'] },
+  '.arrow': { format: 'arrow', accepts: ['arrow'], ipc: 'file' },
+  '.ipc': { format: 'arrow', accepts: ['arrow'], ipc: 'file' },
+  '.feather': { format: 'arrow', accepts: ['arrow'], ipc: 'file' },
+  '.arrows': { format: 'arrow', accepts: ['arrow'], ipc: 'stream' },
+  '.parquet': { format: 'parquet', accepts: ['parquet'] },
+  '.pq': { format: 'parquet', accepts: ['parquet'] },
+  '.txt': { format: 'table', accepts: TEXT_FORMATS },
 };
+
+function extensionOf(path: string): Extension | undefined {
+  return EXTENSIONS[extname(path).toLowerCase()];
+}
 
 /** The format named by a file extension, or undefined. */
 export function formatFromPath(path: string): OutputFormat | undefined {
-  return EXTENSIONS[extname(path).toLowerCase()];
+  return extensionOf(path)?.format;
 }
 
 export function knownExtensions(): string {
   return Object.keys(EXTENSIONS).join(', ');
 }
 
-/** A writable with back-pressure: resolves when the stream can take more. */
-export interface ByteSink extends TextSink {
+export type OutputPlan = { format: OutputFormat; ipc: IpcFormat } & ({ to: 'stdout' } | { to: 'file'; path: string });
+
+export interface OutputRequest {
+  /** `-o` as given */
+  output?: string;
+  /** `--format` */
+  format?: OutputFormat;
+  /** the job file's "output" and the folder its paths are relative to */
+  job?: { path?: string; format?: OutputFormat };
+  jobDir?: string;
+  stdoutIsTTY: boolean;
+  /** whether a path is a device node, FIFO or socket (written through; CSV unless --format) */
+  isSpecial?: (path: string) => boolean;
+}
+
+function toFile(path: string, format: OutputFormat | undefined, what: string, fail: (m: string) => Error, isSpecial?: (path: string) => boolean): OutputPlan {
+  const ext = extensionOf(path);
+  if (format !== undefined && ext !== undefined && !ext.accepts.includes(format)) {
+    throw fail(`${what} ${format} disagrees with the extension of ${JSON.stringify(path)} (${extname(path)} is ${ext.format}); change one of them`);
+  }
+  // `-o /dev/stdout`, a named pipe: like `-o -`, CSV unless told otherwise
+  const f = format ?? ext?.format ?? (isSpecial?.(path) ? 'csv' : undefined);
+  if (f === undefined) {
+    throw fail(`cannot tell the output format from ${JSON.stringify(path)} (known extensions: ${knownExtensions()}); pass --format`);
+  }
+  return { to: 'file', path, format: f, ipc: ext?.ipc ?? 'file' };
+}
+
+/** Where the result goes and as what (rules in the header comment). Throws UsageError / JobError. */
+export function planOutput(req: OutputRequest): OutputPlan {
+  const usage = (m: string): Error => new UsageError(m);
+  if (req.output === '-' || req.output === '/dev/stdout') return { to: 'stdout', format: req.format ?? 'csv', ipc: 'stream' };
+  if (req.output !== undefined) return toFile(resolve(req.output), req.format, '--format', usage, req.isSpecial);
+  if (req.format !== undefined) return { to: 'stdout', format: req.format, ipc: 'stream' };
+  const job = req.job;
+  if (job?.path === '-') return { to: 'stdout', format: job.format ?? 'csv', ipc: 'stream' };
+  if (job?.path !== undefined) {
+    return toFile(resolve(req.jobDir ?? '.', job.path), job.format, '$.output.format', (m) => new JobError(m), req.isSpecial);
+  }
+  if (job?.format !== undefined) return { to: 'stdout', format: job.format, ipc: 'stream' };
+  return { to: 'stdout', format: req.stdoutIsTTY ? 'table' : 'csv', ipc: 'stream' };
+}
+
+// ---- byte sinks ------------------------------------------------------------------------------
+
+/** A destination for bytes and text; every write resolves once the destination has taken it. */
+export interface ByteSink extends TextSink, ChunkWriter {
   write(chunk: string | Uint8Array): Promise<void>;
 }
 
-export function streamSink(stream: NodeJS.WritableStream, signal?: AbortSignal): ByteSink {
+/** The reader of stdout went away (EPIPE): the run ends quietly, exit code 0. */
+export class StdoutClosed extends AbortError {
+  constructor() {
+    super('stdout was closed');
+    this.name = 'StdoutClosed';
+  }
+}
+
+const STDOUT = '<stdout>';
+
+/**
+ * Bytes to a Node stream (stdout). Each write waits for the stream's callback, so an error of
+ * any write (ENOSPC, EIO, EPIPE) fails the write that caused it, and views of shared buffers
+ * are not reused before they are written out.
+ */
+export function streamSink(stream: NodeJS.WritableStream, opts: { signal?: AbortSignal; format?: FormatName; beforeWrite?: () => void } = {}): ByteSink {
+  const one = (chunk: string | Uint8Array): Promise<void> => {
+    if (opts.signal?.aborted) throw new AbortError('The run was aborted', {}, { cause: opts.signal.reason });
+    if (typeof chunk === 'string' ? chunk.length === 0 : chunk.byteLength === 0) return Promise.resolve();
+    opts.beforeWrite?.();
+    return new Promise<void>((resolveWrite, reject) => {
+      const fail = (err: unknown): void => {
+        const code = (err as { code?: unknown } | null)?.code;
+        reject(code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED' ? new StdoutClosed() : writeError(err, STDOUT, opts.format ?? 'text'));
+      };
+      try {
+        stream.write(chunk, (err?: Error | null) => (err ? fail(err) : resolveWrite()));
+      } catch (err) {
+        fail(err);
+      }
+    });
+  };
   return {
-    async write(chunk) {
-      if (signal?.aborted) throw new AbortError();
-      if (typeof chunk === 'string' ? chunk.length === 0 : chunk.byteLength === 0) return;
-      if (stream.write(chunk as never)) return;
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          stream.off('drain', done);
-          stream.off('close', done);
-          stream.off('error', done);
-          resolve();
-        };
-        stream.on('drain', done);
-        stream.on('close', done);
-        stream.on('error', done);
-      });
+    write: one,
+    async writev(chunks) {
+      let n = 0;
+      for (const c of chunks) {
+        await one(c);
+        n += c.byteLength;
+      }
+      return { bytesWritten: n };
     },
   };
 }
 
-/** Write a text file atomically (src/io/atomic: temp name next to `path`, fsync, rename). */
-export function writeTextFileAtomic(path: string, body: (sink: ByteSink) => Promise<void>, signal?: AbortSignal): Promise<number> {
-  return writeAtomic(
-    path,
-    'text',
-    async (target) => {
-      await body({
-        async write(chunk) {
-          throwIfAborted(signal, path);
-          await target.write(chunk);
-        },
-      });
-      return target.bytes;
+/** Bytes to an open file handle (a device or FIFO written through). */
+function handleSink(handle: FileHandle, path: string, format: FormatName, signal: AbortSignal): ByteSink & { bytes: number } {
+  const sink = {
+    bytes: 0,
+    async write(chunk: string | Uint8Array): Promise<void> {
+      await sink.writev([typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk]);
     },
-    { signal },
-  );
+    async writev(chunks: Uint8Array[]): Promise<{ bytesWritten: number }> {
+      throwIfAborted(signal, path);
+      try {
+        const n = await writeFully(handle, chunks);
+        sink.bytes += n;
+        return { bytesWritten: n };
+      } catch (err) {
+        throw writeError(err, path, format);
+      }
+    },
+  };
+  return sink;
 }
 
+/** Bytes to an atomic temp file. */
+function atomicSink(target: AtomicTarget, signal: AbortSignal): ByteSink {
+  return {
+    async write(chunk) {
+      throwIfAborted(signal, target.path);
+      await target.write(chunk);
+    },
+    async writev(chunks) {
+      throwIfAborted(signal, target.path);
+      const before = target.bytes;
+      await target.write(chunks);
+      return { bytesWritten: target.bytes - before };
+    },
+  };
+}
+
+/** How a file path is written: atomically (regular files, new paths) or through (devices, FIFOs). */
+export async function fileTarget(path: string): Promise<{ kind: 'atomic' | 'through'; path: string }> {
+  let st;
+  try {
+    st = await lstat(path);
+  } catch {
+    return { kind: 'atomic', path };
+  }
+  if (st.isSymbolicLink()) {
+    let real: string;
+    try {
+      real = await realpath(path);
+    } catch {
+      return { kind: 'through', path }; // a dangling link: opening it creates its target
+    }
+    const target = await stat(real);
+    if (target.isDirectory()) throw new UsageError(`output ${JSON.stringify(path)} is a folder`);
+    return { kind: target.isFile() ? 'atomic' : 'through', path: target.isFile() ? real : path };
+  }
+  if (st.isDirectory()) throw new UsageError(`output ${JSON.stringify(path)} is a folder`);
+  return { kind: st.isFile() ? 'atomic' : 'through', path };
+}
+
+// ---- emitting --------------------------------------------------------------------------------
+
 export interface EmitOptions {
-  format: OutputFormat;
-  /** file path, or undefined for stdout */
-  path?: string;
   stdout: NodeJS.WritableStream;
   stdoutIsTTY: boolean;
-  /** table view: rows shown at most */
-  maxRows: number;
-  color: boolean;
+  text: TextWriterOptions;
   signal: AbortSignal;
+  /** folder for the temp file of Parquet written to stdout or a device (default: OS temp) */
   tempDir?: string;
+  /** called before each write to stdout (progress bars on the same terminal make way) */
+  beforeStdout?: () => void;
 }
 
 export interface EmitResult {
   stats: RunStats;
   rows: number;
-  /** bytes written to the file (undefined for stdout) */
+  /** bytes written to a file (undefined for stdout) */
   bytes?: number;
+  /** the file written, after following a symlink */
+  path?: string;
 }
 
-async function renderText(format: OutputFormat, table: Table, sink: ByteSink, opts: EmitOptions): Promise<void> {
-  const batches: RecordBatch[] = table.batches;
-  switch (format) {
-    case 'csv':
-      await renderDelimited(table.schema, batches, sink, ',');
-      return;
-    case 'tsv':
-      await renderDelimited(table.schema, batches, sink, '\t');
-      return;
-    case 'json':
-      await renderJson(batches, sink);
-      return;
-    case 'ndjson':
-      await renderNdjson(batches, sink);
-      return;
-    case 'table': {
-      const view = new TableView(table.schema, { maxRows: opts.maxRows, color: opts.color });
-      for (const b of batches) view.add(b);
-      await sink.write(view.render());
-      return;
-    }
-    default:
-      throw new Error(`not a text format: ${format}`);
-  }
+const FORMAT_NAMES: Record<OutputFormat, FormatName> = {
+  table: 'text',
+  csv: 'CSV',
+  tsv: 'text',
+  json: 'text',
+  ndjson: 'text',
+  arrow: 'Arrow IPC',
+  parquet: 'Parquet',
+};
+
+function isText(format: OutputFormat): format is TextFormat {
+  return format !== 'arrow' && format !== 'parquet';
 }
 
-/** Run `df` and send its result to the output. */
-export async function emit(df: DataFrame, opts: EmitOptions): Promise<EmitResult> {
-  const { format, path, signal } = opts;
-  if (path !== undefined) {
-    if (format === 'arrow') {
-      const stats = await df.writeIpc(path, { signal });
-      return { stats, rows: stats.rowsOut, bytes: await sizeOf(path) };
-    }
-    if (format === 'parquet') {
-      const stats = await df.writeParquet(path, { signal });
-      return { stats, rows: stats.rowsOut, bytes: await sizeOf(path) };
-    }
-    const { table, stats } = await df.execute({ signal });
-    const bytes = await writeTextFileAtomic(path, (sink) => renderText(format, table, sink, opts), signal);
-    return { stats, rows: table.numRows, bytes };
-  }
-  if ((format === 'arrow' || format === 'parquet') && opts.stdoutIsTTY) {
-    throw new UsageError(`refusing to write binary ${format} data to a terminal; use -o PATH or redirect stdout`);
-  }
-  const sink = streamSink(opts.stdout, signal);
-  if (format === 'parquet') {
-    const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-stdout-${process.pid}-${randomBytes(6).toString('hex')}.parquet`);
-    try {
-      const stats = await df.writeParquet(temp, { signal });
-      for await (const chunk of createReadStream(temp)) await sink.write(chunk as Buffer);
-      return { stats, rows: stats.rowsOut };
-    } finally {
-      await unlink(temp).catch(() => {});
-    }
-  }
-  const { table, stats } = await df.execute({ signal });
-  if (format === 'arrow') await sink.write(tableToIPC(table, 'stream'));
-  else await renderText(format, table, sink, opts);
-  return { stats, rows: table.numRows };
+/** The batches of `it` as an iterable, timing how long the consumer waits for each (engine time). */
+function timed(it: AsyncIterator<RecordBatch>, clock: { waitMs: number }): AsyncIterable<RecordBatch> {
+  const wrapped: AsyncIterator<RecordBatch> = {
+    async next() {
+      const t0 = performance.now();
+      try {
+        return await it.next();
+      } finally {
+        clock.waitMs += performance.now() - t0;
+      }
+    },
+    async return() {
+      return (await it.return?.()) ?? { done: true, value: undefined };
+    },
+  };
+  return { [Symbol.asyncIterator]: () => wrapped };
 }
 
-async function sizeOf(path: string): Promise<number | undefined> {
+async function pumpText(format: TextFormat, schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, opts: TextWriterOptions): Promise<void> {
+  const w = textWriter(format, sink, opts);
+  await w.start(schema);
+  for await (const b of batches) await w.write(b);
+  await w.finish();
+}
+
+async function pumpIpc(schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, ipc: IpcFormat, where: string): Promise<void> {
+  const out = new IpcAppender(sink, schema, ipc, where);
+  for await (const b of batches) await out.append(b);
+  await out.finish();
+}
+
+/** Parquet to a non-file sink: written to a temp file (atomically), then copied. */
+async function pumpParquetViaTemp(schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, opts: EmitOptions): Promise<void> {
+  const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-out-${process.pid}-${randomBytes(6).toString('hex')}.parquet`);
   try {
-    return (await stat(path)).size;
-  } catch {
-    return undefined;
+    await writeParquetAtomic(temp, schema, batches, { signal: opts.signal });
+    for await (const chunk of createReadStream(temp)) await sink.write(chunk as Buffer);
+  } finally {
+    await unlink(temp).catch(() => {});
   }
+}
+
+async function toSink(plan: OutputPlan, schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, where: string, opts: EmitOptions): Promise<void> {
+  if (isText(plan.format)) await pumpText(plan.format, schema, batches, sink, opts.text);
+  else if (plan.format === 'arrow') await pumpIpc(schema, batches, sink, plan.ipc, where);
+  else await pumpParquetViaTemp(schema, batches, sink, opts);
+}
+
+/** Run `df` and send its result where `plan` says. */
+export async function emit(df: DataFrame, plan: OutputPlan, opts: EmitOptions): Promise<EmitResult> {
+  if (plan.to === 'stdout' && !isText(plan.format) && opts.stdoutIsTTY) {
+    throw new UsageError(`refusing to write binary ${plan.format} data to a terminal; use -o PATH or redirect stdout`);
+  }
+  const target = plan.to === 'file' ? await fileTarget(plan.path) : undefined;
+  const schema = await df.schema();
+  const t0 = performance.now();
+  const clock = { waitMs: 0 };
+  const stream = df.stream({ signal: opts.signal });
+  const it = stream[Symbol.asyncIterator]();
+  const batches = timed(it, clock);
+  const format = FORMAT_NAMES[plan.format];
+  let bytes: number | undefined;
+  try {
+    bytes = await write(plan, target, schema, batches, opts, format);
+  } finally {
+    // a writer that failed mid-stream must still end the run (its readers, decoder threads)
+    await it.return?.().catch(() => {});
+  }
+  const wallMs = performance.now() - t0;
+  const stats = withWritePhase(stream.stats, wallMs, clock.waitMs);
+  return { stats, rows: stats.rowsOut, bytes, path: target?.path };
+}
+
+/** Write `batches` where `plan` says; the byte count for files. */
+async function write(
+  plan: OutputPlan,
+  target: { kind: 'atomic' | 'through'; path: string } | undefined,
+  schema: Schema,
+  batches: AsyncIterable<RecordBatch>,
+  opts: EmitOptions,
+  format: FormatName,
+): Promise<number | undefined> {
+  const { signal } = opts;
+  let bytes: number | undefined;
+  if (target === undefined) {
+    const sink = streamSink(opts.stdout, { signal, format, beforeWrite: opts.beforeStdout });
+    await toSink(plan, schema, batches, sink, STDOUT, opts);
+  } else if (target.kind === 'atomic') {
+    const path = target.path;
+    if (plan.format === 'parquet') bytes = (await writeParquetAtomic(path, schema, batches, { signal })).bytes;
+    else if (plan.format === 'arrow') bytes = (await writeIpcAtomic(path, schema, batches, { format: plan.ipc, signal })).bytes;
+    else {
+      const textFormat = plan.format;
+      bytes = await writeAtomic(
+        path,
+        format,
+        async (t) => {
+          await pumpText(textFormat, schema, batches, atomicSink(t, signal), opts.text);
+          return t.bytes;
+        },
+        { signal },
+      );
+    }
+  } else {
+    let handle: FileHandle;
+    try {
+      handle = await open(target.path, 'w');
+    } catch (err) {
+      throw writeError(err, target.path, format);
+    }
+    let open_ = true;
+    try {
+      const sink = handleSink(handle, target.path, format, signal);
+      await toSink(plan, schema, batches, sink, target.path, opts);
+      bytes = sink.bytes;
+      open_ = false;
+      await handle.close().catch((err: unknown) => {
+        throw writeError(err, target.path, format);
+      });
+    } finally {
+      if (open_) await handle.close().catch(() => {});
+    }
+  }
+  return bytes;
+}
+
+/**
+ * RunStats of the run, with the time spent writing the output (wall time minus the time spent
+ * waiting for batches) as the `write` phase, and `wallMs`, where the engine did not report them.
+ */
+function withWritePhase(stats: RunStats | undefined, wallMs: number, waitMs: number): RunStats {
+  if (stats === undefined) throw new Error('the run ended without its stats');
+  const out: RunStats & { wallMs?: number } = { ...stats, phases: { ...stats.phases } };
+  out.phases.write ??= Math.max(0, wallMs - waitMs);
+  out.wallMs ??= wallMs;
+  return out;
 }

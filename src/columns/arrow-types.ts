@@ -71,6 +71,11 @@ export function typeFromArrow(t: A.DataType): TypeDesc {
     case A.Type.DurationMicrosecond:
     case A.Type.DurationNanosecond:
       return { kind: 'duration', unit: unitFromArrow[(t as A.Duration).unit]! };
+    case A.Type.Decimal: {
+      const d = t as A.Decimal;
+      if (d.bitWidth !== 128) break;
+      return { kind: 'decimal', precision: d.precision, scale: d.scale };
+    }
     case A.Type.List:
       return { kind: 'list', child: fieldFromArrow((t as A.List).children[0]!) };
     case A.Type.LargeList:
@@ -88,8 +93,9 @@ export function typeFromArrow(t: A.DataType): TypeDesc {
     case A.Type.Dictionary:
       return typeFromArrow((t as A.Dictionary).dictionary);
     default:
-      throw new PlanError('UNSUPPORTED_TYPE', `Sluice does not support Arrow type ${String(t)} (type id ${t.typeId})`);
+      break;
   }
+  throw new PlanError('UNSUPPORTED_TYPE', `Sluice does not support Arrow type ${String(t)} (type id ${t.typeId})`);
 }
 
 export function typeToArrow(t: TypeDesc): A.DataType {
@@ -116,6 +122,8 @@ export function typeToArrow(t: TypeDesc): A.DataType {
       return new A.Timestamp(unitToArrow[t.unit], t.timezone);
     case 'duration':
       return new A.Duration(unitToArrow[t.unit]);
+    case 'decimal':
+      return new A.Decimal(t.scale, t.precision, 128);
     case 'list':
       return new A.List(fieldToArrow(t.child));
     case 'largeList':

@@ -28,17 +28,10 @@
  */
 import { Data, Type, makeData } from 'apache-arrow';
 import type { DataType } from 'apache-arrow';
-import type { TypedArray } from '../types/keys.js';
+import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import { sharedAlloc } from './arena.js';
 
-export interface TypedArrayConstructor {
-  new (length: number): TypedArray;
-  new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): TypedArray;
-  readonly BYTES_PER_ELEMENT: number;
-}
-export type Allocator = (ctor: TypedArrayConstructor, length: number) => TypedArray;
-
-/** Default allocator: zero-filled views on a fresh SharedArrayBuffer. */
-export const sharedAllocator: Allocator = (ctor, length) => new ctor(new SharedArrayBuffer(length * ctor.BYTES_PER_ELEMENT));
+export type { Allocator };
 
 const MAX_INT32 = 0x7fffffff;
 const TWO32 = 4294967296;
@@ -104,7 +97,7 @@ function numbersToLargeOffsets(src: Float64Array | Int32Array, count: number, al
 // gather
 
 /** Output row j = row indices[j] of `data` (relative to `data`), NULL where indices[j] is -1. */
-export function gatherData(data: Data, indices: Int32Array, count: number = indices.length, alloc: Allocator = sharedAllocator): Data {
+export function gatherData(data: Data, indices: Int32Array, count: number = indices.length, alloc: Allocator = sharedAlloc): Data {
   const type = data.type as DataType;
   if (type.typeId === Type.Null) return build({ type, length: count, nullCount: count });
   const [nullBitmap, nullCount] = gatherValidity(data, indices, count, alloc);
@@ -155,7 +148,7 @@ export function gatherRanges(
   starts: Int32Array | Float64Array,
   ends: Int32Array | Float64Array,
   count: number = starts.length,
-  alloc: Allocator = sharedAllocator,
+  alloc: Allocator = sharedAlloc,
 ): Data {
   let total = 0;
   for (let k = 0; k < count; k++) total += ends[k] - starts[k];
@@ -326,7 +319,7 @@ function gatherFixedSizeList(data: Data, idx: Int32Array, n: number, alloc: Allo
 // concat
 
 /** Same-typed chunks (any offsets) as one contiguous Data with offset 0. */
-export function concatData(chunks: Data[], alloc: Allocator = sharedAllocator): Data {
+export function concatData(chunks: Data[], alloc: Allocator = sharedAlloc): Data {
   if (chunks.length === 0) throw new Error('concatData: no chunks (the type is unknown)');
   const type = chunks[0].type as DataType;
   let n = 0;

@@ -13,17 +13,13 @@
  */
 import * as A from 'apache-arrow';
 import type { BatchDesc, BufRef, ColumnDesc } from '../types/column.js';
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { schemaFromArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
 import { bitmapToBytes, sliceBitmap } from './bits.js';
 import { type Allocator, sharedAlloc } from './arena.js';
-import { concatData, gatherData } from './gather.js';
+import { concatData, gatherData, offsetsOf } from './gather.js';
 
-export type TypedArrayConstructor<T extends TypedArray = TypedArray> = {
-  new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T;
-  new (length: number): T;
-  readonly BYTES_PER_ELEMENT: number;
-};
+export type { TypedArrayConstructor };
 
 
 /** A copy of `src` in memory from `alloc` (default: a new SharedArrayBuffer). */
@@ -53,7 +49,8 @@ export function toSharedData(data: A.Data, alloc: Allocator = sharedAlloc): A.Da
     case A.Type.Float:
     case A.Type.Date:
     case A.Type.Timestamp:
-    case A.Type.Duration: {
+    case A.Type.Duration:
+    case A.Type.Decimal: {
       const values = data.values as TypedArray;
       const stride = data.stride;
       return A.makeData({ ...base, type: t as A.Int, data: copyShared(values.subarray(0, n * stride), alloc) as never });
@@ -240,17 +237,79 @@ export function toKeyColumn(data: A.Data): KeyColumn {
     case 'utf8':
     case 'binary':
       return { type: t, length: n, values: data.values as Uint8Array, offsets: (data.valueOffsets as Int32Array).subarray(0, n + 1), valid };
+    case 'largeUtf8':
+    case 'largeBinary':
+      // 64-bit offsets as 32-bit ones: one partition's key bytes stay far below 2^31.
+      return { type: t, length: n, values: data.values as Uint8Array, offsets: Int32Array.from(offsetsOf(data)), valid };
     case 'int':
     case 'float':
     case 'date':
     case 'timestamp':
     case 'duration':
       return { type: t, length: n, values: (data.values as TypedArray).subarray(0, n), offsets: null, valid };
+    case 'decimal':
+      return { type: t, length: n, values: (data.values as Uint32Array).subarray(0, 4 * n), offsets: null, valid };
     case 'null':
       return { type: t, length: n, values: new Uint8Array(n), offsets: null, valid: new Uint8Array(n) };
     default:
       throw new Error(`internal: ${t.kind} cannot be a key column`);
   }
+}
+
+/**
+ * Bytes `toSharedData` allocates for `data` (its rows only, as a slice sees them, with 8-byte
+ * alignment per buffer): what a copy of a slice costs, where dataBytes counts the whole buffers
+ * a slice shares with its parent.
+ */
+export function copyBytes(data: A.Data): number {
+  const t = data.type as A.DataType;
+  const n = data.length;
+  const pad = (b: number): number => Math.ceil(b / 8) * 8;
+  const validity = data.nullCount > 0 && t.typeId !== A.Type.Null ? pad(Math.ceil((n + (data.offset & 7)) / 8) + 1) : 0;
+  switch (t.typeId) {
+    case A.Type.Null:
+      return 0;
+    case A.Type.Bool:
+      return validity + pad(Math.ceil(n / 8) + 1);
+    case A.Type.Dictionary:
+      return copyBytes(decodeDictionary(data as A.Data<A.Dictionary>));
+    case A.Type.Utf8:
+    case A.Type.Binary: {
+      const o = data.valueOffsets as Int32Array;
+      return validity + pad(4 * (n + 1)) + pad(n === 0 ? 0 : o[n]! - o[0]!);
+    }
+    case A.Type.LargeUtf8:
+    case A.Type.LargeBinary: {
+      const o = data.valueOffsets as unknown as BigInt64Array;
+      return validity + pad(8 * (n + 1)) + pad(n === 0 ? 0 : Number(o[n]! - o[0]!));
+    }
+    case A.Type.List:
+    case A.Type.Map: {
+      const o = data.valueOffsets as Int32Array;
+      const start = n === 0 ? 0 : o[0]!;
+      const end = n === 0 ? 0 : o[n]!;
+      return validity + pad(4 * (n + 1)) + copyBytes(data.children[0]!.slice(start, end - start));
+    }
+    case A.Type.LargeList: {
+      const o = data.valueOffsets as unknown as BigInt64Array;
+      const start = n === 0 ? 0 : Number(o[0]!);
+      const end = n === 0 ? 0 : Number(o[n]!);
+      return validity + pad(8 * (n + 1)) + copyBytes(data.children[0]!.slice(start, end - start));
+    }
+    case A.Type.FixedSizeList:
+      return validity + copyBytes(prefix(data.children[0]!, n * (t as A.FixedSizeList).listSize));
+    case A.Type.Struct:
+      return validity + data.children.reduce((s, c) => s + copyBytes(prefix(c, n)), 0);
+    default: {
+      const values = data.values as TypedArray;
+      return validity + pad(n * data.stride * values.BYTES_PER_ELEMENT);
+    }
+  }
+}
+
+/** copyBytes of every column of a batch. */
+export function batchCopyBytes(batch: A.RecordBatch): number {
+  return batch.data.children.reduce((s, c) => s + copyBytes(c), 0);
 }
 
 /** Bytes held by a Data's buffers, children included (for memory accounting). */
@@ -261,9 +320,30 @@ export function dataBytes(data: A.Data): number {
   return bytes;
 }
 
-/** Bytes a descriptor's regions span (a string column counts its whole byte buffer). */
+/**
+ * Bytes a descriptor's regions span. A string/binary column counts only the bytes its rows
+ * reference: a routed chunk is a region of a column gathered for every destination, whose byte
+ * buffer it shares (lists still count their whole child).
+ */
 export function descBytes(c: ColumnDesc): number {
-  return (c.values?.byteLength ?? 0) + (c.offsets?.byteLength ?? 0) + (c.validity?.byteLength ?? 0) + c.children.reduce((s, k) => s + descBytes(k), 0);
+  return valueBytes(c) + (c.offsets?.byteLength ?? 0) + (c.validity?.byteLength ?? 0) + c.children.reduce((s, k) => s + descBytes(k), 0);
+}
+
+function valueBytes(c: ColumnDesc): number {
+  const v = c.values;
+  const o = c.offsets;
+  if (!v || !o) return v?.byteLength ?? 0;
+  const k = c.type.kind;
+  if (k === 'utf8' || k === 'binary') {
+    const offs = new Int32Array(o.sab, o.byteOffset, c.length + 1);
+    return offs[c.length]! - offs[0]!;
+  }
+  if (k === 'largeUtf8' || k === 'largeBinary') {
+    const w = new Int32Array(o.sab, o.byteOffset, 2 * (c.length + 1));
+    const at = (i: number): number => w[2 * i + 1]! * 4294967296 + (w[2 * i]! >>> 0);
+    return at(c.length) - at(0);
+  }
+  return v.byteLength;
 }
 
 /** Bytes of a partition chunk: its row ids and columns. */

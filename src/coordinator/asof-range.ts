@@ -16,14 +16,14 @@
 import type * as A from 'apache-arrow';
 import { localAlloc } from '../columns/arena.js';
 import { concatData, gatherData } from '../columns/gather.js';
-import { chunkDescBytes, describeData, rebuildData, toKeyColumn, toSharedData } from '../columns/shared.js';
+import { describeData, rebuildData, toKeyColumn, toSharedData } from '../columns/shared.js';
 import { compareAsofKeys, normalizeAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
 import { Exchange } from '../shuffle/exchange.js';
-import type { ChunkDesc, PartitionInput, RouteResult, RouteTask } from '../types/tasks.js';
+import type { ChunkDesc, RangeRouting } from '../types/tasks.js';
 import type { AsofStagePlan } from './exec-asof.js';
 import type { Ingested } from './ingest.js';
+import { reroute } from './reroute.js';
 import type { RunContext } from './run-context.js';
-import { runAll } from './scheduler.js';
 
 const SAMPLE_ROWS = 4096;
 
@@ -44,36 +44,15 @@ export async function routeByRange(ctx: RunContext, plan: AsofStagePlan, left: I
   const maxs: ChunkDesc[][] = Array.from({ length: ranges }, () => []);
 
   const route = async (side: Ingested, name: string, keyPos: number, extremes: boolean): Promise<Exchange> => {
-    const from = side.exchange.inputFor(0);
-    const to = new Exchange(ctx.exchangeEnv(), name, side.exchange.schema, ranges);
-    const inputs: Array<{ input: PartitionInput; bytes: number }> = from.chunks.map((c) => ({
-      input: { chunks: [c], spillFiles: [], schema: from.schema },
-      bytes: chunkDescBytes(c) + 4096,
-    }));
-    for (const f of from.spillFiles) inputs.push({ input: { chunks: [], spillFiles: [f], schema: from.schema }, bytes: 0 });
-    try {
-      await runAll(
-        inputs.map(({ input, bytes }) => async () => {
-          const outputBuffer = bytes > 0 ? ctx.pool.take(bytes) : undefined;
-          const task: RouteTask = { kind: 'route', input, keyPos, key: plan.resolved.key, splitters: splitterDesc, partitions: ranges, extremes, outputBuffer };
-          const t0 = performance.now();
-          const res = await ctx.run<RouteResult>(task);
-          ctx.addPhase('partition', performance.now() - t0);
-          // Boundary rows are copied out before the regions may be spilled or recycled.
-          for (const e of res.extremes) {
-            const chunk = res.parts.find((x) => x.partition === e.partition)!.chunk;
-            if (e.min >= 0) mins[e.partition]!.push(oneRow(chunk, e.min));
-            if (e.max >= 0) maxs[e.partition]!.push(oneRow(chunk, e.max));
-          }
-          await to.add(res, res.bytes, outputBuffer ?? null);
-        }),
-        ctx.concurrency,
-      );
-      await to.seal();
-    } catch (err) {
-      to.release();
-      throw err;
-    }
+    const routing: RangeRouting = { kind: 'range', keyColumn: keyPos, key: plan.resolved.key, splitters: splitterDesc, partitions: ranges, extremes };
+    const to = await reroute(ctx, side.exchange, 0, routing, name, (res) => {
+      // Boundary rows are copied out before the regions may be spilled or recycled.
+      for (const e of res.extremes) {
+        const chunk = res.parts.find((x) => x.partition === e.partition)!.chunk;
+        if (e.min >= 0) mins[e.partition]!.push(oneRow(chunk, e.min));
+        if (e.max >= 0) maxs[e.partition]!.push(oneRow(chunk, e.max));
+      }
+    });
     side.exchange.release();
     return to;
   };
@@ -113,9 +92,9 @@ function sampleSplitters(chunks: ChunkDesc[], keyPos: number, plan: AsofStagePla
     const m = Math.min(per, key.length);
     const idx = new Int32Array(m);
     for (let k = 0; k < m; k++) idx[k] = Math.floor(((k + 0.5) * key.length) / m);
-    samples.push(gatherData(key, idx, m, localAlloc as never));
+    samples.push(gatherData(key, idx, m, localAlloc));
   }
-  const sample = samples.length === 1 ? samples[0]! : concatData(samples, localAlloc as never);
+  const sample = samples.length === 1 ? samples[0]! : concatData(samples, localAlloc);
   const keys: NormalizedKey = normalizeAsofKey(toKeyColumn(sample), plan.resolved.key);
   const valid: number[] = [];
   for (let i = 0; i < sample.length; i++) if (keys.valid === null || keys.valid[i] === 1) valid.push(i);
@@ -128,7 +107,7 @@ function sampleSplitters(chunks: ChunkDesc[], keyPos: number, plan: AsofStagePla
   }
   // A splitter equal to the least key would leave range 0 empty of purpose; harmless, keep it simple.
   if (picks.length === 0) return null;
-  return gatherData(sample, Int32Array.from(picks), picks.length, localAlloc as never);
+  return gatherData(sample, Int32Array.from(picks), picks.length, localAlloc);
 }
 
 /** A one-row copy of a chunk's row `pos`, in its own small shared buffers. */

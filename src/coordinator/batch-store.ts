@@ -1,16 +1,19 @@
 /**
  * Keeps a blocking operator's input batches until its output phase replays them in order.
  * Batches Sluice allocated itself (file reads, earlier stages) count against the memory budget
- * as the reservation `<name>.retained`; over budget they go to one spill file and are read back
- * in order. Batches in the caller's memory (fromArrow) are only referenced, never counted.
+ * as the reservation `<name>.retained`; when keeping one would leave less than the run's
+ * headroom free it goes to one spill file instead, in pieces small enough to read back within
+ * a task's share of the budget, and is read back in order. Batches in the
+ * caller's memory (fromArrow) are only referenced, never counted.
  */
 import type * as A from 'apache-arrow';
-import { batchBytes } from '../columns/shared.js';
+import { batchBytes, batchCopyBytes } from '../columns/shared.js';
+import { ExecutionError } from '../errors.js';
 import type { Reservation } from '../memory/budget.js';
 import { readSpill, SpillWriter } from '../memory/spill-file.js';
 import type { RunContext } from './run-context.js';
 
-type Item = { batch: A.RecordBatch | null; rows: number; rowBase: number };
+type Item = { batch: A.RecordBatch | null; rows: number; rowBase: number; bytes: number };
 
 export class BatchStore {
   private readonly items: Item[] = [];
@@ -35,55 +38,70 @@ export class BatchStore {
   async push(batch: A.RecordBatch): Promise<number> {
     const rowBase = this.rows;
     this.rows += batch.numRows;
-    if (!this.owned || this.reservation.tryGrow(batchBytes(batch))) {
-      this.items.push({ batch, rows: batch.numRows, rowBase });
+    const bytes = this.owned ? batchBytes(batch) : 0;
+    if (!this.owned || this.reservation.tryGrow(bytes, this.ctx.limits.headroom)) {
+      this.items.push({ batch, rows: batch.numRows, rowBase, bytes });
       return rowBase;
     }
-    const t0 = performance.now();
+    // Spilled in pieces small enough that reading one back fits a task's share of the budget.
+    const pieceRows = Math.max(1, Math.floor(this.ctx.limits.taskBytes / 4 / Math.max(1, bytes / Math.max(1, batch.numRows))));
+    for (let start = 0; start < batch.numRows || start === 0; start += pieceRows) {
+      const len = Math.min(pieceRows, batch.numRows - start);
+      const piece = start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len);
+      await this.ctx.clock.during('spill', this.write(piece));
+      this.items.push({ batch: null, rows: len, rowBase: rowBase + start, bytes: 0 });
+      if (len === 0) break;
+    }
+    return rowBase;
+  }
+
+  private async write(batch: A.RecordBatch): Promise<void> {
+    const newFile = !this.spill;
     if (!this.spill) {
       const dir = await this.ctx.runDir();
       this.spillPath = dir.file(`${this.name}-retained`);
       this.spill = await SpillWriter.create(this.spillPath, batch.schema);
-      this.ctx.stats.spillFiles++;
+      this.ctx.track(this.spill);
     }
     await this.spill.append(batch);
-    this.ctx.stats.spilledBytes += batchBytes(batch);
-    this.ctx.addPhase('spill', performance.now() - t0);
-    this.items.push({ batch: null, rows: batch.numRows, rowBase });
-    return rowBase;
+    this.ctx.spilled(batchCopyBytes(batch), newFile);
   }
 
   /** Ends the writing side (call once all batches are in). */
   async seal(): Promise<void> {
-    if (this.spill) await this.spill.finish();
+    if (!this.spill) return;
+    await this.spill.finish();
+    this.ctx.untrack(this.spill);
   }
 
-  /** The batches in order, with their first row ids. */
+  /** The batches in order, with their first row ids; each in-memory batch is let go once replayed. */
   async *replay(): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
     const reader = this.spillPath ? readSpill(this.spillPath)[Symbol.asyncIterator]() : null;
+    // A batch read back from disk is held (counted here) until the consumer asks for the next.
+    const readBack = this.ctx.budget.reserve(`${this.name}.read-back`);
     try {
       for (const item of this.items) {
         let batch = item.batch;
         if (!batch) {
-          const r = await reader!.next();
-          if (r.done) throw new Error(`internal: spill file ${this.spillPath} ended early`);
+          const r = await this.ctx.clock.during('spill', reader!.next());
+          if (r.done) throw new ExecutionError('INTERNAL', `internal: spill file ${this.spillPath} ended early`);
           batch = r.value;
+          readBack.grow(batchBytes(batch));
         }
+        item.batch = null;
         yield { batch, rowBase: item.rowBase };
+        readBack.free();
+        if (item.bytes > 0) this.reservation.shrink(item.bytes);
+        item.bytes = 0;
       }
     } finally {
+      readBack.free();
       await reader?.return?.(undefined);
     }
   }
 
-  /** All retained batches in memory at once (the right side of a join). */
-  async all(): Promise<A.RecordBatch[]> {
-    const out: A.RecordBatch[] = [];
-    for await (const { batch } of this.replay()) out.push(batch);
-    return out;
-  }
-
   release(): void {
+    this.items.length = 0;
     this.reservation.free();
   }
 }

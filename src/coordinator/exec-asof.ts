@@ -4,31 +4,31 @@
  * Planning: options resolved against both schemas (src/ops/asof-spec), the condition bound
  * against the output schema, and the columns each side must route to the workers: its `by`
  * keys, its `on` key, and the columns the condition reads.
- * Execution: both sides hash-partitioned on the `by` keys with the same seeded hash (matching
- * groups meet in one task), one task per partition writes each left row's matched right row id
- * into a shared array, then the left batches are replayed in order and the right columns are
- * gathered by those ids (one gather per column and batch).
+ * Execution, on the shared blocking path (./partitioned.ts): both sides hash-partitioned on the
+ * `by` keys with the same seeded hash (matching groups meet in one task); the right side routes
+ * the columns the output takes from it too, so it is never held whole; one task per partition
+ * gives each left row its match and the right columns gathered by it (`__matched` first),
+ * routed by left row id; then the left batches are replayed in order with those attached.
  * Without `by` keys all rows share one group: both sides are range-partitioned on the key
  * instead (src/coordinator/asof-range.ts), unless a condition can reject rows: then one task.
  */
 import * as A from 'apache-arrow';
-import { localAlloc, sharedAlloc } from '../columns/arena.js';
 import { schemaToArrow } from '../columns/arrow-types.js';
-import { concatData, gatherData } from '../columns/gather.js';
-import { batchFromColumns, bufRefOf } from '../columns/shared.js';
+import { gatherData } from '../columns/gather.js';
+import { batchFromColumns } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { bindPredicate, type BoundExpr } from '../expr/bind.js';
 import { toPredicateNode, type Expr } from '../expr/builders.js';
 import { resolveAsof, type AsofOptions, type ResolvedAsof } from '../ops/asof-spec.js';
 import type { FieldDesc, SchemaDesc } from '../types/column.js';
-import type { AsofTask, ChunkDesc } from '../types/tasks.js';
+import type { AsofTaskSpec, ChunkDesc } from '../types/tasks.js';
 import { routeByRange } from './asof-range.js';
-import type { AsofTaskSpec } from '../worker/asof-task.js';
+import { fixedWidth } from './column-widths.js';
 import { ownsBatches, runStage } from './execute.js';
 import { ingest } from './ingest.js';
+import { loadBytesOf, OutputRanges, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
 import type { Stage } from './planner.js';
 import type { RunContext } from './run-context.js';
-import { runAll } from './scheduler.js';
 
 const MAX_RIGHT_ROWS = 0x7fffffff;
 
@@ -40,6 +40,10 @@ export interface AsofStagePlan {
   leftRouted: number[];
   rightRouted: number[];
   task: AsofTaskSpec;
+  /** The kernel's output columns: `__matched`, then the right columns the output takes. */
+  outFields: FieldDesc[];
+  /** For each output column: a left input column, or the position among `outFields`. */
+  assemble: Array<{ side: 'left'; index: number } | { side: 'right'; out: number }>;
   explain(indent: string, partitions: number): string[];
 }
 
@@ -75,6 +79,16 @@ export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc):
     condition = remapColumns(full, remap);
   }
 
+  // The right columns the output takes travel with the right rows (payload).
+  const payload: number[] = [];
+  const outFields: FieldDesc[] = [{ name: '__matched', type: { kind: 'int', bits: 8, signed: false }, nullable: false }];
+  const assemble: AsofStagePlan['assemble'] = resolved.outputSources.map((src, i) => {
+    if (src.side === 'left') return { side: 'left', index: src.index };
+    payload.push(route('right', src.index));
+    outFields.push({ ...outputSchema[i]!, nullable: true });
+    return { side: 'right', out: outFields.length - 1 };
+  });
+
   const task: AsofTaskSpec = {
     leftBy,
     rightBy,
@@ -87,6 +101,7 @@ export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc):
     nullsEqual: resolved.nullsEqual,
     condition,
     conditionColumns,
+    payload,
   };
   const mode = resolved.by.length > 0 ? 'hash' : condition ? 'single' : 'range';
   return {
@@ -96,6 +111,8 @@ export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc):
     leftRouted,
     rightRouted,
     task,
+    outFields,
+    assemble,
     explain(indent, partitions) {
       const next = indent + '  ';
       const byText = resolved.by.map((b) => (b.left.name === b.right.name ? b.left.name : `${b.left.name} = ${b.right.name}`)).join(', ');
@@ -112,7 +129,7 @@ export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc):
         `${next}sort per partition: (by group, ${resolved.on.left.name}, row id) on each side, LSD radix argsort, once`,
         `${next}key comparison: ${resolved.key.cls}${resolved.key.unit ? ` in ${resolved.key.unit}` : ''}, exact gaps`,
         `${next}match: merge cursors per group${condition ? `; condition ${condition.name} checked in vectorized rounds (walks on to the next eligible row)` : ', O(n + m)'}`,
-        `${next}output: left order; right columns gathered by matched row id${resolved.how === 'inner' ? '; unmatched left rows dropped' : ''}`,
+        `${next}output: right columns gathered in the task by match, routed by left row id; left order${resolved.how === 'inner' ? '; unmatched left rows dropped' : ''}`,
       ];
     },
   };
@@ -146,9 +163,10 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     hashKeys,
     partitions,
     owned: ownsBatches(leftStage),
+    retain: true,
   });
   let right: Awaited<ReturnType<typeof ingest>> | null = null;
-  const matchesReservation = ctx.budget.reserve('asof.matches');
+  let out: OutputRanges | null = null;
   try {
     right = await ingest(ctx, runStage(ctx, rightStage), rightStage.schema, {
       name: 'asof-right',
@@ -156,99 +174,99 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
       hashKeys,
       partitions,
       owned: ownsBatches(rightStage),
+      retain: false,
     });
     if (right.rows > MAX_RIGHT_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `asofJoin: the right input has ${right.rows} rows; one join can address at most ${MAX_RIGHT_ROWS}`);
     }
     // Without by keys: from one partition to key ranges, so every thread gets work.
-    let leftEx = left.exchange;
-    let rightEx = right.exchange;
     let extras: (p: number) => ChunkDesc[] = () => [];
     if (plan.mode === 'range') {
       const ranged = await routeByRange(ctx, plan, left, right);
       if (ranged) {
-        leftEx = ranged.left;
-        rightEx = ranged.right;
+        left.exchange = ranged.left;
+        right.exchange = ranged.right;
         extras = (p) => ranged.extras(p);
-        left.exchange = leftEx;
-        right.exchange = rightEx;
       }
     }
-    const matches = sharedAlloc(Int32Array, left.rows).fill(-1);
-    matchesReservation.forceGrow(matches.byteLength);
-    const matchesDesc = bufRefOf(matches);
-    const parts = leftEx.nonEmpty().filter((p) => rightEx.rowsOf(p) + extras(p).length > 0);
-    const t0 = performance.now();
-    await runAll(
-      parts.map((p) => async () => {
-        const rightInput = rightEx.inputFor(p);
-        const extra = extras(p);
-        const task: AsofTask = {
-          kind: 'asof',
-          left: leftEx.inputFor(p),
-          right: extra.length > 0 ? { ...rightInput, chunks: [...rightInput.chunks, ...extra] } : rightInput,
-          spec: plan.task,
-          matches: matchesDesc,
+    const leftEx = left.exchange;
+    const rightEx = right.exchange;
+    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows);
+    const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const op: KernelOperator = {
+      name: 'asof',
+      // Rows split again by the by keys (both sides alike) keep every by group in one task.
+      splitKeys: plan.mode === 'hash' ? [hashKeys, hashKeys] : null,
+      job: ({ sides: [lx, rx], p, level }) => {
+        const nL = lx!.rowsOf(p);
+        // Boundary rows of neighbouring ranges belong to the first partitioning only.
+        const extra = level === 0 ? extras(p) : [];
+        const nR = rx!.rowsOf(p) + extra.length;
+        if (nL === 0) return null;
+        const inputBytes = loadBytesOf(lx!, p) + loadBytesOf(rx!, p);
+        return {
+          rows: nL + nR,
+          scratchBytes: inputBytes + (nL + nR) * 64 + nL * outRowBytes,
+          outputBytes: nL * outRowBytes,
+          build: (routing, scratch) => {
+            const rightInput = rx!.inputFor(p);
+            return {
+              kind: 'asof',
+              left: lx!.inputFor(p),
+              right: extra.length > 0 ? { ...rightInput, chunks: [...rightInput.chunks, ...extra] } : rightInput,
+              spec: plan.task,
+              out: routing,
+              scratch,
+            };
+          },
+          done: (res) => {
+            if (res.rows !== nL || res.rightRows !== nR) {
+              throw new ExecutionError('INTERNAL', `asofJoin: a partition lost rows on its way to the worker; refusing to return a partial result`);
+            }
+            lx!.drop(p);
+            rx!.drop(p);
+          },
         };
-        const res = await ctx.run<{ rows: number; rightRows: number }>(task);
-        if (res.rows !== leftEx.rowsOf(p) || res.rightRows !== rightEx.rowsOf(p) + extra.length) {
-          throw new ExecutionError('INTERNAL', `asofJoin: partition ${p} lost rows on its way to the worker; refusing to return a partial result`);
-        }
-        leftEx.drop(p);
-        rightEx.drop(p);
-      }),
-      ctx.concurrency,
-      (done) => ctx.progress('kernel', done, parts.length),
-    );
-    ctx.addPhase('kernel', performance.now() - t0);
+      },
+    };
+    await runKernels(ctx, op, leftEx.nonEmpty().map((p) => ({ sides: [leftEx, rightEx], p, level: 0 })), out);
     leftEx.release();
     rightEx.release();
 
-    // Right columns as one column each, so a global right row id addresses them directly.
-    const rightBatches = await right.store.all();
-    const rightSchema = rightStage.schema;
-    const rightColumns = new Map<number, A.Data>();
     const schema = schemaToArrow(plan.outputSchema);
-    for (const src of resolved.outputSources) {
-      if (src.side !== 'right' || rightColumns.has(src.index)) continue;
-      const chunks = rightBatches.map((b) => b.data.children[src.index]!);
-      rightColumns.set(
-        src.index,
-        chunks.length === 1 ? chunks[0]! : chunks.length === 0 ? emptyColumn(rightSchema.fields[src.index]!) : concatData(chunks, localAlloc as never),
-      );
-    }
-    for await (const { batch, rowBase } of left.store.replay()) {
-      ctx.checkAbort();
-      const n = batch.numRows;
-      let idx = matches.subarray(rowBase, rowBase + n);
-      let leftIdx: Int32Array | null = null;
-      if (resolved.how === 'inner') {
-        let kept = 0;
-        for (let i = 0; i < n; i++) if (idx[i]! >= 0) kept++;
-        leftIdx = new Int32Array(kept);
-        const r = new Int32Array(kept);
-        for (let i = 0, k = 0; i < n; i++) if (idx[i]! >= 0) { leftIdx[k] = i; r[k++] = idx[i]!; }
-        idx = r;
+    const inner = resolved.how === 'inner';
+    const combine = (batch: A.RecordBatch, outputs: A.Data[]): A.RecordBatch | null => {
+      let columns = plan.assemble.map((a) => (a.side === 'left' ? batch.data.children[a.index]! : outputs[a.out]!));
+      let rows = batch.numRows;
+      if (inner) {
+        const kept = matchedRows(outputs[0]!);
+        if (kept.length === 0) return null;
+        if (kept.length < rows) {
+          columns = columns.map((c) => gatherData(c, kept, kept.length));
+          rows = kept.length;
+        }
       }
-      const rows = leftIdx ? leftIdx.length : n;
-      if (rows === 0 && resolved.how === 'inner') continue;
-      const columns = resolved.outputSources.map((src) =>
-        src.side === 'left'
-          ? leftIdx ? gatherData(batch.data.children[src.index]!, leftIdx, rows, localAlloc as never) : batch.data.children[src.index]!
-          : gatherData(rightColumns.get(src.index)!, idx, rows, localAlloc as never),
-      );
-      yield batchFromColumns(schema, columns, rows);
+      return batchFromColumns(schema, columns, rows);
+    };
+    for await (const batch of replayWithOutputs(left.store!, out, combine)) {
+      ctx.checkAbort();
+      yield batch;
     }
   } finally {
     left.exchange.release();
-    left.store.release();
+    left.store?.release();
     right?.exchange.release();
-    right?.store.release();
-    matchesReservation.free();
+    out?.release();
   }
 }
 
-function emptyColumn(field: A.Field): A.Data {
-  return A.vectorFromArray([], field.type).data[0]! as A.Data;
+/** Positions of the rows whose `__matched` byte is 1. */
+function matchedRows(matched: A.Data): Int32Array {
+  const m = matched.values as Uint8Array;
+  const n = matched.length;
+  let count = 0;
+  for (let i = 0; i < n; i++) count += m[i]!;
+  const idx = new Int32Array(count);
+  for (let i = 0, k = 0; i < n; i++) if (m[i]) idx[k++] = i;
+  return idx;
 }
-

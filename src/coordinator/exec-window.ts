@@ -1,21 +1,22 @@
 /**
- * Executes a window stage: ingest (partition by the PARTITION BY keys), one task per non-empty
- * partition (sort once + kernel, outputs written straight to their global row positions in
- * shared arrays), then replay the input batches in order with the new columns attached.
+ * Executes a window stage on the shared blocking path (./partitioned.ts): ingest (hash
+ * partitioning by the PARTITION BY keys; one partition without them), one task per non-empty
+ * partition (sort once + kernel), outputs routed by row id, then the input replayed in order
+ * with the new columns attached.
  */
 import * as A from 'apache-arrow';
-import { sharedAlloc } from '../columns/arena.js';
-import { fieldToArrow, typeToArrow } from '../columns/arrow-types.js';
-import { bytesToBitmap } from '../columns/bits.js';
-import { appendColumns, bufRefOf } from '../columns/shared.js';
+import { fieldToArrow, schemaFromArrow } from '../columns/arrow-types.js';
+import { appendColumns } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
-import type { TypeDesc } from '../types/column.js';
-import type { TypedArray } from '../types/keys.js';
-import type { WindowTask } from '../types/tasks.js';
+import { kernelBytesPerRow } from '../ops/window.js';
+import type { FieldDesc } from '../types/column.js';
+import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
+import { stageBytes } from './execute.js';
+import type { Stage } from './planner.js';
 import { ingest } from './ingest.js';
+import { loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
 import type { RunContext } from './run-context.js';
-import { runAll } from './scheduler.js';
 
 const MAX_ROWS = 0xffffffff;
 
@@ -41,108 +42,87 @@ export function planWindowRouting(resolved: ResolvedWindow): WindowStagePlan {
   return { resolved, routed, partitionPos, orderPos, measurePos };
 }
 
-interface OutputArrays {
-  type: TypeDesc;
-  values: TypedArray;
-  /** One byte per row, 1 = NULL. Zero-filled, and tasks write only their NULLs: untouched pages stay free. */
-  nulls: Uint8Array;
+/**
+ * Scratch a window task needs for `rows` rows whose routed columns take `inputBytes`: the
+ * partition made contiguous, group ids and their table, the sort (words, ping-pong buffers,
+ * permutation), permuted keys and measures, frames, prefixes and the outputs in sorted order.
+ */
+function windowScratch(r: ResolvedWindow, rows: number, inputBytes: number): number {
+  const permuted = [...r.orderBy, ...r.measures].reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 0);
+  const outputs = r.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 2, 0);
+  return inputBytes + rows * (48 + kernelBytesPerRow(r) + permuted + outputs);
 }
 
 export async function* execWindow(
   ctx: RunContext,
   plan: WindowStagePlan,
   input: AsyncIterable<A.RecordBatch>,
-  inputSchema: A.Schema,
+  inputStage: Stage,
   owned: boolean,
 ): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
-  const partitions = resolved.partitionBy.length === 0 ? 1 : ctx.config.partitions;
+  const inputSchema = inputStage.schema;
+  const outRowBytesEst = resolved.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 4);
+  const routedRowBytes = plan.routed.reduce((s, i) => s + rowBytesOf(schemaFromArrow(inputSchema)[i]!.type), 4);
+  const partitions =
+    resolved.partitionBy.length === 0
+      ? 1
+      : partitionCount(ctx, await stageBytes(inputStage), rowBytesOfSchema(inputSchema), windowScratch(resolved, 1, routedRowBytes) + outRowBytesEst);
+  ctx.stats.partitions = partitions;
   const { store, exchange, rows } = await ingest(ctx, input, inputSchema, {
     name: 'window',
     routed: plan.routed,
     hashKeys: plan.partitionPos,
     partitions,
     owned,
+    retain: true,
   });
-  const outputReservation = ctx.budget.reserve('window.output');
+  const outFields: FieldDesc[] = resolved.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
+  const out = new OutputRanges(ctx, 'window', outFields, rows);
   try {
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
-    // Output columns indexed by global row id, shared so every worker writes its rows in place.
-    const outputs: OutputArrays[] = resolved.columns.map((c) => {
-      const Ctor = arrayTypeOf(c.type);
-      const values = sharedAlloc(Ctor, rows);
-      const nulls = sharedAlloc(Uint8Array, rows);
-      outputReservation.forceGrow(values.byteLength + nulls.byteLength);
-      return { type: c.type, values, nulls };
-    });
-    const outDescs = outputs.map((o) => ({ values: bufRefOf(o.values), nulls: bufRefOf(o.nulls) }));
-    const parts = exchange.nonEmpty();
-    const t0 = performance.now();
-    const done = await runAll(
-      parts.map((p) => async () => {
-        const task: WindowTask = {
-          kind: 'window',
-          input: exchange.inputFor(p),
-          partitionBy: plan.partitionPos,
-          orderBy: plan.orderPos,
-          measures: plan.measurePos,
-          window: resolved,
-          naive: ctx.config.windowAlgorithm === 'naive',
-          outputs: outDescs,
+    const outRowBytes = outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const op: KernelOperator = {
+      name: 'window',
+      // Rows split again by the PARTITION BY keys keep every group whole.
+      splitKeys: plan.partitionPos.length > 0 ? [plan.partitionPos] : null,
+      job: ({ sides: [ex], p }) => {
+        const n = ex!.rowsOf(p);
+        return {
+          rows: n,
+          scratchBytes: windowScratch(resolved, n, loadBytesOf(ex!, p)),
+          outputBytes: n * outRowBytes,
+          build: (routing, scratch) => ({
+            kind: 'window',
+            input: ex!.inputFor(p),
+            partitionBy: plan.partitionPos,
+            orderBy: plan.orderPos,
+            measures: plan.measurePos,
+            window: resolved,
+            naive: ctx.config.windowAlgorithm === 'naive',
+            out: routing,
+            scratch,
+          }),
+          done: (res) => {
+            if (res.rows !== n) throw new ExecutionError('INTERNAL', `window: a partition held ${n} rows but its task read ${res.rows}; refusing to return a partial result`);
+            ex!.drop(p);
+          },
         };
-        const res = await ctx.run<{ rows: number }>(task);
-        exchange.drop(p);
-        return res.rows;
-      }),
-      ctx.concurrency,
-      (k) => ctx.progress('kernel', k, parts.length),
-    );
-    const processed = done.reduce((s, r) => s + r, 0);
-    if (processed !== rows) {
-      throw new ExecutionError('INTERNAL', `window: partitions held ${processed} rows but ${rows} came in; refusing to return a partial result`);
-    }
-    ctx.addPhase('kernel', performance.now() - t0);
+      },
+    };
+    await runKernels(ctx, op, exchange.nonEmpty().map((p) => ({ sides: [exchange], p, level: 0 })), out);
     exchange.release();
 
     const fields = resolved.columns.map((c) => fieldToArrow({ name: c.name, type: c.type, nullable: c.nullable }));
-    for await (const { batch, rowBase } of store.replay()) {
+    for await (const batch of replayWithOutputs(store!, out, (b, cols) => appendColumns(b, fields, cols))) {
       ctx.checkAbort();
-      const cols = outputs.map((o) => sliceOutput(o, rowBase, batch.numRows));
-      yield appendColumns(batch, fields, cols);
+      yield batch;
     }
   } finally {
     exchange.release();
-    store.release();
-    outputReservation.free();
+    store!.release();
+    out.release();
   }
-}
-
-/** A validity bitmap from NULL-marker bytes, or none when the range has no NULL. */
-function validityFromNullBytes(nulls: Uint8Array): { nullCount: number; nullBitmap: Uint8Array | undefined } {
-  const n = nulls.length;
-  let i = 0;
-  while (i < n && nulls[i] === 0) i++;
-  if (i === n) return { nullCount: 0, nullBitmap: undefined };
-  const valid = new Uint8Array(n);
-  for (let k = 0; k < n; k++) valid[k] = nulls[k] ? 0 : 1;
-  const { bitmap, set } = bytesToBitmap(valid, n);
-  return { nullCount: n - set, nullBitmap: bitmap };
-}
-
-function arrayTypeOf(t: TypeDesc): { new (b: ArrayBufferLike, o?: number, l?: number): TypedArray; new (n: number): TypedArray; BYTES_PER_ELEMENT: number } {
-  if (t.kind === 'bool') return Uint8Array;
-  return typeToArrow(t).ArrayType as never;
-}
-
-/** Rows [start, start + length) of an output as Arrow Data (values are views, not copies). */
-function sliceOutput(o: OutputArrays, start: number, length: number): A.Data {
-  const type = typeToArrow(o.type);
-  const { nullCount, nullBitmap } = validityFromNullBytes(o.nulls.subarray(start, start + length));
-  if (o.type.kind === 'bool') {
-    const { bitmap: bits } = bytesToBitmap(o.values.subarray(start, start + length) as Uint8Array, length);
-    return A.makeData({ type: type as A.Bool, length, nullCount, nullBitmap, data: bits });
-  }
-  return A.makeData({ type: type as A.Int, length, nullCount, nullBitmap, data: o.values.subarray(start, start + length) as never });
 }

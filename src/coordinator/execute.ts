@@ -1,15 +1,57 @@
 /** Runs a stage tree as a stream of record batches. */
 import type * as A from 'apache-arrow';
-import { batchFromColumns } from '../columns/shared.js';
+import { batchBytes, batchFromColumns } from '../columns/shared.js';
 import { execAsof } from './exec-asof.js';
+import { execGroupBy, execWindowGroupBy } from './exec-groupby.js';
+import { execJoin } from './exec-join.js';
+import { execSort } from './exec-sort.js';
 import { execRowLocal } from './exec-rowlocal.js';
 import { execWindow } from './exec-window.js';
 import type { Stage } from './planner.js';
 import type { RunContext } from './run-context.js';
 
+/**
+ * About how many bytes a stage's rows take in memory, from its sources' sizes (null: not known
+ * before reading). Row-local chains are taken as their input's size.
+ */
+export async function stageBytes(stage: Stage): Promise<number | null> {
+  switch (stage.kind) {
+    case 'scan':
+      return (await stage.source.size()).bytes;
+    case 'rowlocal':
+    case 'limit':
+    case 'window':
+    case 'sort':
+    case 'groupBy':
+    case 'project':
+      // A group-by's output is at most its input: an upper bound is what partitioning needs.
+      return stageBytes(stage.input);
+    case 'asof':
+      return stageBytes(stage.left);
+    case 'join':
+      return sumOrNull(await Promise.all([stageBytes(stage.left), stageBytes(stage.right)]));
+    case 'union':
+      return sumOrNull(await Promise.all(stage.inputs.map(stageBytes)));
+  }
+}
+
+function sumOrNull(sizes: Array<number | null>): number | null {
+  return sizes.some((s) => s === null) ? null : sizes.reduce<number>((t, s) => t + s!, 0);
+}
+
 /** Whether a stage's batches were allocated by Sluice (and may be counted and spilled). */
 export function ownsBatches(stage: Stage): boolean {
-  return stage.kind === 'scan' ? stage.source.owned : stage.kind === 'limit' ? ownsBatches(stage.input) : true;
+  switch (stage.kind) {
+    case 'scan':
+      return stage.source.owned;
+    case 'limit':
+    case 'project':
+      return ownsBatches(stage.input);
+    case 'union':
+      return stage.inputs.every(ownsBatches);
+    default:
+      return true;
+  }
 }
 
 /** The stage's batches, each carrying exactly the stage's planned schema. */
@@ -26,10 +68,34 @@ function runStageRaw(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch
     case 'limit':
       return limit(runStage(ctx, stage.input), stage.n);
     case 'window':
-      return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
+      return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input));
     case 'asof':
       return execAsof(ctx, stage.plan, stage.left, stage.right);
+    case 'sort':
+      return execSort(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
+    case 'groupBy':
+      if (stage.fused && stage.input.kind === 'window') {
+        const w = stage.input;
+        return execWindowGroupBy(ctx, stage.fused, stage.plan, runStage(ctx, w.input), w.input.schema, ownsBatches(w.input));
+      }
+      return execGroupBy(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
+    case 'join':
+      return execJoin(ctx, stage.plan, stage.left, stage.right);
+    case 'project':
+      return project(runStage(ctx, stage.input), stage.schema, stage.columns);
+    case 'union':
+      return union(ctx, stage.inputs);
   }
+}
+
+/** The same batches with only some columns, under new names (no copy). */
+async function* project(input: AsyncIterable<A.RecordBatch>, schema: A.Schema, columns: number[]): AsyncGenerator<A.RecordBatch> {
+  for await (const batch of input) yield batchFromColumns(schema, columns.map((i) => batch.data.children[i]!), batch.numRows);
+}
+
+/** Every input's batches, one input after the other. */
+async function* union(ctx: RunContext, inputs: Stage[]): AsyncGenerator<A.RecordBatch> {
+  for (const s of inputs) yield* runStage(ctx, s);
 }
 
 async function* conform(schema: A.Schema, input: AsyncIterable<A.RecordBatch>): AsyncGenerator<A.RecordBatch> {
@@ -38,19 +104,31 @@ async function* conform(schema: A.Schema, input: AsyncIterable<A.RecordBatch>): 
   }
 }
 
+/**
+ * A source's batches. A batch Sluice read itself is counted as `read` until the consumer asks
+ * for the next one (what could not be counted is reported as overflow).
+ */
 async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan' }>): AsyncGenerator<A.RecordBatch> {
   const it = stage.source.batches(ctx.signal)[Symbol.asyncIterator]();
+  const held = ctx.budget.reserve('read');
+  let rows = 0;
   try {
     for (;;) {
       ctx.checkAbort();
-      const t0 = performance.now();
-      const r = await it.next();
-      ctx.addPhase('read', performance.now() - t0);
+      const r = await ctx.clock.during('read', it.next());
       if (r.done) return;
+      rows += r.value.numRows;
       ctx.stats.rowsIn += r.value.numRows;
+      ctx.progress('read', rows, 0, rows);
+      if (stage.source.owned) {
+        const bytes = batchBytes(r.value);
+        if (!held.tryGrow(bytes)) ctx.stats.overflowBytes += bytes;
+      }
       yield r.value;
+      held.free();
     }
   } finally {
+    held.free();
     await it.return?.(undefined);
   }
 }

@@ -1,18 +1,21 @@
 /**
- * The partition phase of a blocking operator: reads its input stream, keeps every batch for the
- * output phase (BatchStore), and routes the columns the operator needs — in slabs of
- * `slabRows` rows, copied once into shared memory — through partition tasks in the workers into
- * an Exchange. At most one partition task per thread is in flight.
+ * The partition phase of a blocking operator: reads its input stream, keeps the batches for
+ * the output phase when the operator replays its input (BatchStore), and routes the columns
+ * the operator needs through partition tasks into an Exchange.
+ *
+ * Slabs: consecutive rows (big batches are cut) of about `slabRows` rows, fewer when the
+ * budget is small, copied once into a pooled shared buffer. Each partition task holds three
+ * loans (that input copy, the output buffer the exchange may keep, its scratch), so the memory
+ * of the phase is bounded by the tasks in flight: one per thread, plus the slab being filled.
  */
 import type * as A from 'apache-arrow';
 import PQueue from 'p-queue';
 import { SharedArena } from '../columns/arena.js';
 import { schemaFromArrow } from '../columns/arrow-types.js';
-import { batchBytes, describeBatch, selectColumns } from '../columns/shared.js';
+import { batchCopyBytes, describeBatch, selectColumns } from '../columns/shared.js';
 import { Exchange } from '../shuffle/exchange.js';
-import type { PartitionResult, PartitionTask } from '../types/tasks.js';
 import { BatchStore } from './batch-store.js';
-import type { RunContext } from './run-context.js';
+import { LOAN_SLACK, type RunContext } from './run-context.js';
 
 export interface IngestSpec {
   name: string;
@@ -21,97 +24,127 @@ export interface IngestSpec {
   /** Positions within `routed` of the hash keys (empty: one partition). */
   hashKeys: number[];
   partitions: number;
+  /** Batches are Sluice's own (counted, spillable), not the caller's. */
   owned: boolean;
+  /** Keep the input batches for the output phase. */
+  retain: boolean;
+  /** Sees each input batch's routed columns with its first row id (e.g. to sample sort keys). */
+  onBatch?: (routed: A.RecordBatch, rowBase: number) => void;
 }
 
 export interface Ingested {
-  store: BatchStore;
-  /** Replaced when the rows are partitioned again (range routing). */
+  store: BatchStore | null;
   exchange: Exchange;
   rows: number;
 }
 
+/** Bytes per routed row a partition task holds in its loans (input copy, output, scratch). */
+const TASK_BYTES_PER_ROW = (rowBytes: number): number => 3 * rowBytes + 32;
+
+/**
+ * Rows per slab: as many as config.slabRows, as few as the budget allows: the tasks in flight
+ * and the slab being made ready hold loans at once, so each gets its share of that many.
+ */
+export function slabRowsFor(ctx: RunContext, rowBytes: number): number {
+  const share = (ctx.limits.taskBytes * ctx.concurrency) / (ctx.concurrency + 1);
+  const fit = Math.floor((share - 3 * LOAN_SLACK) / TASK_BYTES_PER_ROW(rowBytes));
+  return Math.max(1, Math.min(ctx.config.slabRows, fit));
+}
+
 export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch>, inputSchema: A.Schema, spec: IngestSpec): Promise<Ingested> {
-  const store = new BatchStore(ctx, spec.name, spec.owned);
+  const store = spec.retain ? new BatchStore(ctx, spec.name, spec.owned) : null;
   const ordered = spec.routed.map((i) => schemaFromArrow(inputSchema)[i]!);
   const exchange = new Exchange(ctx.exchangeEnv(), spec.name, ordered, spec.partitions);
   const queue = new PQueue({ concurrency: ctx.concurrency });
-  let failure: unknown = null;
+  let failure: { err: unknown } | null = null;
   let slab: A.RecordBatch[] = [];
   let slabRows = 0;
   let slabBase = 0;
-  let slabsDone = 0;
-  let slabsSent = 0;
+  let rowsRouted = 0;
+  let rows = 0;
+  let slabTarget = 0;
 
   const flush = async (): Promise<void> => {
     if (slabRows === 0) return;
     const batches = slab;
     const rowBase = slabBase;
+    const n = slabRows;
     slab = [];
     slabBase += slabRows;
     slabRows = 0;
-    // The slab's columns go to the worker in a pooled shared buffer, and it writes the
-    // partitioned rows into another one: both are reused by the next slabs and runs.
-    const rows = batches.reduce((s, b) => s + b.numRows, 0);
-    const inputBytes = batches.reduce((s, b) => s + batchBytes(b), 0) + 64 * spec.routed.length * batches.length;
-    const inputBuffer = ctx.pool.take(inputBytes);
-    const arena = new SharedArena(Math.max(1 << 16, Math.min(64 << 20, rows * 8 * spec.routed.length)), inputBuffer, false);
-    const described = batches.map((b) => describeBatch(b, arena.alloc));
-    const outputBuffer = ctx.pool.take(arena.allocated + rows * 4 + 64 * (spec.routed.length + 1) + 4096);
-    const task: PartitionTask = {
-      kind: 'partition',
-      batches: described,
-      outputBuffer,
-      keyColumns: spec.hashKeys,
-      partitions: spec.partitions,
-      seed: ctx.config.seed,
-      rowBase,
-    };
-    slabsSent++;
-    await queue.onSizeLessThan(1);
+    const inBytes = batches.reduce((s, b) => s + batchCopyBytes(b), 0) + 64 * spec.routed.length * batches.length + LOAN_SLACK;
+    const outBytes = inBytes + 8 * n + LOAN_SLACK;
+    const scratchBytes = (batches.length > 1 ? inBytes : 0) + 24 * n + LOAN_SLACK;
+    await ctx.clock.during('partition', queue.onSizeLessThan(1));
     if (failure) return;
+    const [inLoan, outLoan, scratchLoan] = await ctx.clock.during('partition', ctx.loans(`${spec.name}.slab`, [inBytes, outBytes, scratchBytes]));
+    // The slab's columns go to the worker in the pooled input loan; it writes the partitioned
+    // rows into the output loan, which the exchange keeps or gives back after spilling.
+    const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
+    const described = batches.map((b) => describeBatch(b, arena.alloc));
     void queue
       .add(async () => {
-        const t0 = performance.now();
-        const result = await ctx.run<PartitionResult>(task);
-        ctx.pool.give([inputBuffer]);
-        ctx.addPhase('partition', performance.now() - t0);
-        await exchange.add(result, result.bytes, outputBuffer);
-        ctx.progress('partition', ++slabsDone, slabsSent);
+        try {
+          const done = await ctx.task({
+            kind: 'partition',
+            batches: described,
+            routing: { kind: 'hash', keyColumns: spec.hashKeys, partitions: spec.partitions, seed: ctx.config.seed, level: 0 },
+            rowBase,
+            outputBuffer: outLoan!.buffer,
+            scratch: scratchLoan!.buffer,
+          });
+          inLoan!.release();
+          scratchLoan!.release();
+          await exchange.add(done.value, outLoan!);
+          rowsRouted += n;
+          ctx.progress('partition', rowsRouted, 0, rowsRouted);
+        } finally {
+          inLoan!.release();
+          scratchLoan!.release();
+          outLoan!.release();
+        }
       })
       .catch((err: unknown) => {
-        failure ??= err;
-        queue.clear();
+        failure ??= { err };
       });
   };
 
+  const it = input[Symbol.asyncIterator]();
   try {
-    for await (const batch of input) {
+    for (;;) {
       if (failure) break;
+      const r = await it.next();
+      if (r.done) break;
+      const batch = r.value;
       ctx.checkAbort();
-      await store.push(batch);
+      rows += batch.numRows;
+      if (store) await store.push(batch);
       if (batch.numRows === 0) continue;
-      // Big batches are cut so every slab (one partition task) holds about slabRows rows.
+      // Big batches are cut so every slab (one partition task) holds about slabTarget rows.
       const routed = selectColumns(batch, spec.routed);
+      spec.onBatch?.(routed, rows - batch.numRows);
+      if (slabTarget === 0) slabTarget = slabRowsFor(ctx, Math.max(1, batchCopyBytes(routed) / routed.numRows));
       for (let start = 0; start < routed.numRows; ) {
-        const take = Math.min(routed.numRows - start, ctx.config.slabRows - slabRows);
+        const take = Math.min(routed.numRows - start, slabTarget - slabRows);
         slab.push(start === 0 && take === routed.numRows ? routed : routed.slice(start, start + take));
         slabRows += take;
         start += take;
-        if (slabRows >= ctx.config.slabRows) await flush();
+        if (slabRows >= slabTarget) await flush();
       }
     }
     if (!failure) await flush();
-    await queue.onIdle();
-    if (failure) throw failure;
-    await store.seal();
+    await ctx.clock.during('partition', queue.onIdle());
+    if (failure) throw (failure as { err: unknown }).err;
+    await store?.seal();
     await exchange.seal();
   } catch (err) {
+    failure ??= { err };
     queue.clear();
     await queue.onIdle();
-    store.release();
+    await it.return?.(undefined);
+    store?.release();
     exchange.release();
     throw err;
   }
-  return { store, exchange, rows: store.totalRows };
+  return { store, exchange, rows };
 }

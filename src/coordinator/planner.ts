@@ -7,7 +7,10 @@
  * - rowlocal: a fused chain of select / withColumns / filter / explode, run batch by batch in
  *   workers, in order, streaming (no shuffle, no sort);
  * - limit: stops pulling once n rows went out;
- * - window / asof: blocking stages that hash-partition, sort once per partition, run a kernel.
+ * - window / asof: blocking stages that hash-partition, sort once per partition, run a kernel;
+ * - sort / groupBy (also distinct) / join: the relational blocking stages on the same path;
+ * - project (rename, drop): the same batches under another schema, no copy;
+ * - union: the inputs' batches one input after the other.
  */
 import type * as A from 'apache-arrow';
 import { schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
@@ -23,6 +26,13 @@ import type { PlanNode } from '../types/plan.js';
 import type { RowOp } from '../types/tasks.js';
 import { type AsofStagePlan, planAsof } from './exec-asof.js';
 import { planWindowRouting, type WindowStagePlan } from './exec-window.js';
+import { fuseWindowGroupBy, planGroupBy, type GroupByStagePlan, type WindowFusion } from './exec-groupby.js';
+import { planJoin, type JoinStagePlan } from './exec-join.js';
+import { planSort, type SortStagePlan } from './exec-sort.js';
+import { resolveDistinct, resolveGroupBy } from '../ops/groupby-spec.js';
+import type { JoinOptions } from '../ops/join-spec.js';
+import { resolveDrop, resolveRename, resolveUnion } from '../ops/project-spec.js';
+import { resolveSortKeys, type SortKeyInput } from '../ops/sort-spec.js';
 import type { Source } from './sources.js';
 
 export type Stage =
@@ -30,7 +40,13 @@ export type Stage =
   | { kind: 'rowlocal'; schema: A.Schema; input: Stage; ops: RowOp[]; labels: string[]; countChanges: boolean }
   | { kind: 'limit'; schema: A.Schema; input: Stage; n: number }
   | { kind: 'window'; schema: A.Schema; input: Stage; plan: WindowStagePlan }
-  | { kind: 'asof'; schema: A.Schema; left: Stage; right: Stage; plan: AsofStagePlan };
+  | { kind: 'asof'; schema: A.Schema; left: Stage; right: Stage; plan: AsofStagePlan }
+  | { kind: 'sort'; schema: A.Schema; input: Stage; plan: SortStagePlan }
+  /** `fused`: the input is a window computed in the group-by's own tasks (see WindowFusion). */
+  | { kind: 'groupBy'; schema: A.Schema; input: Stage; plan: GroupByStagePlan; fused: WindowFusion | null }
+  | { kind: 'join'; schema: A.Schema; left: Stage; right: Stage; plan: JoinStagePlan }
+  | { kind: 'project'; schema: A.Schema; input: Stage; columns: number[]; label: string }
+  | { kind: 'union'; schema: A.Schema; inputs: Stage[] };
 
 export async function planStage(node: PlanNode): Promise<Stage> {
   switch (node.kind) {
@@ -90,6 +106,39 @@ export async function planStage(node: PlanNode): Promise<Stage> {
       const plan = planAsof(node.options, desc(left), desc(right));
       return { kind: 'asof', schema: schemaToArrow(plan.outputSchema), left, right, plan };
     }
+    case 'sort': {
+      const input = await planStage(node.input);
+      const keys = resolveSortKeys(node.keys as SortKeyInput[], desc(input));
+      return { kind: 'sort', schema: input.schema, input, plan: planSort(keys) };
+    }
+    case 'groupBy':
+    case 'distinct': {
+      const input = await planStage(node.input);
+      const resolved = node.kind === 'groupBy' ? resolveGroupBy(node.keys, node.aggs, desc(input)) : resolveDistinct(node.columns, desc(input));
+      const plan = planGroupBy(resolved);
+      // A window partitioned on some of the group keys already partitions the rows by group.
+      const fused = input.kind === 'window' ? fuseWindowGroupBy(input.plan, plan, input.input.schema.fields.length) : null;
+      return { kind: 'groupBy', schema: node.kind === 'distinct' ? input.schema : schemaToArrow(resolved.output), input, plan, fused };
+    }
+    case 'join': {
+      const [left, right] = await Promise.all([planStage(node.left), planStage(node.right)]);
+      const plan = planJoin(node.options as JoinOptions, desc(left), desc(right));
+      return { kind: 'join', schema: schemaToArrow(plan.resolved.output), left, right, plan };
+    }
+    case 'rename': {
+      const input = await planStage(node.input);
+      const p = resolveRename(node.mapping, desc(input));
+      return { kind: 'project', schema: schemaToArrow(p.output), input, columns: p.columns, label: `rename ${node.mapping.map(([a, b]) => `${a} -> ${b}`).join(', ')}` };
+    }
+    case 'drop': {
+      const input = await planStage(node.input);
+      const p = resolveDrop(node.columns, desc(input));
+      return { kind: 'project', schema: schemaToArrow(p.output), input, columns: p.columns, label: `drop ${node.columns.join(', ')}` };
+    }
+    case 'union': {
+      const inputs = await Promise.all(node.inputs.map(planStage));
+      return { kind: 'union', schema: schemaToArrow(resolveUnion(inputs.map(desc))), inputs };
+    }
   }
 }
 
@@ -144,27 +193,76 @@ export function explainStage(stage: Stage, threads: number, partitions: number, 
       ];
     case 'limit':
       return [`${indent}Limit ${stage.n}`, ...explainStage(stage.input, threads, partitions, next)];
-    case 'window': {
-      const r = stage.plan.resolved;
-      const parts = r.partitionBy.length === 0 ? 1 : partitions;
-      const lines = [
-        `${indent}Window`,
-        `${next}partitioning: ${r.partitionBy.length === 0 ? 'none (no PARTITION BY): 1 partition' : `hash(${r.partitionBy.map((c) => c.column).join(', ')}) into ${parts} partitions, seeded`}`,
-        `${next}sort per partition: (${[...r.partitionBy.map((c) => `${c.column} group`), ...r.orderBy.map((o) => `${o.column} ${o.descending ? 'DESC' : 'ASC'} NULLS ${o.nulls.toUpperCase()}`), 'row id'].join(', ')}) by LSD radix argsort, once`,
-        ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? '*' : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c, r)}`),
-        `${next}output: input order (row ids), columns appended`,
-      ];
-      return [...lines, ...explainStage(stage.input, threads, partitions, next)];
-    }
+    case 'window':
+      return [...windowLines(stage, indent, partitions, false), ...explainStage(stage.input, threads, partitions, next)];
     case 'asof':
       return [...stage.plan.explain(indent, partitions), ...explainStage(stage.left, threads, partitions, next), ...explainStage(stage.right, threads, partitions, next)];
+    case 'sort':
+      return [...stage.plan.explain(indent, partitions), ...explainStage(stage.input, threads, partitions, next)];
+    case 'groupBy': {
+      if (!stage.fused || stage.input.kind !== 'window') return [...stage.plan.explain(indent, partitions, null), ...explainStage(stage.input, threads, partitions, next)];
+      const w = stage.input;
+      const reuse = `reuses the Window's hash(${w.plan.resolved.partitionBy.map((c) => c.column).join(', ')}) partitioning into ${partitions} partitions (its keys are group keys): window and grouping run in one task per partition, no second shuffle`;
+      return [...stage.plan.explain(indent, partitions, reuse), ...windowLines(w, next, partitions, true), ...explainStage(w.input, threads, partitions, next + '  ')];
+    }
+    case 'join':
+      return [...stage.plan.explain(indent, partitions), ...explainStage(stage.left, threads, partitions, next), ...explainStage(stage.right, threads, partitions, next)];
+    case 'project':
+      return [`${indent}Project (${stage.label}; no copy) [${cols(stage.schema)}]`, ...explainStage(stage.input, threads, partitions, next)];
+    case 'union':
+      return [`${indent}Union (${stage.inputs.length} inputs, one after the other, streaming)`, ...stage.inputs.flatMap((s) => explainStage(s, threads, partitions, next))];
   }
+}
+
+function windowLines(stage: Extract<Stage, { kind: 'window' }>, indent: string, partitions: number, fused: boolean): string[] {
+  const next = indent + '  ';
+  const r = stage.plan.resolved;
+  const parts = r.partitionBy.length === 0 ? 1 : partitions;
+  return [
+    `${indent}Window${fused ? ' (fused into the GroupBy above: same tasks, no output exchange, no replay)' : ''}`,
+    `${next}partitioning: ${r.partitionBy.length === 0 ? 'none (no PARTITION BY): 1 partition' : `hash(${r.partitionBy.map((c) => c.column).join(', ')}) into ${parts} partitions, seeded`}`,
+    `${next}sort per partition: (${[...r.partitionBy.map((c) => `${c.column} group`), ...r.orderBy.map((o) => `${o.column} ${o.descending ? 'DESC' : 'ASC'} NULLS ${o.nulls.toUpperCase()}`), 'row id'].join(', ')}) by LSD radix argsort, once`,
+    ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? (c.fn === 'count' ? '*' : '') : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c, r)}`),
+    ...(fused ? [] : [`${next}output: input order (row ids), columns appended`]),
+  ];
 }
 
 function windowAlgorithm(c: ResolvedWindow['columns'][number], r: ResolvedWindow): string {
   const measure = c.measure < 0 ? null : r.measures[c.measure]!;
-  if (c.fn === 'min' || c.fn === 'max') return 'monotonic deque (O(1) amortized)';
-  if (c.fn === 'count') return 'differences of a running non-NULL count';
-  if (measure && measure.type.kind === 'float') return 'pairwise block sums per frame (no prefix differences; error bounded by the frame\'s own values)';
-  return 'differences of one running prefix per measure (exact 64-bit wrapping), shared by every horizon';
+  const isFloat = measure !== null && measure.type.kind === 'float';
+  const mods = `${c.ignoreNulls ? ', ignoring NULLs' : ''}${c.minPeriods > 0 ? `, NULL below ${c.minPeriods} values` : ''}`;
+  switch (c.fn) {
+    case 'min':
+    case 'max':
+      return `monotonic deque (O(1) amortized)${mods}`;
+    case 'count':
+      return `differences of a running non-NULL count${mods}`;
+    case 'countDistinct':
+      return `sliding multiset of value ids (O(1) amortized)${mods}`;
+    case 'first':
+    case 'last':
+    case 'nthValue':
+      return `${c.ignoreNulls ? 'index of the n-th non-NULL row (running count + positions)' : 'frame index arithmetic'} (O(1))${mods}`;
+    case 'lag':
+    case 'lead':
+      return `row offset ${Math.abs(c.n)} ${c.n >= 0 ? 'back' : 'ahead'}${c.ignoreNulls ? ' over non-NULL rows (running count + positions)' : ''} (O(1))${c.default ? ', with a default' : ''}`;
+    case 'rowNumber':
+    case 'rank':
+    case 'denseRank':
+    case 'percentRank':
+    case 'cumeDist':
+    case 'ntile':
+      return `peer groups of the order keys (O(1) per row)${c.fn === 'ntile' ? `, ${c.n} buckets` : ''}`;
+    case 'stddev':
+    case 'variance':
+    case 'stddevPop':
+    case 'varPop':
+      return isFloat
+        ? `pairwise blocks of (count, mean, M2) merged with Chan's formula (error bounded by the frame's own values)${mods}`
+        : `exact prefix sums of x and x^2, one rounding at the end (O(1) per row)${mods}`;
+    default:
+      if (isFloat) return `pairwise block sums per frame (no prefix differences; error bounded by the frame's own values)${mods}`;
+      if (measure?.type.kind === 'decimal') return `differences of one exact 160-bit prefix per measure (NULL beyond 38 digits)${mods}`;
+      return `differences of one running prefix per measure (exact 64-bit wrapping), shared by every horizon${mods}`;
+  }
 }

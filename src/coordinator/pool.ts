@@ -5,52 +5,110 @@
  * becomes a WorkerError; an aborted task an AbortError.
  */
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { AbortError, fromEnvelope, SluiceError, WorkerError } from '../errors.js';
-import type { Task, TaskReply } from '../types/tasks.js';
+import { AbortError, fromEnvelope, WorkerError } from '../errors.js';
+import type { Done, Task, TaskReply } from '../types/tasks.js';
 
 export interface Executor {
   readonly threads: number;
-  run<T>(task: Task, signal?: AbortSignal): Promise<T>;
+  run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>>;
   close(): Promise<void>;
 }
 
 type Dispatch = (task: Task) => Promise<TaskReply<unknown>>;
 
-/** The worker entry next to this build: .js in dist, .ts under tsx/vitest. */
-function workerEntry(): { url: URL; execArgv: string[] } {
-  const fromTs = import.meta.url.endsWith('.ts');
-  const url = new URL(fromTs ? '../worker/entry.ts' : '../worker/entry.js', import.meta.url);
-  // Workers inherit the process's flags (e.g. --cpu-prof); from sources they also need tsx.
-  return { url, execArgv: fromTs ? [...process.execArgv, '--import', 'tsx'] : process.execArgv };
+export interface WorkerEntry {
+  /** The module with the task dispatcher (workers start from it; the inline executor imports it). */
+  url: URL;
+  /** undefined: each worker gets the options of the thread that starts it (Node's default). */
+  execArgv?: string[];
 }
 
-function unwrap<T>(reply: TaskReply<unknown>): T {
-  if (reply.ok) return reply.value as T;
+/**
+ * The worker entry next to this build (.js in dist, .ts under tsx/vitest) and its flags.
+ *
+ * Node refuses process-wide flags in a worker's `execArgv` (ERR_WORKER_INVALID_EXEC_ARGV for
+ * --max-old-space-size, --expose-gc, --stack-size, --title, ...), so handing workers
+ * `process.execArgv` breaks every host started with one. Without `execArgv`, Node gives each
+ * worker the options of its parent thread (--cpu-prof, --import, --conditions, ...), and the
+ * process-wide flags apply to workers anyway (a worker's heap limit follows
+ * --max-old-space-size; `gc` is exposed): nothing to map to piscina's `resourceLimits`. So
+ * flags are passed only when running from sources without tsx loaded, where workers need
+ * `--import tsx`: then the host's flags that workers accept, plus that.
+ */
+export function workerEntry(): WorkerEntry {
+  const fromTs = import.meta.url.endsWith('.ts');
+  const url = new URL(fromTs ? '../worker/entry.ts' : '../worker/entry.js', import.meta.url);
+  if (!fromTs || process.execArgv.some((a) => /[\\/]tsx[\\/]|^tsx$/.test(a))) return { url };
+  return { url, execArgv: [...workerFlags(process.execArgv), '--import', 'tsx'] };
+}
+
+/**
+ * The flags of `flags` a worker accepts. Node names the ones it refuses when a Worker is
+ * constructed (before any thread starts); a flag it always refuses is added so that the probe
+ * never starts a thread. A refused flag's separate value (`--title x`) goes with it.
+ */
+export function workerFlags(flags: readonly string[]): string[] {
+  const MARKER = '--expose-gc';
+  let kept = [...flags];
+  for (let round = 0; round < 8 && kept.length > 0; round++) {
+    let refused: string[];
+    try {
+      void new Worker('', { eval: true, execArgv: [...kept, MARKER] }).terminate();
+      return kept; // not expected: the marker is refused
+    } catch (err) {
+      const m = /invalid execArgv flags: (.*)$/s.exec((err as Error).message ?? '');
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || !m) return [];
+      refused = m[1]!.split(', ');
+    }
+    const next: string[] = [];
+    for (let i = 0; i < kept.length; i++) {
+      const f = kept[i]!;
+      if (!refused.includes(f)) next.push(f);
+      else if (!f.includes('=') && kept[i + 1] !== undefined && !kept[i + 1]!.startsWith('-')) i++;
+    }
+    if (next.length === kept.length) {
+      // Only the marker was refused: done. Otherwise the refusal names no flag of ours (e.g.
+      // "--cpu-prof-dir must be used with --cpu-prof"): give up on the host's flags.
+      return refused.length === 1 && refused[0] === MARKER ? kept : [];
+    }
+    kept = next;
+  }
+  return kept;
+}
+
+function unwrap<T>(reply: TaskReply<unknown>): Done<T> {
+  if (reply.ok) return { value: reply.value as T, ms: reply.ms, scratch: reply.scratch };
   throw fromEnvelope(reply.error);
 }
 
 export class ThreadExecutor implements Executor {
   readonly threads: number;
   private pool: Piscina | null;
-  constructor(threads: number) {
+  /** Starts `threads` workers; any failure to start them is a WorkerError WORKER_START_FAILED. */
+  constructor(threads: number, entry: WorkerEntry = workerEntry()) {
     this.threads = threads;
-    const { url, execArgv } = workerEntry();
-    this.pool = new Piscina({
-      filename: fileURLToPath(url),
-      minThreads: threads,
-      maxThreads: threads,
-      idleTimeout: Infinity,
-      // Tasks are queued by Sluice's own scheduler; piscina's queue only holds what is in flight.
-      maxQueue: 'auto',
-      execArgv,
-    });
+    try {
+      this.pool = new Piscina({
+        filename: fileURLToPath(entry.url),
+        minThreads: threads,
+        maxThreads: threads,
+        idleTimeout: Infinity,
+        // Tasks are queued by Sluice's own scheduler; piscina's queue only holds what is in flight.
+        maxQueue: 'auto',
+        ...(entry.execArgv !== undefined ? { execArgv: entry.execArgv } : {}),
+      });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new WorkerError('WORKER_START_FAILED', `Could not start ${threads} worker thread${threads === 1 ? '' : 's'}: ${e?.code ? `${e.code}: ` : ''}${e?.message ?? String(err)}`, {}, { cause: err });
+    }
     // A worker that dies outside a task must not crash the process; the task that was running reports it.
     this.pool.on('error', () => {});
   }
 
-  async run<T>(task: Task, signal?: AbortSignal): Promise<T> {
-    if (!this.pool) throw new SluiceError('ENGINE_CLOSED', 'The engine is closed');
+  async run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>> {
+    if (!this.pool) throw new AbortError('The engine was closed');
     if (signal?.aborted) throw new AbortError();
     let reply: TaskReply<unknown>;
     try {
@@ -76,8 +134,8 @@ export class InlineExecutor implements Executor {
   private dispatch: Promise<Dispatch> | null = null;
   private closed = false;
 
-  async run<T>(task: Task, signal?: AbortSignal): Promise<T> {
-    if (this.closed) throw new SluiceError('ENGINE_CLOSED', 'The engine is closed');
+  async run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>> {
+    if (this.closed) throw new AbortError('The engine was closed');
     if (signal?.aborted) throw new AbortError();
     this.dispatch ??= import(workerEntry().url.href).then((m: { default: Dispatch }) => m.default);
     const dispatch = await this.dispatch;

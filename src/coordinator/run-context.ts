@@ -1,15 +1,24 @@
 /**
- * Everything one run (one action) owns: the executor handle, the memory budget and its named
- * reservations, the run's spill folder (created on first spill, removed at the end whatever
- * happens), the abort signal, progress callbacks and the RunStats being filled in.
+ * Everything one run (one action) owns: the executor handle, its share of the engine's memory
+ * budget (loans for tasks, limits for spillable consumers), the run's spill folder (created on
+ * first spill, removed at the end whatever happens, with every spill file handle closed first),
+ * the abort signal, progress, the phase clock and the RunStats being filled in.
+ *
+ * Memory policy (every byte a named reservation; nothing grows past the budget):
+ * - tasks hold *loans*: pooled buffers (their input, output and scratch) reserved for the
+ *   task's duration. A loan that does not fit waits for other loans to come back; with none
+ *   outstanding it is MEMORY_EXHAUSTED. No task asks for more than `limits.taskBytes`.
+ * - spillable consumers (retained input, exchanges) grow only while `limits.headroom` bytes stay
+ *   free for the loans of the tasks in flight, and spill otherwise.
  */
-import { AbortError } from '../errors.js';
-import { MemoryBudget } from '../memory/budget.js';
-import type { BufferPool } from '../memory/buffer-pool.js';
+import { AbortError, ExecutionError, PlanError } from '../errors.js';
+import { formatBytes, type MemoryBudget, type PeakTracker, type Reservation } from '../memory/budget.js';
+import { bufferSize, type BufferPool } from '../memory/buffer-pool.js';
+import type { SpillWriter } from '../memory/spill-file.js';
 import { createRunDir, type RunDir } from '../memory/temp-dir.js';
 import type { ExchangeEnv } from '../shuffle/exchange.js';
 import type { Phase, Progress, RunStats } from '../types/plan.js';
-import type { Task } from '../types/tasks.js';
+import type { Done, ResultOf, Task } from '../types/tasks.js';
 import type { Executor } from './pool.js';
 
 export interface EngineConfig {
@@ -21,23 +30,111 @@ export interface EngineConfig {
   windowAlgorithm: 'prefix' | 'naive';
   /** Seed of the partitioning hash: results never depend on it, only placement does. */
   seed: number;
-  /** Rows per slab sent to a partition task. */
+  /** Most rows per slab sent to a partition task (fewer when the budget is small). */
   slabRows: number;
 }
 
+/** Bytes added to every loan for alignment padding and descriptors. */
+export const LOAN_SLACK = 1024;
+
+/** How the budget is shared out (see the file comment). */
+export interface RunLimits {
+  /** The most one task may hold (its loans together). */
+  taskBytes: number;
+  /** Bytes spillable consumers leave free: the loans of every task in flight. */
+  headroom: number;
+}
+
+/**
+ * 40% of the budget is for the tasks in flight, shared equally; spillable data leaves half the
+ * budget free (those loans, and room for the batches being read or read back).
+ */
+export function runLimits(budget: number, concurrency: number): RunLimits {
+  return { taskBytes: Math.floor((budget * 0.4) / concurrency), headroom: Math.floor(budget / 2) };
+}
+
+/** A pooled buffer reserved against the budget for one task. */
+export interface Loan {
+  readonly buffer: SharedArrayBuffer;
+  /** Gives the buffer back to the pool; idempotent. */
+  release(): void;
+  /** The buffer stays in use under `owner` (e.g. an exchange keeps the rows in it): no longer a loan. */
+  handOver(owner: Reservation): SharedArrayBuffer;
+}
+
+/**
+ * Wall-clock phases that never overlap: the run is in exactly one phase at a time (what the
+ * coordinator is waiting for), so the phases add up to the wall time.
+ */
+export class PhaseClock {
+  private current = 'other';
+  private since = performance.now();
+  constructor(private readonly totals: Partial<Record<string, number>>) {}
+
+  /** Switches to `phase`; returns the phase that was running. */
+  enter(phase: string): string {
+    const now = performance.now();
+    this.totals[this.current] = (this.totals[this.current] ?? 0) + (now - this.since);
+    this.since = now;
+    const prev = this.current;
+    this.current = phase;
+    return prev;
+  }
+
+  /** Attributes the time spent waiting for `work` to `phase`. */
+  async during<T>(phase: Phase | 'assemble', work: Promise<T>): Promise<T> {
+    const prev = this.enter(phase);
+    try {
+      return await work;
+    } finally {
+      this.enter(prev);
+    }
+  }
+
+  /** The items of `items`, the time spent waiting for each attributed to `phase`. */
+  async *phaseOf<T>(phase: Phase | 'assemble', items: AsyncIterable<T>): AsyncGenerator<T> {
+    const it = items[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const r = await this.during(phase, it.next());
+        if (r.done) return;
+        yield r.value;
+      }
+    } finally {
+      await it.return?.(undefined);
+    }
+  }
+
+  stop(): void {
+    this.enter('other');
+  }
+}
+
 export class RunContext {
-  readonly budget: MemoryBudget;
   readonly stats: RunStats;
+  readonly clock: PhaseClock;
+  readonly limits: RunLimits;
+  private readonly peak: PeakTracker;
+  private readonly started = performance.now();
   private runDirPromise: Promise<RunDir> | null = null;
+  private readonly writers = new Set<SpillWriter>();
+  private loansOut = 0;
+  private loanReturned: Array<() => void> = [];
+  private readonly onAbort = (): void => this.wakeLoanWaiters();
 
   constructor(
     readonly config: EngineConfig,
     readonly executor: Executor,
     readonly signal: AbortSignal | undefined,
-    /** The engine's reusable shared buffers (never handed to the user). */
+    /** The engine's budget and its reusable shared buffers (never handed to the user). */
+    readonly budget: MemoryBudget,
     readonly pool: BufferPool,
   ) {
-    this.budget = new MemoryBudget(config.memoryBudget);
+    this.peak = budget.trackPeak();
+    this.limits = runLimits(budget.limit, this.concurrency);
+    // An abort wakes tasks waiting for loans, which then see it (removed when the run ends:
+    // the engine's close signal outlives every run).
+    signal?.addEventListener('abort', this.onAbort, { once: true });
     this.stats = {
       rowsIn: 0,
       rowsOut: 0,
@@ -46,8 +143,12 @@ export class RunContext {
       spilledBytes: 0,
       spillFiles: 0,
       peakTrackedBytes: 0,
+      overflowBytes: 0,
+      wallMs: 0,
       phases: {},
+      cpuMs: {},
     };
+    this.clock = new PhaseClock(this.stats.phases);
   }
 
   /** Tasks in flight at once: one per thread (the main thread for threads: 0). */
@@ -55,13 +156,92 @@ export class RunContext {
     return Math.max(1, this.config.threads);
   }
 
-  run<T>(task: Task): Promise<T> {
+  async task<T extends Task>(task: T): Promise<Done<ResultOf<T>>> {
     this.checkAbort();
-    return this.executor.run<T>(task, this.signal);
+    const done: Done<ResultOf<T>> = await this.executor.run<ResultOf<T>>(task, this.signal);
+    this.stats.cpuMs[task.kind] = (this.stats.cpuMs[task.kind] ?? 0) + done.ms;
+    return done;
   }
 
   checkAbort(): void {
     if (this.signal?.aborted) throw new AbortError();
+  }
+
+  /**
+   * Reserves pooled buffers of these sizes for one task, all or none, waiting while other
+   * loans are out; MEMORY_EXHAUSTED when they cannot fit even with no other loan out.
+   */
+  async loans(name: string, sizes: number[]): Promise<Loan[]> {
+    const total = sizes.reduce((s, b) => s + b, 0);
+    // A task above its share (a partition bigger than planned) waits to run alone.
+    const alone = total > this.limits.taskBytes;
+    for (;;) {
+      this.checkAbort();
+      const got = alone && this.loansOut > 0 ? null : (this.tryLoans(name, sizes, false) ?? this.tryLoans(name, sizes, true));
+      if (got) return got;
+      if (this.loansOut === 0) {
+        // Nothing will come back: report what holds the budget.
+        const r = this.budget.reserve(name);
+        try {
+          r.grow(sizes.reduce((s, b) => s + bufferSize(b), 0));
+        } finally {
+          r.free();
+        }
+        throw new ExecutionError('MEMORY_EXHAUSTED', `internal: ${name} loans of ${formatBytes(total)} did not fit although the budget had room`);
+      }
+      await new Promise<void>((resolve) => this.loanReturned.push(resolve));
+    }
+  }
+
+  private tryLoans(name: string, sizes: number[], exact: boolean): Loan[] | null {
+    // All or none, and a failed attempt is undone quietly: it was never a loan, so giving its
+    // buffers back must not wake other waiters (two waiters would wake each other forever).
+    const taken: Array<{ reservation: Reservation; buffer: SharedArrayBuffer }> = [];
+    for (const bytes of sizes) {
+      const reservation = this.budget.reserve(name);
+      const buffer = this.pool.tryTake(reservation, bytes, exact);
+      if (!buffer) {
+        reservation.free();
+        for (const t of taken) {
+          this.pool.give(t.reservation, t.buffer);
+          t.reservation.free();
+        }
+        return null;
+      }
+      taken.push({ reservation, buffer });
+    }
+    return taken.map(({ reservation, buffer }) => this.lend(name, reservation, buffer));
+  }
+
+  private lend(name: string, reservation: Reservation, buffer: SharedArrayBuffer): Loan {
+    this.loansOut++;
+    let out = true;
+    const end = (): void => {
+      out = false;
+      reservation.free();
+      this.loansOut--;
+      this.wakeLoanWaiters();
+    };
+    return {
+      buffer,
+      release: () => {
+        if (!out) return;
+        this.pool.give(reservation, buffer);
+        end();
+      },
+      handOver: (owner) => {
+        if (!out) throw new ExecutionError('INTERNAL', `internal: a ${name} loan was handed over after its release`);
+        reservation.moveTo(owner, buffer.byteLength);
+        end();
+        return buffer;
+      },
+    };
+  }
+
+  private wakeLoanWaiters(): void {
+    const waiting = this.loanReturned;
+    this.loanReturned = [];
+    for (const w of waiting) w();
   }
 
   runDir(): Promise<RunDir> {
@@ -69,31 +249,48 @@ export class RunContext {
     return this.runDirPromise;
   }
 
-  addPhase(phase: Phase | string, ms: number): void {
-    this.stats.phases[phase] = (this.stats.phases[phase] ?? 0) + ms;
+  /** Spill writers register here, so every handle is closed when the run ends, however it ends. */
+  track(writer: SpillWriter): void {
+    this.writers.add(writer);
   }
 
-  progress(phase: Phase, done: number, total: number): void {
-    this.config.onProgress?.({ phase, done, total });
+  untrack(writer: SpillWriter): void {
+    this.writers.delete(writer);
   }
 
-  /** What an Exchange needs from the run: budget, buffer pool, spill folder, spill stats. */
+  spilled(bytes: number, newFile: boolean): void {
+    this.stats.spilledBytes += bytes;
+    if (newFile) this.stats.spillFiles++;
+    this.config.onProgress?.({ phase: 'spill', done: this.stats.spilledBytes, total: 0 });
+  }
+
+  /** What an Exchange needs from the run. */
   exchangeEnv(): ExchangeEnv {
     return {
       budget: this.budget,
       pool: this.pool,
+      headroom: this.limits.headroom,
+      pieceBytes: Math.max(1, Math.floor(this.limits.taskBytes / 8)),
       runDir: () => this.runDir(),
-      onSpill: (bytes, newFile, ms) => {
-        this.stats.spilledBytes += bytes;
-        if (newFile) this.stats.spillFiles++;
-        this.addPhase('spill', ms);
-      },
+      track: (w) => this.track(w),
+      untrack: (w) => this.untrack(w),
+      spilled: (bytes, newFile) => this.spilled(bytes, newFile),
     };
   }
 
-  /** Ends the run: spill folder removed, stats finalized. Never throws. */
+  progress(phase: Phase, done: number, total: number, rows?: number): void {
+    this.config.onProgress?.(rows === undefined ? { phase, done, total } : { phase, done, total, rows });
+  }
+
+  /** Ends the run: spill handles closed, spill folder removed, stats finalized. Never throws. */
   async close(): Promise<void> {
-    this.stats.peakTrackedBytes = Math.max(this.stats.peakTrackedBytes, this.budget.peak);
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.clock.stop();
+    this.stats.wallMs = performance.now() - this.started;
+    this.stats.peakTrackedBytes = Math.max(this.stats.peakTrackedBytes, this.peak.peak);
+    this.peak.stop();
+    for (const w of this.writers) await w.discard();
+    this.writers.clear();
     if (this.runDirPromise) {
       try {
         const dir = await this.runDirPromise;
@@ -103,4 +300,13 @@ export class RunContext {
       }
     }
   }
+}
+
+/** The smallest budget a plan can run in (see Engine): a typed error before any row is read. */
+export function budgetTooSmall(budget: number, minimum: number, why: string): PlanError {
+  return new PlanError(
+    'MEMORY_BUDGET_TOO_SMALL',
+    `The memory budget of ${formatBytes(budget)} is smaller than this plan's minimum working set of ${formatBytes(minimum)} (${why}); raise memoryBudget (--memory-limit) to at least ${formatBytes(minimum)}`,
+    { budget, minimum },
+  );
 }

@@ -1,14 +1,24 @@
 /**
  * Sources: lazy producers of record batches with a schema known before any row is read
  * (except a one-shot async iterable, whose schema comes with its first batch).
- * Dictionary columns are decoded on the way in so every later stage sees plain columns.
+ * Every batch is made plain on the way in (io/arrow-input.ts: this apache-arrow copy's objects,
+ * dictionaries decoded, view types converted, empty buffers filled in).
  */
+import { stat } from 'node:fs/promises';
 import * as A from 'apache-arrow';
-import { decodeDictionary } from '../columns/shared.js';
+import { batchCopyBytes } from '../columns/shared.js';
 import { InputError, PlanError } from '../errors.js';
-import { readCsvBatches, readCsvSchema } from '../io/csv.js';
-import { readIpcBatches, readIpcSchema } from '../io/ipc.js';
-import { readParquetBatches, readParquetSchema } from '../io/parquet.js';
+import {
+  isRecordBatchLike,
+  isTableLike,
+  plainBatch,
+  plainSchema,
+  type RecordBatchLike,
+  type SchemaLike,
+  type TableLike,
+} from '../io/arrow-input.js';
+import { expandDataset, FORMAT_NAMES, type Dataset, type FileFormat } from '../io/dataset.js';
+import { constantColumn, hiveFields } from '../io/hive.js';
 
 export interface Source {
   /** For explain(). */
@@ -17,28 +27,51 @@ export interface Source {
   readonly owned: boolean;
   schema(): Promise<A.Schema>;
   batches(signal?: AbortSignal): AsyncIterable<A.RecordBatch>;
+  /** What is known of the size before reading: for partition counts and progress totals. */
+  size(): Promise<SourceSize>;
 }
+
+/** `bytes`: about the bytes the rows take in memory; null when unknown (one-shot inputs). */
+export interface SourceSize {
+  bytes: number | null;
+  rows: number | null;
+}
+
+/** In memory, a Parquet file's columns take about this many times its (compressed) bytes. */
+const PARQUET_EXPANSION = 3;
 
 export type ArrowInput =
   | A.Table
   | A.RecordBatch
-  | Iterable<A.RecordBatch>
-  | AsyncIterable<A.RecordBatch>;
+  | TableLike
+  | RecordBatchLike
+  | Iterable<A.RecordBatch | RecordBatchLike>
+  | AsyncIterable<A.RecordBatch | RecordBatchLike>;
 
+/**
+ * A source over the caller's Arrow data, from this or any other apache-arrow copy (recognized
+ * structurally, see io/arrow-input.ts). Every batch must have the first batch's column names
+ * and types: a batch that differs is an InputError naming the batch and the column.
+ */
 export function arrowSource(input: ArrowInput): Source {
-  if (input instanceof A.Table) return memorySource(input.schema, input.batches, `Arrow table (${input.numRows} rows)`);
-  if (input instanceof A.RecordBatch) return memorySource(input.schema, [input], `Arrow batch (${input.numRows} rows)`);
-  if (input && typeof (input as Iterable<A.RecordBatch>)[Symbol.iterator] === 'function') {
-    const batches = [...(input as Iterable<A.RecordBatch>)];
-    checkBatches(batches);
+  if (isTableLike(input)) return memorySource(input.schema, input.batches, `Arrow table (${input.numRows} rows)`);
+  if (isRecordBatchLike(input)) return memorySource(input.schema, [input], `Arrow batch (${input.numRows} rows)`);
+  if (isObject(input) && typeof (input as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    const batches = [...(input as Iterable<unknown>)];
+    batches.forEach((b, i) => {
+      if (!isRecordBatchLike(b)) throw new PlanError('BAD_SOURCE', `fromArrow: item ${i} is ${describe(b)}, not an Arrow RecordBatch`);
+    });
     if (batches.length === 0) throw new PlanError('EMPTY_SOURCE', 'fromArrow: an empty list of batches has no schema; pass an empty Table instead');
-    return memorySource(batches[0]!.schema, batches, `${batches.length} Arrow batches`);
+    const first = batches[0] as RecordBatchLike;
+    return memorySource(first.schema, batches as RecordBatchLike[], `${batches.length} Arrow batches`);
   }
-  if (input && typeof (input as AsyncIterable<A.RecordBatch>)[Symbol.asyncIterator] === 'function') {
-    return asyncSource(input as AsyncIterable<A.RecordBatch>);
+  if (isObject(input) && typeof (input as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
+    return asyncSource(input as AsyncIterable<unknown>);
   }
   throw new PlanError('BAD_SOURCE', `fromArrow expects an Arrow Table, RecordBatch, or an (async) iterable of RecordBatches, got ${describe(input)}`);
 }
+
+const isObject = (x: unknown): x is object => typeof x === 'object' && x !== null;
 
 function describe(x: unknown): string {
   if (x === null) return 'null';
@@ -46,107 +79,205 @@ function describe(x: unknown): string {
   return typeof x;
 }
 
-function checkBatches(batches: unknown[]): void {
-  batches.forEach((b, i) => {
-    if (!(b instanceof A.RecordBatch)) throw new PlanError('BAD_SOURCE', `fromArrow: item ${i} is ${describe(b)}, not an Arrow RecordBatch`);
-  });
-}
+const WHERE = 'fromArrow';
 
-function memorySource(schema: A.Schema, batches: A.RecordBatch[], label: string): Source {
+function memorySource(schema: SchemaLike, batches: readonly RecordBatchLike[], label: string): Source {
   const plain = plainSchema(schema);
   return {
     label,
     owned: false,
     schema: async () => plain,
+    size: async () => ({
+      rows: batches.reduce((n, b) => n + b.numRows, 0),
+      bytes: batches.reduce((n, b, i) => n + batchCopyBytes(checkedBatch(b, plain, i)), 0),
+    }),
     async *batches() {
-      for (const b of batches) yield plainBatch(b, plain);
+      for (let i = 0; i < batches.length; i++) yield checkedBatch(batches[i]!, plain, i);
     },
   };
 }
 
+/**
+ * `batch` (number `index` of its source, from 0) as a plain batch of `schema`; InputError
+ * SCHEMA_MISMATCH when its columns differ from the source's (nullability aside).
+ */
+function checkedBatch(batch: RecordBatchLike, schema: A.Schema, index: number, where = WHERE): A.RecordBatch {
+  if (batch.schema !== schema) {
+    const got = plainSchema(batch.schema).fields;
+    const want = schema.fields;
+    const at = `batch ${index + 1} (counting from 1)`;
+    for (let c = 0; c < Math.max(got.length, want.length); c++) {
+      const g = got[c];
+      const w = want[c];
+      if (!g || !w || g.name !== w.name) {
+        throw new InputError(
+          'SCHEMA_MISMATCH',
+          `${where}: ${at} has columns (${got.map((f) => f.name).join(', ')}) but the first batch has (${want.map((f) => f.name).join(', ')})`,
+          { batch: index + 1, column: (w ?? g)!.name },
+        );
+      }
+      if (!A.util.compareTypes(g.type, w.type)) {
+        throw new InputError('SCHEMA_MISMATCH', `${where}: ${at} has column ${w.name} of type ${String(g.type)}, but the first batch has ${String(w.type)}`, {
+          batch: index + 1,
+          column: w.name,
+        });
+      }
+    }
+  }
+  return plainBatch(batch, schema, `${where}, batch ${index + 1}`);
+}
+
 /** One-shot async iterable: the first batch is read to learn the schema and replayed. */
-function asyncSource(iterable: AsyncIterable<A.RecordBatch>): Source {
-  let iterator: AsyncIterator<A.RecordBatch> | null = null;
-  let first: Promise<IteratorResult<A.RecordBatch>> | null = null;
+function asyncSource(iterable: AsyncIterable<unknown>, where = WHERE): Source {
+  let iterator: AsyncIterator<unknown> | null = null;
+  let first: Promise<IteratorResult<unknown>> | null = null;
   let used = false;
   const peek = () => {
     iterator ??= iterable[Symbol.asyncIterator]();
     first ??= iterator.next();
     return first;
   };
+  const asBatch = (x: unknown, index: number): RecordBatchLike => {
+    if (!isRecordBatchLike(x)) throw new InputError('BAD_BATCH', `${where}: item ${index + 1} of the async iterable is ${describe(x)}, not an Arrow RecordBatch`, { batch: index + 1 });
+    return x;
+  };
+  let schema: A.Schema | null = null;
   return {
     label: 'async iterable of Arrow batches',
     owned: false,
+    size: async () => ({ bytes: null, rows: null }),
     async schema() {
+      if (schema) return schema;
       const r = await peek();
-      if (r.done) throw new PlanError('EMPTY_SOURCE', 'fromArrow: the async iterable produced no batch, so it has no schema');
-      if (!(r.value instanceof A.RecordBatch)) throw new PlanError('BAD_SOURCE', `fromArrow: the async iterable produced ${describe(r.value)}, not an Arrow RecordBatch`);
-      return plainSchema(r.value.schema);
+      if (r.done) throw new PlanError('EMPTY_SOURCE', `${where}: the async iterable produced no batch, so it has no schema`);
+      if (!isRecordBatchLike(r.value)) throw new PlanError('BAD_SOURCE', `${where}: the async iterable produced ${describe(r.value)}, not an Arrow RecordBatch`);
+      schema = plainSchema(r.value.schema);
+      return schema;
     },
     async *batches() {
-      if (used) throw new PlanError('SOURCE_CONSUMED', 'fromArrow: this async iterable was already consumed by an earlier run; pass a Table or a re-iterable source to run a plan twice');
+      if (used) throw new PlanError('SOURCE_CONSUMED', `${where}: this one-shot input was already consumed by an earlier run; pass a Table or a file to run a plan twice`);
       used = true;
-      const schema = await this.schema();
+      const s = await this.schema();
       const head = await peek();
-      if (!head.done) yield plainBatch(head.value, schema);
-      for (;;) {
-        const r = await iterator!.next();
-        if (r.done) return;
-        if (!(r.value instanceof A.RecordBatch)) throw new InputError('BAD_BATCH', `fromArrow: the async iterable produced ${describe(r.value)}, not an Arrow RecordBatch`);
-        yield plainBatch(r.value, schema);
+      try {
+        if (!head.done) yield checkedBatch(asBatch(head.value, 0), s, 0, where);
+        for (let i = 1; ; i++) {
+          const r = await iterator!.next();
+          if (r.done) return;
+          yield checkedBatch(asBatch(r.value, i), s, i, where);
+        }
+      } finally {
+        await iterator!.return?.();
       }
     },
   };
 }
 
-export function fileSource(kind: 'ipc' | 'parquet' | 'csv', path: string, csvOptions?: Record<string, unknown>): Source {
-  const readers = {
-    ipc: { schema: () => readIpcSchema(path), batches: (signal?: AbortSignal) => readIpcBatches(path, { signal }) },
-    parquet: { schema: () => readParquetSchema(path), batches: (signal?: AbortSignal) => readParquetBatches(path, { signal }) },
-    csv: {
-      schema: () => readCsvSchema(path, csvOptions as never),
-      batches: (signal?: AbortSignal) => readCsvBatches(path, { ...(csvOptions ?? {}), signal } as never),
-    },
-  }[kind];
-  let schema: Promise<A.Schema> | null = null;
-  const getSchema = () => (schema ??= readers.schema().then(plainSchema));
+/** How one file format is read: the schema of one file, and its batches. */
+export interface FileReaders {
+  schema(path: string): Promise<A.Schema>;
+  /**
+   * `schema`: the dataset's schema (its first file's) when reading a later file: text formats
+   * read by it, binary formats are checked against it. `schemaBatch`: yield one empty batch
+   * when there are no rows (one-shot inputs need it to learn the schema).
+   */
+  batches(path: string, opts: { signal?: AbortSignal; schemaBatch?: boolean; schema?: A.Schema }): AsyncIterable<A.RecordBatch>;
+}
+
+/**
+ * A source over files (API.md "Engine" paths: files, globs, folders, arrays of them), read one
+ * file after another, batch by batch. The schema is the first file's, plus the Hive keys;
+ * every later file must have the same columns (InputError SCHEMA_MISMATCH naming the file and
+ * the column). `-` is standard input, which can be read by one run only.
+ */
+export function fileSource(format: FileFormat, paths: string[], readers: FileReaders): Source {
+  const name = FORMAT_NAMES[format];
+  const label = `${name} ${paths.length === 1 ? (paths[0] === '-' ? 'standard input' : paths[0]) : `[${paths.join(', ')}]`}`;
+  if (paths.length === 1 && paths[0] === '-') {
+    const src = asyncSource(readers.batches('-', { schemaBatch: true }), `${name} standard input`);
+    return { ...src, label, owned: true };
+  }
+  let expanded: Promise<{ dataset: Dataset; fileSchema: A.Schema; schema: A.Schema }> | null = null;
+  const expand = () =>
+    (expanded ??= (async () => {
+      const dataset = await expandDataset(paths, format);
+      const fileSchema = plainSchema(await readers.schema(dataset.files[0]!.path));
+      const hive = hiveFields(dataset.hiveKeys, (k) => dataset.files.map((f) => f.hive.find(([key]) => key === k)![1]));
+      const clash = hive.find((h) => fileSchema.fields.some((f) => f.name === h.name));
+      // a key that is also a column in the files: the files' column wins (no second column)
+      const keep = hive.filter((h) => h !== clash && !fileSchema.fields.some((f) => f.name === h.name));
+      const schema = keep.length === 0 ? fileSchema : new A.Schema([...fileSchema.fields, ...keep], fileSchema.metadata);
+      return { dataset, fileSchema, schema };
+    })().catch((err: unknown) => {
+      expanded = null; // the next action looks again
+      throw err;
+    }));
   return {
-    label: `${kind === 'ipc' ? 'Arrow IPC' : kind === 'parquet' ? 'Parquet' : 'CSV'} file ${path}`,
+    label,
     owned: true,
-    schema: getSchema,
+    schema: async () => (await expand()).schema,
+    async size() {
+      const { dataset } = await expand();
+      let bytes = 0;
+      for (const f of dataset.files) {
+        try {
+          bytes += (await stat(f.path)).size;
+        } catch {
+          return { bytes: null, rows: null };
+        }
+      }
+      return { bytes: format === 'parquet' ? bytes * PARQUET_EXPANSION : bytes, rows: null };
+    },
     async *batches(signal?: AbortSignal) {
-      const s = await getSchema();
-      for await (const b of readers.batches(signal)) yield plainBatch(b, s);
+      const { dataset, fileSchema, schema } = await expand();
+      expanded = null; // files are listed again for the next action
+      const hive = schema.fields.slice(fileSchema.fields.length);
+      for (let f = 0; f < dataset.files.length; f++) {
+        const file = dataset.files[f]!;
+        const values = hive.map((h) => file.hive.find(([k]) => k === h.name)![1]);
+        const opts = f === 0 ? { signal } : { signal, schema: fileSchema };
+        for await (const raw of readers.batches(file.path, opts)) {
+          const b = sameColumns(raw, fileSchema, `${name} file ${file.path}`, f === 0 ? 'its schema read before the run' : `the first file ${dataset.files[0]!.path}`);
+          if (b.numRows === 0) continue;
+          yield hive.length === 0
+            ? b
+            : new A.RecordBatch(
+                schema,
+                A.makeData({
+                  type: new A.Struct(schema.fields),
+                  length: b.numRows,
+                  nullCount: 0,
+                  children: [...b.data.children, ...hive.map((h, i) => constantColumn(h.type, values[i]!, b.numRows))],
+                }),
+              );
+        }
+      }
     },
   };
 }
 
-/** The schema with dictionary fields replaced by their value types. */
-function plainSchema(schema: A.Schema): A.Schema {
-  if (!schema.fields.some((f) => hasDictionary(f.type))) return schema;
-  return new A.Schema(schema.fields.map((f) => plainField(f)), schema.metadata);
+/**
+ * A later file's batch as a batch of the dataset's schema: columns matched by name (a file may
+ * hold them in another order), types equal; InputError SCHEMA_MISMATCH otherwise.
+ */
+function sameColumns(raw: RecordBatchLike, want: A.Schema, where: string, reference: string): A.RecordBatch {
+  const got = plainSchema(raw.schema);
+  const g = got.fields;
+  const w = want.fields;
+  const at = w.map((f) => g.findIndex((x) => x.name === f.name));
+  if (g.length !== w.length || at.includes(-1)) {
+    throw new InputError('SCHEMA_MISMATCH', `${where} has columns (${g.map((f) => f.name).join(', ')}) but ${reference} has (${w.map((f) => f.name).join(', ')})`, { path: where });
+  }
+  for (let i = 0; i < w.length; i++) {
+    if (!A.util.compareTypes(g[at[i]!]!.type, w[i]!.type)) {
+      throw new InputError('SCHEMA_MISMATCH', `${where} has column ${w[i]!.name} of type ${String(g[at[i]!]!.type)}, but ${reference} has ${String(w[i]!.type)}`, {
+        path: where,
+        column: w[i]!.name,
+      });
+    }
+  }
+  const b = plainBatch(raw, got, where);
+  if (at.every((j, i) => j === i)) return plainBatch(b, want, where);
+  const children = at.map((j) => b.data.children[j]!);
+  return new A.RecordBatch(want, A.makeData({ type: new A.Struct(want.fields), length: b.numRows, nullCount: 0, children }));
 }
-
-function plainField(f: A.Field): A.Field {
-  return new A.Field(f.name, plainType(f.type), f.nullable, f.metadata);
-}
-
-function plainType(t: A.DataType): A.DataType {
-  if (t.typeId === A.Type.Dictionary) return plainType((t as A.Dictionary).dictionary);
-  if (t.typeId === A.Type.Struct) return new A.Struct((t as A.Struct).children.map(plainField));
-  if (t.typeId === A.Type.List) return new A.List(plainField((t as A.List).children[0]!));
-  return t;
-}
-
-function hasDictionary(t: A.DataType): boolean {
-  return t.typeId === A.Type.Dictionary || (t.children ?? []).some((c) => hasDictionary(c.type));
-}
-
-/** A batch under the plain schema: top-level dictionary columns decoded. */
-function plainBatch(batch: A.RecordBatch, schema: A.Schema): A.RecordBatch {
-  if (batch.schema === schema) return batch;
-  const columns = batch.data.children.map((c) => (c.typeId === A.Type.Dictionary ? decodeDictionary(c as A.Data<A.Dictionary>) : c));
-  const data = A.makeData({ type: new A.Struct(schema.fields), length: batch.numRows, nullCount: 0, children: columns });
-  return new A.RecordBatch(schema, data);
-}
-

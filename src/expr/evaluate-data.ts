@@ -11,31 +11,20 @@ import { bitmapToBytes, bytesToBitmap, countSet as countBitmapSet, sliceBitmap }
 import * as arrow from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { TypeDesc } from '../types/column.js';
-import type { TypedArray } from '../types/keys.js';
+import { localAlloc, sharedAlloc } from '../columns/arena.js';
+import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { typeToArrow } from './arrow-types.js';
 
-export type TypedArrayCtor =
-  | Int8ArrayConstructor
-  | Int16ArrayConstructor
-  | Int32ArrayConstructor
-  | BigInt64ArrayConstructor
-  | Uint8ArrayConstructor
-  | Uint16ArrayConstructor
-  | Uint32ArrayConstructor
-  | BigUint64ArrayConstructor
-  | Float32ArrayConstructor
-  | Float64ArrayConstructor;
+export type TypedArrayCtor = TypedArrayConstructor;
 
-export type Alloc = (ctor: TypedArrayCtor, length: number) => TypedArray;
+/** The evaluator's allocator: the code base's one Allocator type (src/types/keys.ts). */
+export type Alloc = Allocator;
 
 /** Default allocator: zeroed typed arrays on a fresh SharedArrayBuffer (crosses threads for free). */
-export const sharedAlloc: Alloc = (ctor, length) => {
-  const sab = new SharedArrayBuffer(Math.max(1, length) * ctor.BYTES_PER_ELEMENT);
-  return new (ctor as Float64ArrayConstructor)(sab as unknown as ArrayBuffer, 0, length) as unknown as TypedArray;
-};
+export { sharedAlloc };
 
 /** Plain (non-shared) allocation, for temporaries and constant folding. */
-export const plainAlloc: Alloc = (ctor, length) => new (ctor as Float64ArrayConstructor)(length) as unknown as TypedArray;
+export const plainAlloc: Alloc = localAlloc;
 
 /** Bitmap helpers of src/columns/bits.ts, in the (bits from 0) shapes the evaluator uses. */
 export const alignBits = sliceBitmap;

@@ -80,8 +80,13 @@ export async function writeAtomic<T>(
   }
 }
 
+/** Where writeFully writes: a FileHandle, or any byte sink with the same writev (the CLI's stdout). */
+export interface ChunkWriter {
+  writev(buffers: Uint8Array[]): Promise<{ bytesWritten: number }>;
+}
+
 /** writev until every byte is written; returns the byte count. */
-export async function writeFully(h: FileHandle, chunks: Uint8Array[]): Promise<number> {
+export async function writeFully(h: ChunkWriter, chunks: Uint8Array[]): Promise<number> {
   let total = 0;
   let list = chunks.filter((c) => c.byteLength > 0);
   for (const c of list) total += c.byteLength;

@@ -9,25 +9,22 @@
  *
  * Accepted text: integers `[+-]digits` (range-checked, int64 exact through BigInt); floats as
  * JS decimal/exponent notation plus `inf`, `-inf`, `infinity`, `nan` (any case); booleans
- * `true`/`false` (any case) and `1`/`0`; DATE and TIMESTAMP as ISO-8601 (temporal-text.ts);
+ * `true`/`false` (any case) and `1`/`0`; DATE and TIMESTAMP as ISO-8601 (temporal-text.ts; for
+ * a zoned column, text without an offset is wall time in the column's zone: time-zones.ts);
  * durations as integer counts. An empty field is NULL for every type.
  *
- * Inference (no schema): over the first batch, a column is int64 if every non-empty value
+ * Inference (no schema): over the sampled rows, a column is int64 if every non-NULL value
  * is an integer within int64, else float64 if every one is a float, else bool if every one is
- * true/false, else utf8; a column with no non-empty value is utf8. All inferred columns are
- * nullable.
+ * true/false; with date inference on, else date32 if every one is `YYYY-MM-DD`, else a
+ * timestamp if every one is an ISO-8601 date or timestamp (timestamp[us], or [ns] when a value
+ * has more than 6 fraction digits; zoned 'UTC' when every value has an offset, text when only
+ * some do); else utf8. A column with no non-NULL value is utf8. Inferred columns are nullable.
  */
 import {
   Bool,
   DataType,
   DateDay,
-  DateMillisecond,
-  Duration,
-  Field,
-  Float32,
   Float64,
-  Int16,
-  Int32,
   Int64,
   Int8,
   LargeUtf8,
@@ -36,10 +33,6 @@ import {
   Timestamp,
   TimeUnit,
   Type,
-  Uint16,
-  Uint32,
-  Uint64,
-  Uint8,
   Utf8,
   type Data,
   type Date_,
@@ -48,8 +41,8 @@ import {
   Precision,
 } from 'apache-arrow';
 import { PlanError } from '../errors.js';
-import type { FieldDesc, TypeDesc } from '../types/column.js';
-import { parseDate, parseTimestamp, type Unit } from './temporal-text.js';
+import { hasUtcOffset, parseDate, parseTimestamp, type Unit } from './temporal-text.js';
+import { checkTimeZone, wallToInstant } from './time-zones.js';
 
 export interface Filler {
   set(i: number, s: string): string | null;
@@ -255,7 +248,20 @@ export function makeFiller(type: DataType, cap: number, column: string): Filler 
     }
     case Type.Timestamp: {
       const unit = UNIT_NAME[(type as Timestamp).unit]!;
-      return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), cap);
+      const zone = (type as Timestamp).timezone;
+      if (!zone) return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), cap);
+      const offsets = checkTimeZone(zone);
+      if (offsets.isUtc) return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), cap);
+      // text with an offset is an instant; without one, wall time in the column's zone
+      return bigFiller(
+        type,
+        new BigInt64Array(cap),
+        (s) => {
+          const v = parseTimestamp(s, unit);
+          return typeof v === 'bigint' && !hasUtcOffset(s) ? wallToInstant(v, unit, offsets) : v;
+        },
+        cap,
+      );
     }
     case Type.Duration:
       return bigFiller(type, new BigInt64Array(cap), bigIntParser(-(2n ** 63n), 2n ** 63n - 1n, 'duration'), cap);
@@ -263,53 +269,24 @@ export function makeFiller(type: DataType, cap: number, column: string): Filler 
   throw new PlanError('CSV_UNSUPPORTED_TYPE', `CSV column ${column} cannot have type ${String(type)}`, { column });
 }
 
-const ARROW_UNIT: Record<Unit, TimeUnit> = { s: TimeUnit.SECOND, ms: TimeUnit.MILLISECOND, us: TimeUnit.MICROSECOND, ns: TimeUnit.NANOSECOND };
-
-/** Arrow type of a scalar TypeDesc usable in CSV; PlanError otherwise. */
-export function arrowTypeForCsv(t: TypeDesc, column: string): DataType {
-  switch (t.kind) {
-    case 'null':
-      return new Null();
-    case 'bool':
-      return new Bool();
-    case 'int': {
-      const table = t.signed ? { 8: Int8, 16: Int16, 32: Int32, 64: Int64 } : { 8: Uint8, 16: Uint16, 32: Uint32, 64: Uint64 };
-      return new table[t.bits]();
-    }
-    case 'float':
-      if (t.bits === 32) return new Float32();
-      if (t.bits === 64) return new Float64();
-      break;
-    case 'utf8':
-      return new Utf8();
-    case 'largeUtf8':
-      return new LargeUtf8();
-    case 'date':
-      return t.unit === 'day' ? new DateDay() : new DateMillisecond();
-    case 'timestamp':
-      return new Timestamp(ARROW_UNIT[t.unit], t.timezone);
-    case 'duration':
-      return new Duration(ARROW_UNIT[t.unit]);
-  }
-  throw new PlanError('CSV_UNSUPPORTED_TYPE', `CSV column ${column} cannot have type ${t.kind}`, { column });
-}
-
-export function fieldsFromDescs(descs: FieldDesc[]): Field[] {
-  return descs.map((d) => new Field(d.name, arrowTypeForCsv(d.type, d.name), d.nullable));
-}
-
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** Infer one column's type from its sample values (see the header comment). */
-export function inferType(values: Iterable<string>): DataType {
+const OFFSET_RE = /(?:Z|z|[+-]\d{2}(?::?\d{2})?)$/;
+
+/** Infer one column's type from its sample values (see the header comment); '' is skipped. */
+export function inferType(values: Iterable<string>, opts: { dates?: boolean } = {}): DataType {
   let isInt = true;
   let isFloat = true;
   let isBool = true;
-  let any = false;
+  let isDate = opts.dates ?? false;
+  let isTs = isDate;
+  let nanos = false;
+  let zoned = 0;
+  let n = 0;
   for (const s of values) {
     if (s === '') continue;
-    any = true;
+    n++;
     if (isInt) {
       if (!INT_RE.test(s)) isInt = false;
       else if (s.length > 18) {
@@ -322,11 +299,22 @@ export function inferType(values: Iterable<string>): DataType {
       const l = s.length <= 5 ? s.toLowerCase() : '';
       if (l !== 'true' && l !== 'false') isBool = false;
     }
-    if (!isInt && !isFloat && !isBool) break;
+    if (isDate && parseDate(s) === null) isDate = false;
+    if (isTs && !isDate) {
+      if (typeof parseTimestamp(s, 'ns') !== 'bigint') isTs = false;
+      else {
+        if (typeof parseTimestamp(s, 'us') !== 'bigint') nanos = true;
+        if (s.length > 10 && OFFSET_RE.test(s)) zoned++;
+      }
+    }
+    if (!isInt && !isFloat && !isBool && !isTs) break;
   }
-  if (!any) return new Utf8();
+  if (n === 0) return new Utf8();
   if (isInt) return new Int64();
   if (isFloat) return new Float64();
   if (isBool) return new Bool();
+  if (isDate) return new DateDay();
+  // every value has an offset (instants: UTC) or none does (wall times); a mix stays text
+  if (isTs && (zoned === 0 || zoned === n)) return new Timestamp(nanos ? TimeUnit.NANOSECOND : TimeUnit.MICROSECOND, zoned > 0 ? 'UTC' : null);
   return new Utf8();
 }

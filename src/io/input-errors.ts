@@ -6,11 +6,12 @@
  *   - other fs errors while reading     → InputError INPUT_UNREADABLE
  *   - anything else while decoding      → InputError INPUT_MALFORMED
  *   - fs errors while writing an output → InputError OUTPUT_UNWRITABLE
+ *   - anything else while writing       → ExecutionError WRITE_FAILED
  * Sluice errors pass through unchanged (they already carry their meaning).
  */
-import { AbortError, InputError, SluiceError } from '../errors.js';
+import { AbortError, ExecutionError, InputError, SluiceError } from '../errors.js';
 
-export type FormatName = 'Arrow IPC' | 'Parquet' | 'CSV' | 'text';
+export type FormatName = 'Arrow IPC' | 'Parquet' | 'CSV' | 'NDJSON' | 'text';
 
 function errnoCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
@@ -57,7 +58,8 @@ export function writeError(err: unknown, path: string, format: FormatName): Slui
   if (errno !== undefined) {
     return new InputError('OUTPUT_UNWRITABLE', `Cannot write ${format} output ${path}: ${describe(err)}`, { path, format, errno }, { cause: err });
   }
-  return new SluiceError('WRITE_FAILED', `Writing ${format} output ${path} failed: ${describe(err)}`, { path, format }, { cause: err });
+  // not the base class: every error Sluice throws is one of the typed kinds (API.md "Errors")
+  return new ExecutionError('WRITE_FAILED', `Writing ${format} output ${path} failed: ${describe(err)}`, { path, format }, { cause: err });
 }
 
 /** Throw AbortError when `signal` is aborted. */

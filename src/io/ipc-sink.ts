@@ -7,13 +7,19 @@
  * SharedArrayBuffers (batches built over shared partition buffers): `writev` takes those
  * as they are, no copy.
  *
+ * Buffers are compressed with LZ4_FRAME or ZSTD when asked (the zstd encoder must be loaded
+ * first: ipc-codecs.ts `prepareIpcCompression`).
+ *
  * Every batch must have the types of the writer's schema; a batch whose field names or
  * nullability differ is re-labelled with the writer's schema (arrow's writer would otherwise
  * silently end the stream on a "new" schema).
  */
+import { BufferRegion } from 'apache-arrow/ipc/metadata/message';
 import {
   AsyncByteQueue,
+  compressionRegistry,
   makeData,
+  Message,
   RecordBatch,
   Struct,
   vectorFromArray,
@@ -23,9 +29,9 @@ import {
   type Field,
   type Schema,
 } from 'apache-arrow';
-import type { FileHandle } from 'node:fs/promises';
 import { ExecutionError } from '../errors.js';
-import { writeFully } from './atomic.js';
+import { writeFully, type ChunkWriter } from './atomic.js';
+import { compressionType, type IpcCompression } from './ipc-codecs.js';
 
 export type IpcFormat = 'file' | 'stream';
 
@@ -77,6 +83,64 @@ export function emptyBatch(schema: Schema): RecordBatch {
   return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 0, nullCount: 0, children }));
 }
 
+const align8 = (n: number): number => (n + 7) & ~7;
+
+/**
+ * Compressed body buffers as the Arrow format defines them: each buffer is an int64 prefix
+ * holding its UNCOMPRESSED length (-1 when stored as is, because compressing did not make it
+ * smaller) followed by the compressed bytes, each group starting at an 8-byte boundary.
+ * (apache-arrow 21 writes the compressed length in the prefix, which other readers reject.)
+ */
+function compressBodyBuffers(codec: IpcCompression, buffers: ArrayBufferView[]): { byteLength: number; bufferRegions: BufferRegion[]; buffers: ArrayBufferView[] } {
+  const type = compressionType(codec)!;
+  const encode = compressionRegistry.get(type)!.encode!;
+  let offset = 0;
+  const out: ArrayBufferView[] = [];
+  const regions: BufferRegion[] = [];
+  for (const buffer of buffers) {
+    const bytes = util.toUint8Array(buffer);
+    if (bytes.length === 0) {
+      out.push(new Uint8Array(0), new Uint8Array(0));
+      regions.push(new BufferRegion(offset, 0));
+      continue;
+    }
+    const packed = encode(bytes);
+    const effective = packed.length < bytes.length;
+    const body = effective ? packed : bytes;
+    const prefix = new Uint8Array(8);
+    new DataView(prefix.buffer).setBigInt64(0, effective ? BigInt(bytes.length) : -1n, true);
+    out.push(prefix, body);
+    regions.push(new BufferRegion(offset, 8 + body.length));
+    offset = align8(offset + 8 + body.length);
+  }
+  return { byteLength: offset, bufferRegions: regions, buffers: out };
+}
+
+/**
+ * The IPC file format with the leading schema message that pyarrow, Polars and Arrow C++ write
+ * (apache-arrow leaves it out): readers can then check the footer's schema against it.
+ */
+class FileWriter extends RecordBatchFileWriter {
+  constructor(private readonly codec: IpcCompression) {
+    super({ compressionType: compressionType(codec) });
+  }
+  protected override _writeSchema(schema: Schema): this {
+    return this._writeMagic()._writePadding(2)._writeMessage(Message.from(schema));
+  }
+  protected override _compressBodyBuffers(buffers: ArrayBufferView[]) {
+    return compressBodyBuffers(this.codec, buffers);
+  }
+}
+
+class StreamWriter extends RecordBatchStreamWriter {
+  constructor(private readonly codec: IpcCompression) {
+    super({ compressionType: compressionType(codec) });
+  }
+  protected override _compressBodyBuffers(buffers: ArrayBufferView[]) {
+    return compressBodyBuffers(this.codec, buffers);
+  }
+}
+
 export class IpcAppender {
   rows = 0;
   bytes = 0;
@@ -85,12 +149,13 @@ export class IpcAppender {
   private finished = false;
 
   constructor(
-    private readonly handle: FileHandle,
+    private readonly handle: ChunkWriter,
     readonly schema: Schema,
     readonly format: IpcFormat,
     private readonly where: string,
+    compression: IpcCompression = 'none',
   ) {
-    this.writer = format === 'file' ? new RecordBatchFileWriter() : new RecordBatchStreamWriter();
+    this.writer = format === 'file' ? new FileWriter(compression) : new StreamWriter(compression);
     // reset(sink, schema) adopts our queue (it is an AsyncByteQueue) and writes the schema message
     this.writer.reset(this.sink as never, schema);
   }
@@ -104,6 +169,26 @@ export class IpcAppender {
     await this.flush();
   }
 
+  /**
+   * Serialize several batches and write them out in one go; returns the bytes each batch took,
+   * in order (its message begins where the previous one ends).
+   */
+  async appendMany(batches: RecordBatch[]): Promise<number[]> {
+    if (this.finished) throw new Error(`${this.where}: append after finish`);
+    const sizes: number[] = [];
+    const all: Uint8Array[] = [];
+    for (const batch of batches) {
+      const b = conformBatch(batch, this.schema, this.where);
+      this.writer.write(b);
+      this.rows += b.numRows;
+      const chunks = this.sink.take();
+      sizes.push(chunks.reduce((n, c) => n + c.byteLength, 0));
+      all.push(...chunks);
+    }
+    if (all.length > 0) this.bytes += await writeFully(this.handle, all);
+    return sizes;
+  }
+
   /** Write the end-of-stream marker (and the footer for the file format). */
   async finish(): Promise<void> {
     if (this.finished) return;
@@ -112,7 +197,8 @@ export class IpcAppender {
     await this.flush();
   }
 
-  private async flush(): Promise<void> {
+  /** Writes out what is serialized so far (after construction: the schema message). */
+  async flush(): Promise<void> {
     const chunks = this.sink.take();
     if (chunks.length > 0) this.bytes += await writeFully(this.handle, chunks);
   }

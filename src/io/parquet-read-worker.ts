@@ -8,8 +8,9 @@
  *
  * Starting a worker compiles the WASM module (~0.3–1 s), so workers are reused: a read takes an
  * idle worker (or starts one), and gives it back when it ends cleanly; a worker that failed or
- * whose read was cut short by a crash is terminated. At most two idle workers are kept; they
- * are unref'ed, so they never hold the process open. An idle worker keeps its WASM memory
+ * whose read was cut short by a crash is terminated. At most two idle workers are kept. A
+ * worker holds the process open only while a reply is awaited: idle workers and reads that
+ * their consumer dropped without closing never keep it alive. An idle worker keeps its WASM memory
  * (sized by the largest row group it decoded: WASM memory never shrinks).
  *
  * Protocol per read (request/response, one batch in flight, so memory stays bounded by a
@@ -64,6 +65,12 @@ export type WorkerReply =
 
 const MAX_IDLE = 2;
 const idle: Worker[] = [];
+let active = 0;
+
+/** Reads started and not yet closed (tests check that an abandoned read is closed). */
+export function activeParquetReads(): number {
+  return active;
+}
 
 function startWorker(): Worker {
   const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { moduleUrl: import.meta.resolve('parquet-wasm') } });
@@ -89,11 +96,17 @@ export class ParquetReadWorker {
   private readonly onError = (err: Error): void => this.fail(`${err.name}: ${err.message}`);
   private readonly onExit = (code: number): void => this.fail(`the Parquet decoder stopped (exit code ${code})`);
 
+  private closed = false;
+
   constructor(path: string, opts: { batchRows: number; schemaOnly: boolean }) {
+    active++;
     this.worker = idle.pop() ?? startWorker();
     this.worker.on('message', this.onMessage);
     this.worker.on('error', this.onError);
     this.worker.on('exit', this.onExit);
+    // a 'message' listener refs the worker's port: unref it, and ref it only while a reply
+    // is awaited, so a read that its consumer abandoned never keeps the process alive
+    this.worker.unref();
     this.worker.postMessage({ op: 'open', path, batchRows: opts.batchRows, schemaOnly: opts.schemaOnly });
   }
 
@@ -101,6 +114,7 @@ export class ParquetReadWorker {
     if (this.waiting) {
       const w = this.waiting;
       this.waiting = null;
+      this.worker.unref();
       w(m);
     } else this.queue.push(m);
   }
@@ -115,6 +129,7 @@ export class ParquetReadWorker {
     const q = this.queue.shift();
     if (q) return Promise.resolve(q);
     if (this.crash !== null) return Promise.resolve({ kind: 'error', message: this.crash });
+    this.worker.ref();
     return new Promise((resolve) => {
       this.waiting = resolve;
     });
@@ -129,6 +144,9 @@ export class ParquetReadWorker {
 
   /** End the read; the worker goes back to the idle list when it is healthy. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    active--;
     if (this.crash === null) {
       this.worker.postMessage({ op: 'close' });
       // skip replies still in flight until the close is acknowledged (or the worker dies)

@@ -18,7 +18,7 @@
  * InputErrors naming the path.
  */
 import { type RecordBatch, Table, tableFromIPC, tableToIPC, type Schema } from 'apache-arrow';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import * as pq from 'parquet-wasm';
 import { InputError } from '../errors.js';
 import { writeAtomic } from './atomic.js';
@@ -31,10 +31,13 @@ const DEFAULT_BATCH_ROWS = 65536;
 const DEFAULT_ROW_GROUP_ROWS = 131072;
 
 async function checkFile(path: string): Promise<void> {
-  // openAsBlob throws ERR_INVALID_ARG_VALUE for a missing file: stat first for a clear error
+  // openAsBlob throws ERR_INVALID_ARG_VALUE for a missing file, and parquet-wasm traps
+  // ("RuntimeError: unreachable") on a file it cannot read: stat and open it first, so the
+  // error says what the OS said (ENOENT, EACCES, …)
   let st;
   try {
     st = await stat(path);
+    if (st.isFile()) await (await open(path, 'r')).close();
   } catch (err) {
     throw readError(err, path, FORMAT);
   }
@@ -45,6 +48,14 @@ function workerFailure(path: string, message: string): InputError {
   return new InputError('INPUT_MALFORMED', `Malformed Parquet input ${path}: ${message}`, { path, format: FORMAT });
 }
 
+function ipcSchema(ipc: Uint8Array, path: string): Schema {
+  try {
+    return tableFromIPC(ipc).schema;
+  } catch (err) {
+    throw readError(err, path, FORMAT);
+  }
+}
+
 /** Read only the schema of a Parquet file (from its footer), as an apache-arrow Schema. */
 export async function readParquetSchema(path: string): Promise<Schema> {
   await checkFile(path);
@@ -52,11 +63,7 @@ export async function readParquetSchema(path: string): Promise<Schema> {
   try {
     const r = await w.next();
     if (r.kind !== 'schema') throw workerFailure(path, r.kind === 'error' ? r.message : 'no schema');
-    try {
-      return tableFromIPC(r.ipc).schema;
-    } catch (err) {
-      throw readError(err, path, FORMAT);
-    }
+    return ipcSchema(r.ipc, path);
   } finally {
     await w.close();
   }
@@ -65,7 +72,7 @@ export async function readParquetSchema(path: string): Promise<Schema> {
 /** Stream the rows of a Parquet file as apache-arrow RecordBatches of at most `batchRows` rows. */
 export async function* readParquetBatches(
   path: string,
-  opts: { signal?: AbortSignal; batchRows?: number } = {},
+  opts: { signal?: AbortSignal; batchRows?: number; schemaBatch?: boolean } = {},
 ): AsyncGenerator<RecordBatch> {
   throwIfAborted(opts.signal, path);
   await checkFile(path);
@@ -73,10 +80,14 @@ export async function* readParquetBatches(
   try {
     const first = await w.next();
     if (first.kind !== 'schema') throw workerFailure(path, first.kind === 'error' ? first.message : 'no schema');
+    let yielded = false;
     for (;;) {
       throwIfAborted(opts.signal, path);
       const r = await w.next();
-      if (r.kind === 'done') return;
+      if (r.kind === 'done') {
+        if (!yielded && opts.schemaBatch) yield emptyBatch(ipcSchema(first.ipc, path));
+        return;
+      }
       if (r.kind !== 'batch') throw workerFailure(path, r.kind === 'error' ? r.message : 'unexpected reply');
       let batches: RecordBatch[];
       try {
@@ -84,7 +95,10 @@ export async function* readParquetBatches(
       } catch (err) {
         throw readError(err, path, FORMAT);
       }
-      for (const b of batches) yield b;
+      for (const b of batches) {
+        yielded = true;
+        yield b;
+      }
     }
   } finally {
     await w.close();
@@ -100,79 +114,111 @@ function toWasmBatches(schema: Schema, batch: RecordBatch): pq.RecordBatch[] {
   }
 }
 
+export const PARQUET_COMPRESSIONS = ['none', 'snappy', 'gzip', 'brotli', 'lz4', 'zstd'] as const;
+export type ParquetCompression = (typeof PARQUET_COMPRESSIONS)[number];
+
+const CODEC: Record<ParquetCompression, pq.Compression> = {
+  none: pq.Compression.UNCOMPRESSED,
+  snappy: pq.Compression.SNAPPY,
+  gzip: pq.Compression.GZIP,
+  brotli: pq.Compression.BROTLI,
+  // LZ4_RAW: the Parquet 2.9 codec; the older "LZ4" framing is deprecated and read differently by each tool
+  lz4: pq.Compression.LZ4_RAW,
+  zstd: pq.Compression.ZSTD,
+};
+
+export interface ParquetWriteOptions {
+  signal?: AbortSignal;
+  /** rows per row group (default 131072) */
+  rowGroupRows?: number;
+  /** default 'zstd' */
+  compression?: ParquetCompression;
+}
+
 /**
- * Write `batches` to `path` as Parquet (ZSTD), atomically; row groups of at most
- * `rowGroupRows` rows (default 131072). Returns the row count and the byte size of the file.
+ * Write `batches` to `path` as Parquet, atomically; row groups of at most `rowGroupRows` rows.
+ * Returns the row count and the byte size of the file.
  */
 export async function writeParquetAtomic(
   path: string,
   schema: Schema,
   batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>,
-  opts: { signal?: AbortSignal; rowGroupRows?: number } = {},
+  opts: ParquetWriteOptions = {},
 ): Promise<{ rows: number; bytes: number }> {
-  return writeAtomic(
-    path,
-    FORMAT,
-    async (target) => {
-      const src = (Symbol.asyncIterator in batches
-        ? (batches as AsyncIterable<RecordBatch>)[Symbol.asyncIterator]()
-        : (batches as Iterable<RecordBatch>)[Symbol.iterator]()) as AsyncIterator<RecordBatch> | Iterator<RecordBatch>;
-      let rows = 0;
-      let sourceError: unknown;
-      let sentAny = false;
-      const input = new ReadableStream<pq.RecordBatch>({
-        async pull(controller) {
-          try {
-            for (;;) {
-              throwIfAborted(opts.signal, path);
-              const r = await src.next();
-              if (r.done) {
-                // an empty output still needs its schema: send one empty batch
-                if (!sentAny) {
-                  sentAny = true;
-                  for (const wb of toWasmBatches(schema, emptyBatch(schema))) controller.enqueue(wb);
-                }
-                controller.close();
-                return;
-              }
-              const b = conformBatch(r.value, schema, path);
-              if (b.numRows === 0) continue;
-              rows += b.numRows;
-              sentAny = true;
-              for (const wb of toWasmBatches(schema, b)) controller.enqueue(wb);
-              return;
-            }
-          } catch (err) {
-            sourceError = err;
-            controller.error(err);
-          }
-        },
-        async cancel() {
-          await src.return?.();
-        },
-      });
-      const props = new pq.WriterPropertiesBuilder()
-        .setCompression(pq.Compression.ZSTD)
-        .setMaxRowGroupSize(opts.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS)
-        .build();
+  return writeAtomic(path, FORMAT, (target) => writeParquetTo(target, path, schema, batches, opts), { signal: opts.signal });
+}
+
+/** The Parquet bytes of `batches`, written through `target` (an atomic temp file). */
+export async function writeParquetTo(
+  target: { write(chunk: Uint8Array): Promise<void>; bytes: number },
+  path: string,
+  schema: Schema,
+  batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>,
+  opts: ParquetWriteOptions,
+): Promise<{ rows: number; bytes: number }> {
+  const src = (Symbol.asyncIterator in batches
+    ? (batches as AsyncIterable<RecordBatch>)[Symbol.asyncIterator]()
+    : (batches as Iterable<RecordBatch>)[Symbol.iterator]()) as AsyncIterator<RecordBatch> | Iterator<RecordBatch>;
+  let srcDone = false;
+  let rows = 0;
+  let sourceError: unknown;
+  let sentAny = false;
+  const input = new ReadableStream<pq.RecordBatch>({
+    async pull(controller) {
       try {
-        const output = (await pq.transformParquetStream(input, props)) as ReadableStream<Uint8Array>;
-        const reader = output.getReader();
-        try {
-          for (;;) {
-            const r = await reader.read();
-            if (r.done) break;
-            await target.write(r.value);
+        for (;;) {
+          throwIfAborted(opts.signal, path);
+          const r = await src.next();
+          if (r.done) {
+            srcDone = true;
+            // an empty output still needs its schema: send one empty batch
+            if (!sentAny) {
+              sentAny = true;
+              for (const wb of toWasmBatches(schema, emptyBatch(schema))) controller.enqueue(wb);
+            }
+            controller.close();
+            return;
           }
-        } finally {
-          reader.releaseLock();
+          const b = conformBatch(r.value, schema, path);
+          if (b.numRows === 0) continue;
+          rows += b.numRows;
+          sentAny = true;
+          for (const wb of toWasmBatches(schema, b)) controller.enqueue(wb);
+          return;
         }
       } catch (err) {
-        throw sourceError ?? err;
+        sourceError = err;
+        controller.error(err);
       }
-      if (sourceError !== undefined) throw sourceError;
-      return { rows, bytes: target.bytes };
     },
-    { signal: opts.signal },
-  );
+    async cancel() {
+      srcDone = true;
+      await src.return?.();
+    },
+  });
+  const props = new pq.WriterPropertiesBuilder()
+    .setCompression(CODEC[opts.compression ?? 'zstd'])
+    .setMaxRowGroupSize(opts.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS)
+    .build();
+  try {
+    const output = (await pq.transformParquetStream(input, props)) as ReadableStream<Uint8Array>;
+    const reader = output.getReader();
+    try {
+      for (;;) {
+        const r = await reader.read();
+        if (r.done) break;
+        await target.write(r.value);
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  } catch (err) {
+    throw sourceError ?? err;
+  } finally {
+    // parquet-wasm may fail without cancelling its input: end the upstream run here, or
+    // its readers and workers would stay open (and keep the process alive)
+    if (!srcDone) await Promise.resolve(src.return?.()).catch(() => {});
+  }
+  if (sourceError !== undefined) throw sourceError;
+  return { rows, bytes: target.bytes };
 }

@@ -7,7 +7,7 @@
  * with 3/6/9 digits for ms/us/ns), with `Z` appended for zoned timestamps (the instant in
  * UTC, whatever the zone). Years outside 0000..9999 get a sign and at least 4 digits.
  * Formats read: the same, with `T` or a space, optional seconds and fraction, and an optional
- * `Z` / `±HH:MM` / `±HHMM` / `±HH` offset (converted to UTC). A date alone is midnight.
+ * `Z` / `±HH:MM[:SS]` / `±HHMM` / `±HH` offset (converted to UTC). A date alone is midnight.
  */
 
 const NS_PER_S = 1_000_000_000n;
@@ -80,7 +80,7 @@ export function formatTimestamp(value: bigint, unit: Unit, zoned: boolean): stri
 
 const DATE_RE = /^([+-]?\d{4,})-(\d{2})-(\d{2})$/;
 const TS_RE =
-  /^([+-]?\d{4,})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+  /^([+-]?\d{4,})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|z|[+-]\d{2}(?::?\d{2}(?::\d{2})?)?)?$/;
 
 function civilDays(ys: string, ms: string, ds: string): number | null {
   const y = Number(ys);
@@ -100,6 +100,12 @@ export function parseDate(s: string): number | null {
   return days !== null && Math.abs(days) <= 2 ** 31 - 1 ? days : null;
 }
 
+/** Whether ISO-8601 timestamp text ends with a UTC offset (`Z`, `±HH:MM`, `±HHMM`, `±HH`). */
+export function hasUtcOffset(s: string): boolean {
+  const m = TS_RE.exec(s);
+  return m !== null && m[8] !== undefined;
+}
+
 /**
  * ISO-8601 timestamp → count of `unit` since the epoch (UTC), or an error text: not a
  * timestamp, finer than `unit` (e.g. a fraction for seconds), or outside int64.
@@ -117,11 +123,12 @@ export function parseTimestamp(s: string, unit: Unit): bigint | string {
   const z = m[8];
   if (z && z !== 'Z' && z !== 'z') {
     const sign = z[0] === '-' ? -1 : 1;
-    const digits = z.slice(1).replace(':', '');
+    const digits = z.slice(1).replaceAll(':', '');
     const oh = Number(digits.slice(0, 2));
     const om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
-    if (oh > 23 || om > 59) return 'not a valid UTC offset';
-    offsetS = sign * (oh * 3600 + om * 60);
+    const os = digits.length > 4 ? Number(digits.slice(4, 6)) : 0; // historic local mean time offsets
+    if (oh > 23 || om > 59 || os > 59) return 'not a valid UTC offset';
+    offsetS = sign * (oh * 3600 + om * 60 + os);
   }
   const fracNs = m[7] ? BigInt(m[7].padEnd(9, '0')) : 0n;
   const step = UNIT_NS[unit];

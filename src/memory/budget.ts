@@ -8,6 +8,13 @@
  * reservations) and what is free. `used` is the sum of all reservations, `peak` its maximum.
  * A reservation that is `free()`d drops out of the list (growing it again re-enters it).
  *
+ * The budget is the engine's: every run of an engine draws on the same limit. Free buffers
+ * the engine keeps for reuse (its BufferPool, attached as `cache`) count against the limit too,
+ * so `used + cache.held <= limit` always holds: a reservation that needs room evicts cached
+ * buffers first. `peak` is the highest `used`; `trackPeak()` gives a run its own peak.
+ * Nothing can grow past the limit: a consumer either spills (`tryGrow` answered false) or fails
+ * with MEMORY_EXHAUSTED (`grow`).
+ *
  * Coordinator-only: no locking, no cross-thread sharing. Workers report sizes as data.
  */
 import { ExecutionError, PlanError } from '../errors.js';
@@ -88,27 +95,37 @@ export class Reservation {
     return this.bytes;
   }
 
-  /** Grow by `bytes` if they fit in the budget; false (and no change) otherwise. */
-  tryGrow(bytes: number): boolean {
+  /**
+   * Grow by `bytes` if they fit in the budget with `leave` bytes still free after them (room a
+   * spillable consumer keeps for the tasks that cannot spill); false (and no change) otherwise.
+   */
+  tryGrow(bytes: number, leave = 0): boolean {
     checkBytes(bytes, 'tryGrow', this.name);
-    if (!this.budget.take(this, bytes)) return false;
+    if (!this.budget.take(this, bytes, leave)) return false;
     this.bytes += bytes;
     return true;
+  }
+
+  /** Hand `bytes` of this reservation to `other` (memory that changes owner, not size). */
+  moveTo(other: Reservation, bytes: number): void {
+    checkBytes(bytes, 'moveTo', this.name);
+    if (bytes > this.bytes) {
+      throw new ExecutionError('BAD_RESERVATION', `Reservation ${JSON.stringify(this.name)}: cannot move ${bytes} bytes, it holds only ${this.bytes}`, { reservation: this.name });
+    }
+    this.bytes -= bytes;
+    other.adopt(this.budget, bytes);
+  }
+
+  /** @internal the receiving side of moveTo */
+  adopt(from: MemoryBudget, bytes: number): void {
+    if (from !== this.budget) throw new ExecutionError('BAD_RESERVATION', `Reservation ${JSON.stringify(this.name)}: cannot adopt bytes of another budget`, { reservation: this.name });
+    this.bytes += bytes;
+    this.budget.register(this);
   }
 
   /** Grow by `bytes`, or throw ExecutionError MEMORY_EXHAUSTED. */
   grow(bytes: number): void {
     if (!this.tryGrow(bytes)) throw this.budget.exhausted(this, bytes);
-  }
-
-  /**
-   * Grow by `bytes` even past the limit: for memory a run cannot do without (its own result).
-   * It still counts in `used` and `peak`, so later optional growth (spillable data) backs off.
-   */
-  forceGrow(bytes: number): void {
-    checkBytes(bytes, 'forceGrow', this.name);
-    this.budget.takeAnyway(this, bytes);
-    this.bytes += bytes;
   }
 
   /** Give back `bytes` (at most the current size). */
@@ -150,14 +167,46 @@ export class Reservation {
   }
 }
 
+/** Memory the budget may reclaim: free buffers kept for reuse. */
+export interface BudgetCache {
+  /** Bytes held (not in use by anyone). */
+  readonly held: number;
+  /** Drop at least `bytes` of held memory if it can (fewer if it holds less). */
+  evict(bytes: number): void;
+}
+
+/** A run's view of the peak: the highest `used` since it started. */
+export interface PeakTracker {
+  readonly peak: number;
+  stop(): void;
+}
+
 export class MemoryBudget {
   private readonly max: number;
   private usedBytes = 0;
   private peakBytes = 0;
   private readonly live = new Set<Reservation>();
+  private readonly trackers = new Set<{ peak: number }>();
+  /** Set by the engine's BufferPool. */
+  cache: BudgetCache | null = null;
 
   constructor(limit: number | string) {
     this.max = parseBytes(limit);
+  }
+
+  /** Starts a peak measurement (one per run). */
+  trackPeak(): PeakTracker {
+    const t = { peak: this.usedBytes };
+    this.trackers.add(t);
+    const trackers = this.trackers;
+    return {
+      get peak() {
+        return t.peak;
+      },
+      stop() {
+        trackers.delete(t);
+      },
+    };
   }
 
   get limit(): number {
@@ -184,16 +233,19 @@ export class MemoryBudget {
   }
 
   /** @internal */
-  take(r: Reservation, bytes: number): boolean {
-    if (this.usedBytes + bytes > this.max) return false;
-    this.takeAnyway(r, bytes);
+  take(r: Reservation, bytes: number, leave = 0): boolean {
+    if (this.usedBytes + bytes + leave > this.max) return false;
+    const cache = this.cache;
+    if (cache && this.usedBytes + bytes + cache.held > this.max) cache.evict(this.usedBytes + bytes + cache.held - this.max);
+    this.usedBytes += bytes;
+    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+    for (const t of this.trackers) if (this.usedBytes > t.peak) t.peak = this.usedBytes;
+    this.register(r);
     return true;
   }
 
   /** @internal */
-  takeAnyway(r: Reservation, bytes: number): void {
-    this.usedBytes += bytes;
-    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
+  register(r: Reservation): void {
     if (!r.registered) {
       r.registered = true;
       this.live.add(r);

@@ -1,50 +1,105 @@
 /**
- * A pool of SharedArrayBuffers the engine reuses across slabs and runs.
+ * The engine's SharedArrayBuffers, reused across tasks and runs, every byte under the budget.
  *
  * First-touching memory is the dominant cost of a large run on this platform (~4 ms per MB of
- * page faults, against ~0.05 ms per MB to rewrite mapped memory), and the buffers that carry
- * slabs to the partition tasks and partitioned rows to the kernel tasks are the engine's own:
- * they never reach the user. So they come from here and go back when their run phase is over.
- * Results handed to the user are never pooled. The pool keeps at most `maxBytes` and is emptied
- * by Engine.close().
+ * page faults, against ~0.05 ms per MB to rewrite mapped memory), so the buffers that carry
+ * slabs to partition tasks, partitioned rows to kernel tasks, task scratch and routed outputs
+ * come from here and go back when their phase is over. Results handed to the user never do.
+ *
+ * Accounting: a buffer in use is part of the reservation that took it (`take` grows the
+ * reservation by the buffer's size, `give` shrinks it). Free buffers are the budget's `cache`:
+ * they count against the limit (used + held <= limit), so a reservation that needs room evicts
+ * them, and `give` keeps a buffer only while there is room for it. `clear()` (Engine.close())
+ * drops everything.
  */
-export class BufferPool {
+import type { BudgetCache, MemoryBudget, Reservation } from './budget.js';
+
+/** The smallest buffer, and the step of small sizes. */
+const GRAIN = 4096;
+
+/**
+ * Buffer sizes come in steps (1/16 of the size's power of two, at least GRAIN), so sizes
+ * repeat across slabs and runs and buffers are reused.
+ */
+export function bufferSize(bytes: number): number {
+  if (bytes <= GRAIN) return GRAIN;
+  const step = Math.max(GRAIN, 2 ** (Math.floor(Math.log2(bytes)) - 4));
+  return Math.ceil(bytes / step) * step;
+}
+
+export class BufferPool implements BudgetCache {
   private readonly free: SharedArrayBuffer[] = [];
-  private held = 0;
+  private heldBytes = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly budget: MemoryBudget) {
+    budget.cache = this;
+  }
 
-  /** A buffer of at least `bytes` (contents unspecified: callers overwrite what they use). */
-  take(bytes: number): SharedArrayBuffer {
-    let best = -1;
-    for (let i = 0; i < this.free.length; i++) {
-      const b = this.free[i]!;
-      // Take the smallest that fits, but not one more than twice as big (it would waste memory).
-      if (b.byteLength >= bytes && b.byteLength <= bytes * 2 + 65536 && (best < 0 || b.byteLength < this.free[best]!.byteLength)) best = i;
-    }
+  get held(): number {
+    return this.heldBytes;
+  }
+
+  /**
+   * A buffer of at least `bytes`, its size added to `r`; null when the budget has no room.
+   * Contents are unspecified: callers overwrite (or zero) what they use. `exact`: a buffer of
+   * just bufferSize(bytes), never a bigger free one (when room is tight).
+   */
+  tryTake(r: Reservation, bytes: number, exact = false): SharedArrayBuffer | null {
+    const best = exact ? -1 : this.bestFit(bytes);
     if (best >= 0) {
       const b = this.free.splice(best, 1)[0]!;
-      this.held -= b.byteLength;
-      return b;
+      this.heldBytes -= b.byteLength;
+      if (r.tryGrow(b.byteLength)) return b;
+      // Too big for the room there is: dropped, and a buffer of just the size asked tried below.
     }
-    return new SharedArrayBuffer(Math.max(8, Math.ceil(bytes / 8) * 8));
+    const size = bufferSize(bytes);
+    if (!r.tryGrow(size)) return null;
+    return new SharedArrayBuffer(size);
   }
 
-  /** Returns buffers nobody references any more. */
-  give(buffers: Iterable<SharedArrayBuffer>): void {
-    for (const b of buffers) {
-      if (this.held + b.byteLength > this.maxBytes) continue;
-      this.free.push(b);
-      this.held += b.byteLength;
-    }
+  /** Like tryTake, but a budget with no room is ExecutionError MEMORY_EXHAUSTED. */
+  take(r: Reservation, bytes: number): SharedArrayBuffer {
+    const b = this.tryTake(r, bytes);
+    if (b) return b;
+    r.grow(bufferSize(bytes)); // throws the descriptive error
+    throw new Error('unreachable: grow succeeded after tryTake failed');
   }
 
-  get bytes(): number {
-    return this.held;
+  /** Returns a buffer nobody references any more; its size leaves `r`. */
+  give(r: Reservation, buffer: SharedArrayBuffer): void {
+    r.shrink(buffer.byteLength);
+    this.keep(buffer);
+  }
+
+  evict(bytes: number): void {
+    // Largest first: fewest buffers dropped for the room asked.
+    this.free.sort((a, b) => b.byteLength - a.byteLength);
+    let freed = 0;
+    while (freed < bytes && this.free.length > 0) {
+      const b = this.free.shift()!;
+      freed += b.byteLength;
+      this.heldBytes -= b.byteLength;
+    }
   }
 
   clear(): void {
     this.free.length = 0;
-    this.held = 0;
+    this.heldBytes = 0;
+  }
+
+  private keep(b: SharedArrayBuffer): void {
+    if (this.budget.used + this.heldBytes + b.byteLength > this.budget.limit) return;
+    this.free.push(b);
+    this.heldBytes += b.byteLength;
+  }
+
+  /** The smallest free buffer that fits, but not one more than twice as big (it would waste memory). */
+  private bestFit(bytes: number): number {
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++) {
+      const n = this.free[i]!.byteLength;
+      if (n >= bytes && n <= bufferSize(bytes) * 2 && (best < 0 || n < this.free[best]!.byteLength)) best = i;
+    }
+    return best;
   }
 }

@@ -7,10 +7,14 @@
  * written from the shared memory as they are. Columns should be plain Utf8 rather than
  * Dictionary (a dictionary column serializes its whole dictionary with every batch).
  *
- * Read back with `readSpill` (one batch at a time) or `readSpillAll`. A spill file that does
- * not read back is an internal failure: ExecutionError SPILL_UNREADABLE naming the file.
+ * Read back with `readSpill` (one batch at a time) or `readSpillAll`, or a piece at a time:
+ * `append` returns the byte range a batch takes, and the schema message followed by any run of
+ * consecutive batches is a valid stream on its own (src/worker/partition-input reads pieces
+ * into task scratch that way). A spill file that does not read back is an internal failure:
+ * ExecutionError SPILL_UNREADABLE naming the file.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
+import type { SpillPiece } from '../types/tasks.js';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { ExecutionError, SluiceError } from '../errors.js';
 import { IpcAppender } from '../io/ipc-sink.js';
@@ -29,6 +33,8 @@ export class SpillWriter {
     readonly path: string,
     private readonly handle: FileHandle,
     private readonly out: IpcAppender,
+    /** Bytes of the schema message at the start of the file. */
+    readonly schemaBytes: number,
   ) {}
 
   /** Create the spill file at `path` (which must not exist) and write the schema. */
@@ -39,7 +45,15 @@ export class SpillWriter {
     } catch (err) {
       throw new ExecutionError('SPILL_FAILED', `Cannot create spill file ${path}: ${(err as Error).message}`, { path }, { cause: err });
     }
-    return new SpillWriter(path, handle, new IpcAppender(handle, schema, 'stream', path));
+    const out = new IpcAppender(handle, schema, 'stream', path);
+    try {
+      await out.flush();
+    } catch (err) {
+      await handle.close().catch(() => {});
+      await unlink(path).catch(() => {});
+      throw new ExecutionError('SPILL_FAILED', `Writing spill file ${path} failed: ${(err as Error)?.message ?? String(err)}`, { path }, { cause: err });
+    }
+    return new SpillWriter(path, handle, out, out.bytes);
   }
 
   get rows(): number {
@@ -49,14 +63,33 @@ export class SpillWriter {
     return this.out.bytes;
   }
 
-  /** Write one batch to disk. */
-  async append(batch: RecordBatch): Promise<void> {
+  /** Write one batch to disk; returns the piece of the file it takes (readable on its own). */
+  async append(batch: RecordBatch): Promise<SpillPiece> {
     if (this.done) throw new ExecutionError('SPILL_FAILED', `Spill file ${this.path} is already finished`, { path: this.path });
+    const start = this.out.bytes;
     try {
       await this.out.append(batch);
     } catch (err) {
       throw this.fail(err);
     }
+    return { path: this.path, schemaBytes: this.schemaBytes, start, end: this.out.bytes, rows: batch.numRows };
+  }
+
+  /** Write several batches in one write; returns the piece each takes, in order. */
+  async appendMany(batches: RecordBatch[]): Promise<SpillPiece[]> {
+    if (this.done) throw new ExecutionError('SPILL_FAILED', `Spill file ${this.path} is already finished`, { path: this.path });
+    let at = this.out.bytes;
+    let sizes: number[];
+    try {
+      sizes = await this.out.appendMany(batches);
+    } catch (err) {
+      throw this.fail(err);
+    }
+    return sizes.map((size, i) => {
+      const piece = { path: this.path, schemaBytes: this.schemaBytes, start: at, end: at + size, rows: batches[i]!.numRows };
+      at += size;
+      return piece;
+    });
   }
 
   /** Write the end-of-stream marker and close the file. */

@@ -76,10 +76,10 @@ export const UNIT_RANK: Readonly<Record<AsofUnit, number>> = { day: 0, s: 1, ms:
 const P32 = 4294967296;
 const P52 = 4503599627370496;
 
-/** The temporal unit of a DATE/TIMESTAMP type. */
+/** The temporal unit of a DATE/TIMESTAMP/DURATION type. */
 export function temporalUnit(t: TypeDesc): AsofUnit {
   if (t.kind === 'date') return t.unit === 'day' ? 'day' : 'ms';
-  if (t.kind === 'timestamp') return t.unit;
+  if (t.kind === 'timestamp' || t.kind === 'duration') return t.unit;
   throw new Error(`not a temporal type: ${t.kind}`);
 }
 
@@ -634,15 +634,24 @@ export function withinF(x: number, k: number, tol: NormalizedTolerance): boolean
   return (e < 0n ? -e : e) <= scaledTol(tol);
 }
 
-/** sign(|s - x| - |x - p|) for doubles (none NaN), exact. Infinite gaps are equal. */
+/**
+ * sign(|s - x| - |x - p|) for doubles (none NaN), exact. Infinite gaps (an infinite operand)
+ * are equal; a finite gap whose double difference overflows is compared exactly.
+ */
 export function gapSignF(x: number, p: number, s: number): number {
   let dp = x >= p ? x - p : p - x;
   if (dp !== dp) dp = 0;
   let ds = s >= x ? s - x : x - s;
   if (ds !== ds) ds = 0;
+  if (ds === Infinity || dp === Infinity) {
+    const infS = ds === Infinity && !(Number.isFinite(s) && Number.isFinite(x));
+    const infP = dp === Infinity && !(Number.isFinite(p) && Number.isFinite(x));
+    if (infS || infP) return infS === infP ? 0 : infS ? 1 : -1;
+    return exactGapSignF(x, p, s);
+  }
   if (ds < dp) return -1;
   if (ds > dp) return 1;
-  if (ds === Infinity || ds === 0) return 0;
+  if (ds === 0) return 0;
   return exactGapSignF(x, p, s);
 }
 

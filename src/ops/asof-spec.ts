@@ -5,7 +5,8 @@
  * before any row is read; it returns a `ResolvedAsof` the worker and kernel trust.
  *
  * Key classes: integer (any widths/signedness together), float (float32/float64), temporal
- * (DATE and TIMESTAMP of any unit; zoned and zone-less TIMESTAMPs do not mix), string
+ * (DATE and TIMESTAMP of any unit; zoned and zone-less TIMESTAMPs do not mix; DURATIONs of any
+ * unit pair only with each other, compared as elapsed time), string
  * (utf8/largeUtf8; backward/forward, no tolerance). Temporal keys are converted to one common
  * unit: the finest of both keys' units and of the tolerance's unit (date32 counts as `day`,
  * date64 as `ms`), so the tolerance is an exact integer count of that unit.
@@ -37,6 +38,7 @@ import {
   type AsofUnit,
   type NormalizedTolerance,
 } from './asof-keys.js';
+import { rightOutputNames } from './join-names.js';
 
 export type AsofDirection = 'backward' | 'forward' | 'nearest';
 
@@ -120,6 +122,7 @@ function keyClass(t: TypeDesc): AsofKeyClass | null {
       return t.bits === 16 ? null : 'float';
     case 'date':
     case 'timestamp':
+    case 'duration':
       return 'temporal';
     case 'utf8':
     case 'largeUtf8':
@@ -140,6 +143,9 @@ function byClass(t: TypeDesc): string | null {
       return 'date';
     case 'timestamp':
       return t.timezone === null ? 'timestamp (zone-less)' : 'timestamp (zoned)';
+    case 'duration':
+      // Equal elapsed times are equal values only within one unit (hashing and grouping read raw values).
+      return `duration[${t.unit}]`;
     case 'utf8':
     case 'largeUtf8':
       return 'string';
@@ -253,7 +259,7 @@ export function resolveAsof(options: AsofOptions, leftSchema: FieldDesc[], right
     if (c === null) {
       fail(
         'UNSUPPORTED_KEY_TYPE',
-        `\`on\` column ${show(ref.name)} of the ${side} input has type ${typeToString(ref.type)}; expected an integer, float32/float64, date, timestamp or string column`,
+        `\`on\` column ${show(ref.name)} of the ${side} input has type ${typeToString(ref.type)}; expected an integer, float32/float64, date, timestamp, duration or string column`,
         { column: ref.name, side, type: typeToString(ref.type) },
       );
     }
@@ -266,6 +272,13 @@ export function resolveAsof(options: AsofOptions, leftSchema: FieldDesc[], right
     );
   }
   const cls = lc!;
+  if ((left.type.kind === 'duration') !== (right.type.kind === 'duration')) {
+    fail(
+      'KEY_TYPE_MISMATCH',
+      `\`on\` keys ${show(left.name)} (${typeToString(left.type)}) and ${show(right.name)} (${typeToString(right.type)}) cannot be compared: a duration (elapsed time) pairs only with a duration`,
+      { column: left.name, leftType: typeToString(left.type), rightType: typeToString(right.type) },
+    );
+  }
   const lZoned = left.type.kind === 'timestamp' && left.type.timezone !== null;
   const rZoned = right.type.kind === 'timestamp' && right.type.timezone !== null;
   if (left.type.kind === 'timestamp' && right.type.kind === 'timestamp' && lZoned !== rZoned) {
@@ -291,7 +304,7 @@ export function resolveAsof(options: AsofOptions, leftSchema: FieldDesc[], right
     }
     if (typeof tol === 'string') {
       if (cls !== 'temporal') {
-        fail('BAD_TOLERANCE', `duration tolerance ${show(tol)} needs date/timestamp keys, but ${show(left.name)} is ${typeToString(left.type)}; give a number`, { column: left.name, value: tol });
+        fail('BAD_TOLERANCE', `duration tolerance ${show(tol)} needs date/timestamp/duration keys, but ${show(left.name)} is ${typeToString(left.type)}; give a number`, { column: left.name, value: tol });
       }
       const ns = parseAsofDuration(tol);
       tolExact = ns;
@@ -404,26 +417,12 @@ export function resolveAsof(options: AsofOptions, leftSchema: FieldDesc[], right
   const rightBy = new Set(by.map((b) => b.right.index));
   const kept: number[] = [];
   for (let i = 0; i < rightSchema.length; i++) if (!rightBy.has(i)) kept.push(i);
-  const taken = new Set(leftSchema.map((f) => f.name));
-  const seen = new Set<string>();
-  const collides = new Map<number, boolean>();
-  for (const i of kept) {
-    const name = rightSchema[i]!.name;
-    collides.set(i, taken.has(name) || seen.has(name));
-    seen.add(name);
-  }
-  for (const i of kept) if (!collides.get(i)) taken.add(rightSchema[i]!.name);
-  for (const i of kept) {
+  const names = rightOutputNames(leftSchema.map((f) => f.name), kept.map((i) => rightSchema[i]!.name), suffix);
+  kept.forEach((i, k) => {
     const f = rightSchema[i]!;
-    let name = f.name;
-    if (collides.get(i)) {
-      name = f.name + suffix;
-      for (let k = 2; taken.has(name); k++) name = `${f.name}${suffix}_${k}`;
-      taken.add(name);
-    }
-    output.push({ name, type: f.type, nullable: how === 'left' ? true : f.nullable });
+    output.push({ name: names[k]!, type: f.type, nullable: how === 'left' ? true : f.nullable });
     outputSources.push({ side: 'right', index: i });
-  }
+  });
 
   const resolved: ResolvedAsof = {
     on: { left, right },

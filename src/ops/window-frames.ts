@@ -7,18 +7,23 @@
  * - peers (RANGE with only CURRENT ROW / UNBOUNDED bounds, incl. the default frame): runs of
  *   rows equal in every order key (NULL = NULL, NaN = NaN, -0 = +0) are peer groups; CURRENT ROW
  *   is the group's start (for the start) or end (for the end). No order key: one peer group.
+ * - GROUPS: the same peer groups numbered 0..G-1 within the partition; row i in group q has
+ *   lo = start of group clamp(q - p), hi = end of group clamp(q + f) (offsets saturate like ROWS;
+ *   a frame entirely before / after the partition is empty at its start / end).
  * - RANGE with offsets (one numeric/temporal key): in order direction d = ASC ? k : -k, the frame
  *   of a regular row is { j regular : d[j] >= d[i] - p and d[j] <= d[i] + f }; NULL and NaN rows
  *   form their own runs: their bounded sides are their run's ends, and regular rows reach them
  *   only through an unbounded side. Keys are turned into exact float64 numbers once per task
  *   (ints ≤ 32 bits directly; 64-bit keys relative to a base key when the span is ≤ 2^50, read
- *   through 32-bit halves, no BigInt), else compared as BigInt (exact, no overflow). Float keys
- *   use float64 arithmetic for d[i] - p and d[i] + f.
+ *   through 32-bit halves, no BigInt; decimal128 keys likewise through their four words), else
+ *   compared as BigInt (exact, no overflow). Float keys use float64 arithmetic for d[i] - p and
+ *   d[i] + f.
  * Invariants: s ≤ lo[i] ≤ hi[i] ≤ e; within a group lo and hi are non-decreasing (sliding
  * kernels rely on it). Cost: O(n) per frame (two monotone pointers), O(n) memory.
  */
 import type { ResolvedFrame, ResolvedOffset, ResolvedOrderKey } from './window-spec.js';
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
+import { bigValue, shiftedExact } from './window-values.js';
 
 export interface FrameBounds {
   lo: Int32Array;
@@ -28,6 +33,49 @@ export interface FrameBounds {
 }
 
 const TWO32 = 4294967296;
+const fresh: Allocator = (ctor, length) => new ctor(length);
+
+/**
+ * Peer groups of the sorted rows (runs equal in every order key, never crossing a partition
+ * group): `of[i]` is row i's peer group (global number), `start[q]` the first row of group q
+ * (`start[groups] = n`), `first[q]` the first peer group of q's partition group.
+ */
+export interface PeerGroups {
+  of: Int32Array;
+  start: Int32Array;
+  first: Int32Array;
+  groups: number;
+}
+
+export function computePeers(n: number, groupStarts: Uint32Array, order: KeyColumn[], alloc: Allocator = fresh): PeerGroups {
+  const of = alloc(Int32Array, n);
+  const startTmp = alloc(Int32Array, n + 1);
+  const firstTmp = alloc(Int32Array, n + 1);
+  const eqs = order.map(makeRowEq);
+  const k = eqs.length;
+  let q = 0;
+  for (let g = 0; g + 1 < groupStarts.length; g++) {
+    const s = groupStarts[g]!;
+    const e = groupStarts[g + 1]!;
+    const firstOfPartition = q;
+    let a = s;
+    while (a < e) {
+      let b = a + 1;
+      if (k > 0) {
+        outer: for (; b < e; b++) {
+          for (let c = 0; c < k; c++) if (!eqs[c]!(a, b)) break outer;
+        }
+      } else b = e;
+      startTmp[q] = a;
+      firstTmp[q] = firstOfPartition;
+      for (let i = a; i < b; i++) of[i] = q;
+      q++;
+      a = b;
+    }
+  }
+  startTmp[q] = n;
+  return { of, start: startTmp.subarray(0, q + 1), first: firstTmp.subarray(0, q), groups: q };
+}
 
 export function computeFrames(
   n: number,
@@ -35,12 +83,15 @@ export function computeFrames(
   order: KeyColumn[],
   orderKeys: ResolvedOrderKey[],
   frame: ResolvedFrame,
+  peers: () => PeerGroups = () => computePeers(n, groupStarts, order),
+  alloc: Allocator = fresh,
 ): FrameBounds {
-  const lo = new Int32Array(n);
-  const hi = new Int32Array(n);
+  const lo = alloc(Int32Array, n);
+  const hi = alloc(Int32Array, n);
   if (frame.mode === 'rows') rowsFrames(groupStarts, frame, lo, hi);
-  else if (frame.mode === 'peers') peerFrames(groupStarts, order, frame, lo, hi);
-  else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi);
+  else if (frame.mode === 'peers') peerFrames(groupStarts, peers(), frame, lo, hi);
+  else if (frame.mode === 'groups') groupsFrames(groupStarts, peers(), frame, lo, hi);
+  else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi, alloc);
   let maxWidth = 0;
   for (let i = 0; i < n; i++) {
     const w = hi[i]! - lo[i]!;
@@ -93,6 +144,9 @@ export function makeRowEq(col: KeyColumn): (i: number, j: number) => boolean {
       for (let k = 0; k < len; k++) if (bytes[a0 + k] !== bytes[b0 + k]) return false;
       return true;
     };
+  } else if (col.type.kind === 'decimal') {
+    const w = v as Uint32Array;
+    eq = (i, j) => w[4 * i] === w[4 * j] && w[4 * i + 1] === w[4 * j + 1] && w[4 * i + 2] === w[4 * j + 2] && w[4 * i + 3] === w[4 * j + 3];
   } else if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
     const u = halves(v);
     eq = (i, j) => u[2 * i] === u[2 * j] && u[2 * i + 1] === u[2 * j + 1];
@@ -120,36 +174,49 @@ export function halves(v: BigInt64Array | BigUint64Array): Uint32Array {
   return new Uint32Array(v.buffer, v.byteOffset, v.length * 2);
 }
 
-function peerFrames(gs: Uint32Array, order: KeyColumn[], frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
-  const eqs = order.map(makeRowEq);
-  const k = eqs.length;
+function peerFrames(gs: Uint32Array, peers: PeerGroups, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
   const pUnb = frame.preceding === null;
   const fUnb = frame.following === null;
+  const { of, start } = peers;
   for (let g = 0; g + 1 < gs.length; g++) {
     const s = gs[g]!;
     const e = gs[g + 1]!;
-    let a = s;
-    while (a < e) {
-      let b = a + 1;
-      if (k > 0) {
-        outer: for (; b < e; b++) {
-          for (let c = 0; c < k; c++) if (!eqs[c]!(a, b)) break outer;
-        }
-      } else b = e;
-      const l = pUnb ? s : a;
-      const h = fUnb ? e : b;
-      for (let i = a; i < b; i++) {
-        lo[i] = l;
-        hi[i] = h;
+    for (let i = s; i < e; i++) {
+      const q = of[i]!;
+      lo[i] = pUnb ? s : start[q]!;
+      hi[i] = fUnb ? e : start[q + 1]!;
+    }
+  }
+}
+
+function groupsFrames(gs: Uint32Array, peers: PeerGroups, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
+  const LIMIT = 2 ** 40;
+  const p = frame.preceding === null ? null : clampOffset(frame.preceding, LIMIT);
+  const f = frame.following === null ? null : clampOffset(frame.following, LIMIT);
+  const { of, start, first } = peers;
+  for (let g = 0; g + 1 < gs.length; g++) {
+    const s = gs[g]!;
+    const e = gs[g + 1]!;
+    if (s === e) continue;
+    const qa = first[of[s]!]!;
+    const qb = of[e - 1]! + 1; // one past the partition's last peer group
+    for (let i = s; i < e; i++) {
+      const q = of[i]!;
+      const a = p === null ? qa : q - p;
+      const b = f === null ? qb - 1 : q + f; // last group, inclusive
+      if (a >= qb) lo[i] = hi[i] = e;
+      else if (b < qa) lo[i] = hi[i] = s;
+      else {
+        lo[i] = start[a < qa ? qa : a]!;
+        hi[i] = start[(b >= qb ? qb - 1 : b) + 1]!;
       }
-      a = b;
     }
   }
 }
 
 /** Marks NULL (1) and NaN (2) keys; 0 for regular keys. */
-function specialKinds(col: KeyColumn, n: number): Uint8Array {
-  const sp = new Uint8Array(n);
+function specialKinds(col: KeyColumn, n: number, alloc: Allocator): Uint8Array {
+  const sp = alloc(Uint8Array, n);
   const valid = col.valid;
   const v = col.values;
   const isFloat = v instanceof Float64Array || v instanceof Float32Array;
@@ -160,9 +227,9 @@ function specialKinds(col: KeyColumn, n: number): Uint8Array {
   return sp;
 }
 
-function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
+function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array, alloc: Allocator): void {
   const n = lo.length;
-  const sp = specialKinds(col, n);
+  const sp = specialKinds(col, n, alloc);
   const P = frame.preceding;
   const F = frame.following;
   const v = col.values;
@@ -175,7 +242,21 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
   let f = 0;
   let pBig = 0n;
   let fBig = 0n;
-  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+  if (col.type.kind === 'decimal') {
+    // decimal128: exact doubles relative to a base when the span allows, else BigInt.
+    const rel = shiftedExact(col, n, alloc);
+    if (rel !== null) {
+      d = rel;
+      if (sign < 0) for (let i = 0; i < n; i++) d[i] = -rel[i]!;
+      if (P) p = clampOffset(P, 2 ** 53);
+      if (F) f = clampOffset(F, 2 ** 53);
+    } else {
+      dBig = new Array<bigint>(n).fill(0n);
+      for (let i = 0; i < n; i++) if (sp[i] === 0) dBig[i] = desc ? -bigValue(col, i) : bigValue(col, i);
+      if (P) pBig = BigInt((P as { int: string }).int);
+      if (F) fBig = BigInt((F as { int: string }).int);
+    }
+  } else if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
     const u = halves(v);
     // High words read signed for int64 keys, unsigned for uint64 keys.
     const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;
@@ -192,7 +273,7 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
       if (base < 0) base = i;
     }
     if (base < 0 || hi - lo <= 2 ** 50) {
-      d = new Float64Array(n);
+      d = alloc(Float64Array, n);
       if (base >= 0) {
         const bh = hw[2 * base + 1]!;
         const bl = u[2 * base]!;
@@ -207,7 +288,7 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
       if (F) fBig = BigInt((F as { int: string }).int);
     }
   } else {
-    d = new Float64Array(n);
+    d = alloc(Float64Array, n);
     const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
     for (let i = 0; i < n; i++) if (sp[i] === 0) d[i] = sign * w[i]!;
     const isFloat = v instanceof Float64Array || v instanceof Float32Array;

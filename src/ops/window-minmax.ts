@@ -7,22 +7,57 @@
  * start leave from the front; the front is the answer (none left → NULL).
  * Order: a total order on values — integers/bools/dates numerically, 64-bit values through
  * their 32-bit halves (no BigInt), floats with -0 < +0 and NaN above every number (all NaNs
- * equal) — so ties are bit-identical and the result does not depend on the algorithm.
+ * equal), decimal128 as signed 128-bit integers (same scale), strings and binary by unsigned
+ * bytes (UTF-8 byte order = code point order) — so ties are bit-identical and the result does
+ * not depend on the algorithm. Ties pick the latest best row.
  * Invariants: within a group lo and hi are non-decreasing, so each row is pushed and popped at
- * most once: O(1) amortized per row per column, one Int32Array deque of n slots.
- * Output keeps the input's typed-array kind (values copied bit for bit from the chosen row).
+ * most once: O(1) amortized per row per column (O(length) per string comparison), one
+ * Int32Array deque of n slots.
+ * Output: the sorted position of the chosen row per output row (-1 = NULL): the caller gathers
+ * the measure column, whatever its type.
  */
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
 import { halves } from './window-frames.js';
 
 /** Strict "a before b" in the total order of the column's values (rows a, b non-NULL). */
-export function makeLess(col: KeyColumn): (a: number, b: number) => boolean {
+export function makeLess(col: KeyColumn, alloc: Allocator = (ctor, length) => new ctor(length)): (a: number, b: number) => boolean {
   const v = col.values;
+  if (col.offsets) {
+    const off = col.offsets;
+    const bytes = v as Uint8Array;
+    return (a, b) => {
+      const as = off[a]!;
+      const bs = off[b]!;
+      const la = off[a + 1]! - as;
+      const lb = off[b + 1]! - bs;
+      const m = la < lb ? la : lb;
+      for (let k = 0; k < m; k++) {
+        const x = bytes[as + k]!;
+        const y = bytes[bs + k]!;
+        if (x !== y) return x < y;
+      }
+      return la < lb;
+    };
+  }
+  if (col.type.kind === 'decimal') {
+    const w = v as Uint32Array;
+    return (a, b) => {
+      const ha = w[4 * a + 3]! | 0;
+      const hb = w[4 * b + 3]! | 0;
+      if (ha !== hb) return ha < hb;
+      for (let k = 2; k >= 0; k--) {
+        const x = w[4 * a + k]!;
+        const y = w[4 * b + k]!;
+        if (x !== y) return x < y;
+      }
+      return false;
+    };
+  }
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
     const u = halves(v);
     // Fast path: every value an exact float64 integer (|x| < 2^53) → compare as numbers.
     const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;
-    const asNum = new Float64Array(v.length);
+    const asNum = alloc(Float64Array, v.length);
     let exact = true;
     for (let i = 0; i < v.length && exact; i++) {
       const h = hw[2 * i + 1]!;
@@ -61,12 +96,19 @@ export function makeLess(col: KeyColumn): (a: number, b: number) => boolean {
  * For each row, the sorted position holding the frame's min (or max), or -1 when the frame
  * has no non-NULL value.
  */
-export function minMaxArgs(col: KeyColumn, groupStarts: Uint32Array, lo: Int32Array, hi: Int32Array, isMax: boolean): Int32Array {
+export function minMaxArgs(
+  col: KeyColumn,
+  groupStarts: Uint32Array,
+  lo: Int32Array,
+  hi: Int32Array,
+  isMax: boolean,
+  arg: Int32Array = new Int32Array(lo.length),
+  alloc: Allocator = (ctor, length) => new ctor(length),
+): Int32Array {
   const n = lo.length;
-  const arg = new Int32Array(n);
   const valid = col.valid;
-  const less = makeLess(col);
-  const dq = new Int32Array(Math.max(n, 1));
+  const less = makeLess(col, alloc);
+  const dq = alloc(Int32Array, Math.max(n, 1));
   for (let g = 0; g + 1 < groupStarts.length; g++) {
     const s = groupStarts[g]!;
     const e = groupStarts[g + 1]!;
@@ -94,9 +136,8 @@ export function minMaxArgs(col: KeyColumn, groupStarts: Uint32Array, lo: Int32Ar
 }
 
 /** Naive path: rescans each frame (same total order, same tie rule: the latest best row). */
-export function minMaxArgsNaive(col: KeyColumn, lo: Int32Array, hi: Int32Array, isMax: boolean): Int32Array {
+export function minMaxArgsNaive(col: KeyColumn, lo: Int32Array, hi: Int32Array, isMax: boolean, arg: Int32Array = new Int32Array(lo.length)): Int32Array {
   const n = lo.length;
-  const arg = new Int32Array(n);
   const valid = col.valid;
   const less = makeLess(col);
   for (let r = 0; r < n; r++) {
@@ -108,40 +149,4 @@ export function minMaxArgsNaive(col: KeyColumn, lo: Int32Array, hi: Int32Array, 
     arg[r] = best;
   }
   return arg;
-}
-
-/** Copies values[arg[r]] into out[r] bit for bit; returns a validity array or null. */
-export function gatherArgs(col: KeyColumn, arg: Int32Array, out: TypedArray, validOut: () => Uint8Array): Uint8Array | null {
-  const n = arg.length;
-  const v = col.values;
-  let valid: Uint8Array | null = null;
-  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    const u = halves(v);
-    const o = halves(out as BigInt64Array);
-    for (let r = 0; r < n; r++) {
-      const a = arg[r]!;
-      if (a < 0) {
-        valid ??= validOut();
-        valid[r] = 0;
-        o[2 * r] = o[2 * r + 1] = 0;
-        continue;
-      }
-      o[2 * r] = u[2 * a]!;
-      o[2 * r + 1] = u[2 * a + 1]!;
-    }
-    return valid;
-  }
-  const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
-  const o = out as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
-  for (let r = 0; r < n; r++) {
-    const a = arg[r]!;
-    if (a < 0) {
-      valid ??= validOut();
-      valid[r] = 0;
-      o[r] = 0;
-      continue;
-    }
-    o[r] = w[a]!;
-  }
-  return valid;
 }

@@ -1,23 +1,70 @@
 /**
  * Window plan resolution: `df.window({ partitionBy, orderBy, columns })` → `ResolvedWindow`.
  *
- * Steps: (1) parse each column's function spec (shape, offsets, units) → (2) resolve partition
- * and order columns against the schema, normalising orderBy to {column, descending, nulls}
- * (ASC NULLS FIRST, DESC NULLS LAST by default) → (3) per output column check the measure type,
- * compute the output type and resolve the frame: ROWS offsets saturate to ±(2^63-1); RANGE
- * offsets become exact integers in the order key's unit (date32 days, date64 ms, timestamp
- * unit) or float64 numbers for float keys → (4) check frame start ≤ end and name clashes.
+ * Function classes: aggregates (sum count avg min max stddev variance stddevPop varPop
+ * countDistinct) and value functions (first last nthValue) run over a frame; offset functions
+ * (lag lead) and ranking functions (rowNumber rank denseRank percentRank cumeDist ntile) take
+ * none (a frame on them is a PlanError). `.minPeriods(k)` is for aggregates and value
+ * functions, `.ignoreNulls()` for value and offset functions.
+ *
+ * Steps: (1) parse each column's function spec (shape, offsets, units, arguments) → (2) resolve
+ * partition and order columns against the schema, normalising orderBy to {column, descending,
+ * nulls} (ASC NULLS FIRST, DESC NULLS LAST by default) → (3) per output column check the measure
+ * type, compute the output type and resolve the frame: ROWS and GROUPS offsets saturate to
+ * ±(2^63-1); RANGE offsets become exact integers in the order key's unit (date32 days, date64 ms,
+ * timestamp/duration unit, decimal unscaled units) or float64 numbers for float keys; lag/lead
+ * defaults become exact values of the measure type → (4) check frame start ≤ end and name
+ * clashes.
  * Every failure is a PlanError raised before any row is read. The result is plain data
  * (no bigint, no class instance): it survives structured clone and JSON.
  */
 import { PlanError, show } from '../errors.js';
 import { isNumeric, typeToString, type FieldDesc, type TypeDesc } from '../types/column.js';
+import { checkLiteralSpec, parseDecimalText, resolveLiteral, type LiteralSpec, type ResolvedLiteral } from './window-literal.js';
 
 // ---------------------------------------------------------------------------------------------
 // Function specs (built by src/expr/aggregates.ts, or written by hand / read from a job file)
 // ---------------------------------------------------------------------------------------------
 
-export type WindowFnName = 'sum' | 'count' | 'avg' | 'min' | 'max';
+export type WindowFnName =
+  | 'sum' | 'count' | 'avg' | 'min' | 'max'
+  | 'stddev' | 'variance' | 'stddevPop' | 'varPop' | 'countDistinct'
+  | 'first' | 'last' | 'nthValue'
+  | 'lag' | 'lead'
+  | 'rowNumber' | 'rank' | 'denseRank' | 'percentRank' | 'cumeDist' | 'ntile';
+
+/** aggregate / value: over a frame; offset (lag, lead) and ranking: over the partition order. */
+export type WindowFnClass = 'aggregate' | 'value' | 'offset' | 'ranking';
+
+export const FN_CLASS: Readonly<Record<WindowFnName, WindowFnClass>> = {
+  sum: 'aggregate',
+  count: 'aggregate',
+  avg: 'aggregate',
+  min: 'aggregate',
+  max: 'aggregate',
+  stddev: 'aggregate',
+  variance: 'aggregate',
+  stddevPop: 'aggregate',
+  varPop: 'aggregate',
+  countDistinct: 'aggregate',
+  first: 'value',
+  last: 'value',
+  nthValue: 'value',
+  lag: 'offset',
+  lead: 'offset',
+  rowNumber: 'ranking',
+  rank: 'ranking',
+  denseRank: 'ranking',
+  percentRank: 'ranking',
+  cumeDist: 'ranking',
+  ntile: 'ranking',
+};
+
+/** Functions whose measure is optional (count) or absent (ranking). */
+export function takesFrame(fn: WindowFnName): boolean {
+  const c = FN_CLASS[fn];
+  return c === 'aggregate' || c === 'value';
+}
 export type DurationUnit = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h' | 'd' | 'w';
 
 /** A frame offset as given by the user, in plain data. */
@@ -28,10 +75,14 @@ export type OffsetSpec =
   /** A finite non-integral number (RANGE over float keys only). */
   | { kind: 'number'; value: number }
   /** A duration: integer `value` (decimal string, may be negative) of `unit`. */
-  | { kind: 'duration'; value: string; unit: DurationUnit; text: string };
+  | { kind: 'duration'; value: string; unit: DurationUnit; text: string }
+  /** A decimal number written as text ('1.25'), for RANGE over DECIMAL128 (or float) keys. */
+  | { kind: 'decimal'; text: string };
+
+export type FrameMode = 'rows' | 'range' | 'groups';
 
 export interface FrameSpec {
-  mode: 'rows' | 'range';
+  mode: FrameMode;
   /** start = current - preceding ('unbounded' = UNBOUNDED PRECEDING). */
   preceding: OffsetSpec;
   /** end = current + following ('unbounded' = UNBOUNDED FOLLOWING). */
@@ -40,15 +91,23 @@ export interface FrameSpec {
 
 export interface WindowFnSpec {
   fn: WindowFnName;
-  /** Measure column; null only for `count()` (counts rows). */
+  /** Measure column; null for `count()` (counts rows) and the ranking functions. */
   column: string | null;
-  /** null = SQL's default frame. */
+  /** null = SQL's default frame (always null for offset and ranking functions). */
   frame: FrameSpec | null;
+  /** nthValue: n (from 1); lag/lead: rows (default 1); ntile: buckets. An exact integer as a decimal string. */
+  n?: string;
+  /** lag/lead: the value where the offset row is outside the partition (default NULL). */
+  default?: LiteralSpec;
+  /** first/last/nthValue/lag/lead: skip NULL values. */
+  ignoreNulls?: boolean;
+  /** Aggregates and value functions: NULL when the frame holds fewer than k non-NULL values. */
+  minPeriods?: number;
 }
 
 export type OffsetInput = number | bigint | string;
 
-const FN_NAMES: readonly WindowFnName[] = ['sum', 'count', 'avg', 'min', 'max'];
+const FN_NAMES = Object.keys(FN_CLASS) as WindowFnName[];
 export const INT64_MAX = (1n << 63n) - 1n;
 
 const UNIT_NS: Record<DurationUnit, bigint> = {
@@ -63,13 +122,14 @@ const UNIT_NS: Record<DurationUnit, bigint> = {
 };
 
 const DURATION_RE = /^\s*([+-]?)(\d+)\s*(ns|us|µs|ms|s|m|h|d|w)\s*$/;
+const DECIMAL_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$/;
 const CALENDAR_RE = /^\s*[+-]?\d*(\.\d+)?\s*(mo|mon|mons|month|months|y|yr|yrs|year|years|M|Y)\s*$/;
 
 /**
- * Parses one offset argument of `.rows()` / `.range()` (or of a hand-written spec) into an
- * OffsetSpec. ROWS offsets must be integers and saturate to ±(2^63-1).
+ * Parses one offset argument of `.rows()` / `.range()` / `.groups()` (or of a hand-written spec)
+ * into an OffsetSpec. ROWS and GROUPS offsets must be integers and saturate to ±(2^63-1).
  */
-export function parseOffset(value: unknown, mode: 'rows' | 'range', what: string): OffsetSpec {
+export function parseOffset(value: unknown, mode: FrameMode, what: string): OffsetSpec {
   if (value === 'unbounded' || (typeof value === 'string' && value.trim().toLowerCase() === 'unbounded')) {
     return { kind: 'unbounded' };
   }
@@ -81,8 +141,8 @@ export function parseOffset(value: unknown, mode: 'rows' | 'range', what: string
       });
     }
     if (Number.isInteger(value)) return intOffset(BigInt(value), mode);
-    if (mode === 'rows') {
-      throw new PlanError('INVALID_OFFSET', `${what}: ROWS offsets must be integers, got ${show(value)}`, { value });
+    if (mode !== 'range') {
+      throw new PlanError('INVALID_OFFSET', `${what}: ${mode.toUpperCase()} offsets must be integers, got ${show(value)}`, { value });
     }
     return { kind: 'number', value };
   }
@@ -94,6 +154,14 @@ export function parseOffset(value: unknown, mode: 'rows' | 'range', what: string
         { value },
       );
     }
+    if (DECIMAL_RE.test(value)) {
+      const t = value.trim();
+      if (/^[+-]?\d+$/.test(t)) return intOffset(BigInt(t), mode);
+      if (mode !== 'range') {
+        throw new PlanError('INVALID_OFFSET', `${what}: ${mode.toUpperCase()} offsets must be integers, got ${show(value)}`, { value });
+      }
+      return { kind: 'decimal', text: t.replace(/^\+/, '') };
+    }
     const m = DURATION_RE.exec(value);
     if (!m) {
       throw new PlanError(
@@ -102,8 +170,8 @@ export function parseOffset(value: unknown, mode: 'rows' | 'range', what: string
         { value },
       );
     }
-    if (mode === 'rows') {
-      throw new PlanError('INVALID_OFFSET', `${what}: ROWS offsets count rows and take integers, not the duration ${show(value)}`, {
+    if (mode !== 'range') {
+      throw new PlanError('INVALID_OFFSET', `${what}: ${mode.toUpperCase()} offsets count ${mode === 'rows' ? 'rows' : 'peer groups'} and take integers, not the duration ${show(value)}`, {
         value,
       });
     }
@@ -116,8 +184,8 @@ export function parseOffset(value: unknown, mode: 'rows' | 'range', what: string
   });
 }
 
-function intOffset(v: bigint, mode: 'rows' | 'range'): OffsetSpec {
-  if (mode === 'rows') {
+function intOffset(v: bigint, mode: FrameMode): OffsetSpec {
+  if (mode !== 'range') {
     if (v > INT64_MAX) v = INT64_MAX;
     if (v < -INT64_MAX) v = -INT64_MAX;
   }
@@ -125,7 +193,7 @@ function intOffset(v: bigint, mode: 'rows' | 'range'): OffsetSpec {
 }
 
 /** Validates a (possibly hand-written) offset spec; returns a normalised copy. */
-function checkOffsetSpec(o: unknown, mode: 'rows' | 'range', what: string): OffsetSpec {
+function checkOffsetSpec(o: unknown, mode: FrameMode, what: string): OffsetSpec {
   if (typeof o !== 'object' || o === null) return parseOffset(o, mode, what);
   const spec = o as { kind?: unknown; value?: unknown; unit?: unknown };
   switch (spec.kind) {
@@ -142,6 +210,9 @@ function checkOffsetSpec(o: unknown, mode: 'rows' | 'range', what: string): Offs
         return parseOffset(`${spec.value}${spec.unit}`, mode, what);
       }
       break;
+    case 'decimal':
+      if (typeof (spec as { text?: unknown }).text === 'string') return parseOffset((spec as { text: string }).text, mode, what);
+      break;
   }
   throw new PlanError('INVALID_OFFSET', `${what}: malformed offset ${safeJson(o)}`, {});
 }
@@ -151,6 +222,7 @@ function comparableNs(o: OffsetSpec): { v: bigint | number; family: 'plain' | 'd
   if (o.kind === 'int') return { v: BigInt(o.value), family: 'plain' };
   if (o.kind === 'number') return { v: o.value, family: 'plain' };
   if (o.kind === 'duration') return { v: BigInt(o.value) * UNIT_NS[o.unit], family: 'duration' };
+  if (o.kind === 'decimal') return { v: Number(o.text), family: 'plain' };
   return null;
 }
 
@@ -173,11 +245,11 @@ export function checkFrameOrder(frame: FrameSpec, what: string): void {
 export function normalizeFnSpec(raw: unknown, what: string): WindowFnSpec {
   let spec = raw as { spec?: unknown };
   if (spec && typeof spec === 'object' && 'spec' in spec && spec.spec && typeof spec.spec === 'object') spec = spec.spec as typeof spec;
-  const s = spec as { fn?: unknown; column?: unknown; frame?: unknown };
+  const s = spec as { fn?: unknown; column?: unknown; frame?: unknown; n?: unknown; default?: unknown; ignoreNulls?: unknown; minPeriods?: unknown };
   if (!s || typeof s !== 'object' || !FN_NAMES.includes(s.fn as WindowFnName)) {
     throw new PlanError(
       'INVALID_WINDOW_FN',
-      `${what}: expected a window function built with sum/count/avg/min/max (e.g. sum('x').rows(6)), got ${safeJson(raw)}`,
+      `${what}: expected a window function built with ${FN_NAMES.join('/')} (e.g. sum('x').rows(6)), got ${safeJson(raw)}`,
       {},
     );
   }
@@ -186,14 +258,11 @@ export function normalizeFnSpec(raw: unknown, what: string): WindowFnSpec {
   if (column !== null && typeof column !== 'string') {
     throw new PlanError('INVALID_WINDOW_FN', `${what}: the measure column must be a column name, got ${safeJson(column)}`, {});
   }
-  if (column === null && fn !== 'count') {
-    throw new PlanError('INVALID_WINDOW_FN', `${what}: ${fn}() needs a measure column (only count() may omit it)`, {});
-  }
   let frame: FrameSpec | null = null;
   if (s.frame !== null && s.frame !== undefined) {
     const fr = s.frame as { mode?: unknown; preceding?: unknown; following?: unknown };
-    if (typeof fr !== 'object' || (fr.mode !== 'rows' && fr.mode !== 'range')) {
-      throw new PlanError('INVALID_WINDOW_FN', `${what}: malformed frame ${safeJson(s.frame)}; expected mode 'rows' or 'range'`, {});
+    if (typeof fr !== 'object' || (fr.mode !== 'rows' && fr.mode !== 'range' && fr.mode !== 'groups')) {
+      throw new PlanError('INVALID_WINDOW_FN', `${what}: malformed frame ${safeJson(s.frame)}; expected mode 'rows', 'range' or 'groups'`, {});
     }
     const mode = fr.mode;
     frame = {
@@ -203,7 +272,68 @@ export function normalizeFnSpec(raw: unknown, what: string): WindowFnSpec {
     };
     checkFrameOrder(frame, what);
   }
-  return { fn, column: column as string | null, frame };
+  const out: WindowFnSpec = { fn, column: column as string | null, frame };
+  if (s.n !== undefined && s.n !== null) out.n = parseFnInteger(s.n, `${what}: ${fn}() argument n`);
+  if (s.default !== undefined) out.default = checkLiteralSpec(s.default, `${what}: ${fn}() default`);
+  if (s.ignoreNulls !== undefined && s.ignoreNulls !== false) {
+    if (s.ignoreNulls !== true) throw new PlanError('BAD_OPTION', `${what}: ignoreNulls: Expected a boolean, got ${safeJson(s.ignoreNulls)}`, {});
+    out.ignoreNulls = true;
+  }
+  if (s.minPeriods !== undefined && s.minPeriods !== null) out.minPeriods = checkMinPeriods(s.minPeriods, `${what}: minPeriods`);
+  checkFnShape(out, what);
+  return out;
+}
+
+/** An exact integer argument (number or bigint or integer text) as a decimal string. */
+export function parseFnInteger(v: unknown, what: string): string {
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
+  if (typeof v === 'string' && /^[+-]?\d+$/.test(v.trim())) return BigInt(v.trim()).toString();
+  throw new PlanError('BAD_OPTION', `${what}: Expected an integer (a safe-integer number or a bigint), got ${show(v)} (${typeof v})`, {});
+}
+
+export function checkMinPeriods(k: unknown, what: string): number {
+  if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0) {
+    throw new PlanError('BAD_OPTION', `${what}: Expected a non-negative integer, got ${show(k)} (${typeof k})`, {});
+  }
+  return k;
+}
+
+/** Which arguments and modifiers each function takes (shared by the builders and normalizeFnSpec). */
+export function checkFnShape(spec: WindowFnSpec, what: string): void {
+  const { fn } = spec;
+  const cls = FN_CLASS[fn];
+  if (cls === 'ranking') {
+    if (spec.column !== null) throw new PlanError('INVALID_WINDOW_FN', `${what}: ${fn}() takes no column, got ${show(spec.column)}`, {});
+  } else if (spec.column === null && fn !== 'count') {
+    throw new PlanError('INVALID_WINDOW_FN', `${what}: ${fn}() needs a measure column (only count() may omit it)`, {});
+  }
+  if (spec.frame !== null && !takesFrame(fn)) {
+    throw new PlanError(
+      'FRAME_NOT_ALLOWED',
+      `${what}: ${fn}() takes no frame (${describeFrame(spec.frame)}): ${cls === 'ranking' ? 'ranking functions work over the whole partition in its order' : 'lag and lead count rows in the partition order'}`,
+      {},
+    );
+  }
+  if (spec.n !== undefined) {
+    const n = BigInt(spec.n);
+    if (fn === 'nthValue' || fn === 'ntile') {
+      if (n < 1n) throw new PlanError('BAD_OPTION', `${what}: ${fn}() argument n: Expected an integer >= 1, got ${spec.n}`, {});
+    } else if (fn !== 'lag' && fn !== 'lead') {
+      throw new PlanError('INVALID_WINDOW_FN', `${what}: ${fn}() takes no argument n`, {});
+    }
+  } else if (fn === 'nthValue' || fn === 'ntile') {
+    throw new PlanError('BAD_OPTION', `${what}: ${fn}() argument n: Expected an integer >= 1, got nothing`, {});
+  }
+  if (spec.default !== undefined && fn !== 'lag' && fn !== 'lead') {
+    throw new PlanError('INVALID_WINDOW_FN', `${what}: only lag() and lead() take a default, not ${fn}()`, {});
+  }
+  if (spec.ignoreNulls && cls !== 'value' && cls !== 'offset') {
+    throw new PlanError('INVALID_WINDOW_FN', `${what}: .ignoreNulls() is for first/last/nthValue/lag/lead, not ${fn}() (aggregates already skip NULLs)`, {});
+  }
+  if (spec.minPeriods !== undefined && !takesFrame(fn)) {
+    throw new PlanError('INVALID_WINDOW_FN', `${what}: .minPeriods() is for aggregates and first/last/nthValue, not ${fn}()`, {});
+  }
 }
 
 export function describeOffset(o: OffsetSpec): string {
@@ -216,6 +346,8 @@ export function describeOffset(o: OffsetSpec): string {
       return String(o.value);
     case 'duration':
       return `${o.value}${o.unit}`;
+    case 'decimal':
+      return o.text;
   }
 }
 
@@ -226,7 +358,7 @@ export function describeFrame(frame: FrameSpec | null): string {
     let text = describeOffset(o);
     let neg = text.startsWith('-');
     if (neg) text = text.slice(1);
-    if (/^0+([a-z]*)$/.test(text)) return 'CURRENT ROW';
+    if (/^0+(\.0*)?([a-z]*)$/.test(text)) return 'CURRENT ROW';
     // start = current - preceding: a positive preceding is PRECEDING; end = current + following.
     if (!start) neg = !neg;
     return `${text} ${neg ? 'FOLLOWING' : 'PRECEDING'}`;
@@ -260,18 +392,19 @@ export interface ResolvedOrderKey extends ResolvedColumnRef {
 }
 
 /**
- * An offset after resolution: `int` is an exact integer (decimal string) in rows (ROWS) or in
- * the order key's unit (RANGE over int/temporal keys); `float` is for RANGE over float keys.
+ * An offset after resolution: `int` is an exact integer (decimal string) in rows (ROWS), peer
+ * groups (GROUPS) or the order key's unit (RANGE over int/temporal/decimal keys); `float` is for
+ * RANGE over float keys.
  */
 export type ResolvedOffset = { int: string } | { float: number };
 
 export interface ResolvedFrame {
   /**
-   * 'rows': physical offsets; 'range': offsets on the single order key; 'peers': a RANGE frame
-   * whose bounds are only CURRENT ROW / UNBOUNDED, i.e. peer groups over all order keys (the
-   * whole partition when there is no order key).
+   * 'rows': physical offsets; 'groups': offsets in peer groups; 'range': offsets on the single
+   * order key; 'peers': a RANGE or GROUPS frame whose bounds are only CURRENT ROW / UNBOUNDED,
+   * i.e. peer groups over all order keys (the whole partition when there is no order key).
    */
-  mode: 'rows' | 'range' | 'peers';
+  mode: 'rows' | 'range' | 'groups' | 'peers';
   /** start = current - preceding (in order direction); null = UNBOUNDED PRECEDING. */
   preceding: ResolvedOffset | null;
   /** end = current + following; null = UNBOUNDED FOLLOWING. */
@@ -281,14 +414,26 @@ export interface ResolvedFrame {
 export interface ResolvedWindowColumn {
   name: string;
   fn: WindowFnName;
-  /** Index into ResolvedWindow.measures; -1 for count() of rows. */
+  /** Index into ResolvedWindow.measures; -1 for count() of rows and the ranking functions. */
   measure: number;
-  frame: ResolvedFrame;
-  /** Output type: int64 / uint64 / float64, or the input type for min/max. */
+  /** null for lag/lead and the ranking functions (they take no frame). */
+  frame: ResolvedFrame | null;
+  /** Output type: int64 / uint64 / float64 / decimal128(38, s) / duration, or the measure's type. */
   type: TypeDesc;
   nullable: boolean;
   /** Human text of the frame, for explain(). */
   frameText: string;
+  /** NULL when the frame holds fewer than minPeriods non-NULL values (0: no condition). */
+  minPeriods: number;
+  /** first/last/nthValue/lag/lead: skip NULL values. */
+  ignoreNulls: boolean;
+  /**
+   * nthValue: n >= 1; ntile: buckets >= 1; lag/lead: signed rows back (lag n = n, lead n = -n);
+   * 0 otherwise. Saturated to ±2^40 (beyond any row count), so it is an exact JS number.
+   */
+  n: number;
+  /** lag/lead: the value for rows whose offset row is outside the partition. */
+  default: ResolvedLiteral | null;
 }
 
 export interface ResolvedWindow {
@@ -313,6 +458,8 @@ export interface WindowOptions {
 const INT64: TypeDesc = { kind: 'int', bits: 64, signed: true };
 const UINT64: TypeDesc = { kind: 'int', bits: 64, signed: false };
 const FLOAT64: TypeDesc = { kind: 'float', bits: 64 };
+/** Beyond any row count (rows are numbered with 32 bits), exact as a JS number. */
+const COUNT_LIMIT = 2n ** 40n;
 
 /** Key unit in nanoseconds for temporal order keys (null for numeric keys). */
 function keyUnitNs(t: TypeDesc): { ns: bigint; name: string } | null {
@@ -338,6 +485,7 @@ function isOrderable(t: TypeDesc): boolean {
     case 'date':
     case 'timestamp':
     case 'duration':
+    case 'decimal':
       return true;
     case 'float':
       return t.bits !== 16;
@@ -347,7 +495,14 @@ function isOrderable(t: TypeDesc): boolean {
 }
 
 function isRangeKey(t: TypeDesc): boolean {
-  return t.kind === 'int' || (t.kind === 'float' && t.bits !== 16) || t.kind === 'date' || t.kind === 'timestamp' || t.kind === 'duration';
+  return (
+    t.kind === 'int' ||
+    (t.kind === 'float' && t.bits !== 16) ||
+    t.kind === 'date' ||
+    t.kind === 'timestamp' ||
+    t.kind === 'duration' ||
+    t.kind === 'decimal'
+  );
 }
 
 function findColumn(schema: FieldDesc[], name: unknown, role: string): ResolvedColumnRef {
@@ -366,43 +521,43 @@ function findColumn(schema: FieldDesc[], name: unknown, role: string): ResolvedC
   return { column: name, index, type: f.type, nullable: f.nullable };
 }
 
-function resolveOffset(
-  o: OffsetSpec,
-  mode: 'rows' | 'range',
-  key: ResolvedOrderKey | null,
-  what: string,
-): ResolvedOffset | null {
+function resolveOffset(o: OffsetSpec, mode: FrameMode, key: ResolvedOrderKey | null, what: string): ResolvedOffset | null {
   if (o.kind === 'unbounded') return null;
-  if (mode === 'rows') {
-    if (o.kind !== 'int') throw new PlanError('INVALID_OFFSET', `${what}: ROWS offsets must be integers, got ${describeOffset(o)}`, {});
+  if (mode !== 'range') {
+    if (o.kind !== 'int') throw new PlanError('INVALID_OFFSET', `${what}: ${mode.toUpperCase()} offsets must be integers, got ${describeOffset(o)}`, {});
     return { int: o.value };
   }
   // RANGE with an offset: the key exists here (checked by the caller).
   const k = key!;
   const t = k.type;
   const keyText = `order key ${show(k.column)} (${typeToString(t)})`;
+  const durationOnNumeric = (text: string): never => {
+    throw new PlanError('INVALID_OFFSET', `${what}: duration ${show(text)} needs a temporal order key, but ${keyText} is numeric; give a number`, {
+      column: k.column,
+    });
+  };
   if (t.kind === 'float') {
-    if (o.kind === 'duration') {
-      throw new PlanError('INVALID_OFFSET', `${what}: duration ${show(o.text)} needs a temporal order key, but ${keyText} is numeric; give a number`, {
-        column: k.column,
-      });
+    if (o.kind === 'duration') return durationOnNumeric(o.text);
+    return { float: o.kind === 'number' ? o.value : o.kind === 'decimal' ? Number(o.text) : Number(BigInt(o.value)) };
+  }
+  if (t.kind === 'decimal') {
+    if (o.kind === 'duration') return durationOnNumeric(o.text);
+    const text = o.kind === 'int' ? o.value : o.kind === 'decimal' ? o.text : String(o.value);
+    const v = parseDecimalText(text, t.scale);
+    if (v === null) {
+      throw new PlanError('INVALID_OFFSET', `${what}: the offset ${text} has more than the ${t.scale} decimal places of ${keyText}`, { column: k.column });
     }
-    return { float: o.kind === 'number' ? o.value : Number(BigInt(o.value)) };
+    return { int: v.toString() };
   }
   const unit = keyUnitNs(t);
-  if (o.kind === 'number') {
-    throw new PlanError(
-      'INVALID_OFFSET',
-      `${what}: ${keyText} takes integer offsets${unit ? ` (in ${unit.name}) or durations` : ''}, got the non-integer ${o.value}`,
-      { column: k.column },
-    );
-  }
-  if (o.kind === 'int') return { int: o.value };
-  if (!unit) {
-    throw new PlanError('INVALID_OFFSET', `${what}: duration ${show(o.text)} needs a temporal order key, but ${keyText} is numeric; give a number`, {
+  if (o.kind === 'number' || o.kind === 'decimal') {
+    const text = o.kind === 'number' ? String(o.value) : o.text;
+    throw new PlanError('INVALID_OFFSET', `${what}: ${keyText} takes integer offsets${unit ? ` (in ${unit.name}) or durations` : ''}, got the non-integer ${text}`, {
       column: k.column,
     });
   }
+  if (o.kind === 'int') return { int: o.value };
+  if (!unit) return durationOnNumeric(o.text);
   const ns = BigInt(o.value) * UNIT_NS[o.unit];
   if (ns % unit.ns !== 0n) {
     throw new PlanError('INVALID_OFFSET', `${what}: duration ${show(o.text)} is not a whole number of ${unit.name}, the unit of ${keyText}`, {
@@ -413,7 +568,9 @@ function resolveOffset(
 }
 
 function offsetIsZero(o: OffsetSpec): boolean {
-  return (o.kind === 'int' && BigInt(o.value) === 0n) || (o.kind === 'duration' && BigInt(o.value) === 0n);
+  if (o.kind === 'int' || o.kind === 'duration') return BigInt(o.value) === 0n;
+  if (o.kind === 'decimal') return Number(o.text) === 0;
+  return o.kind === 'number' && o.value === 0;
 }
 
 function offsetSign(o: ResolvedOffset | null): number {
@@ -425,32 +582,66 @@ function offsetSign(o: ResolvedOffset | null): number {
   return Math.sign(o.float);
 }
 
+function measureTypeError(fn: WindowFnName, m: ResolvedColumnRef, expected: string, what: string): never {
+  throw new PlanError('MEASURE_TYPE', `${what}: ${fn}(${show(m.column)}) needs ${expected}, but ${show(m.column)} is ${typeToString(m.type)}`, {
+    column: m.column,
+  });
+}
+
+function isSummable(t: TypeDesc): boolean {
+  return (isNumeric(t) && !(t.kind === 'float' && t.bits === 16)) || t.kind === 'decimal' || t.kind === 'duration';
+}
+
 function outputType(fn: WindowFnName, measure: ResolvedColumnRef | null, what: string): TypeDesc {
-  if (fn === 'count') return INT64;
+  switch (fn) {
+    case 'count':
+    case 'countDistinct':
+    case 'rowNumber':
+    case 'rank':
+    case 'denseRank':
+    case 'ntile':
+      if (fn === 'countDistinct' && !isOrderable(measure!.type)) {
+        measureTypeError(fn, measure!, 'a column of a primitive type (number, bool, string, binary, temporal, decimal)', what);
+      }
+      return INT64;
+    case 'percentRank':
+    case 'cumeDist':
+      return FLOAT64;
+    default:
+      break;
+  }
   const m = measure!;
   const t = m.type;
-  const bad = (expected: string): never => {
-    throw new PlanError('MEASURE_TYPE', `${what}: ${fn}(${show(m.column)}) needs ${expected}, but ${show(m.column)} is ${typeToString(t)}`, {
-      column: m.column,
-    });
-  };
-  if (fn === 'sum' || fn === 'avg') {
-    if (!isNumeric(t) || (t.kind === 'float' && t.bits === 16)) bad('an integer, float32 or float64 column');
-    if (fn === 'avg') return FLOAT64;
-    if (t.kind === 'float') return FLOAT64;
-    return t.kind === 'int' && t.bits === 64 && !t.signed ? UINT64 : INT64;
+  switch (fn) {
+    case 'sum':
+    case 'avg':
+      if (!isSummable(t)) measureTypeError(fn, m, 'an integer, float32, float64, decimal or duration column', what);
+      if (t.kind === 'duration') return t;
+      if (t.kind === 'decimal') return fn === 'sum' ? { kind: 'decimal', precision: 38, scale: t.scale } : FLOAT64;
+      if (fn === 'avg' || t.kind === 'float') return FLOAT64;
+      return t.kind === 'int' && t.bits === 64 && !t.signed ? UINT64 : INT64;
+    case 'stddev':
+    case 'variance':
+    case 'stddevPop':
+    case 'varPop':
+      if (!isSummable(t) || t.kind === 'duration') measureTypeError(fn, m, 'an integer, float32, float64 or decimal column', what);
+      return FLOAT64;
+    case 'min':
+    case 'max':
+      if (!isOrderable(t)) measureTypeError(fn, m, 'a numeric (not float16), temporal, bool, string, binary or decimal column', what);
+      return t;
+    default:
+      // first / last / nthValue / lag / lead: any type
+      return t;
   }
-  // min / max
-  const ok = t.kind === 'int' || t.kind === 'bool' || t.kind === 'date' || t.kind === 'timestamp' || t.kind === 'duration' || (t.kind === 'float' && t.bits !== 16);
-  if (!ok) bad('a numeric (not float16), temporal or bool column');
-  return t;
 }
 
 /**
  * Validates one `df.window(...)` call against the input schema and resolves it to plain data.
  * Throws PlanError (UNKNOWN_COLUMN, FRAME_START_AFTER_END, RANGE_ORDER_KEYS, RANGE_KEY_TYPE,
- * CALENDAR_UNIT, FRAME_WITHOUT_ORDER, MEASURE_TYPE, NAME_CLASH, INVALID_OFFSET,
- * INVALID_WINDOW_FN, INVALID_OPTION, ORDER_KEY_TYPE, PARTITION_KEY_TYPE, NO_WINDOW_COLUMNS).
+ * CALENDAR_UNIT, FRAME_WITHOUT_ORDER, FRAME_NOT_ALLOWED, MEASURE_TYPE, NAME_CLASH,
+ * INVALID_OFFSET, INVALID_WINDOW_FN, INVALID_OPTION, BAD_OPTION, ORDER_KEY_TYPE,
+ * PARTITION_KEY_TYPE, NO_WINDOW_COLUMNS).
  */
 export function resolveWindow(options: WindowOptions, schema: FieldDesc[]): ResolvedWindow {
   if (!options || typeof options !== 'object') {
@@ -524,14 +715,57 @@ export function resolveWindow(options: WindowOptions, schema: FieldDesc[]): Reso
       }
     }
     const type = outputType(spec.fn, measureRef, what);
-    const frame = resolveFrame(spec.frame, orderBy, what);
-    const containsCurrent = offsetSign(frame.preceding) >= 0 && offsetSign(frame.following) >= 0;
-    const nullable = spec.fn === 'count' ? false : !containsCurrent || (measureRef?.nullable ?? true);
-    columns.push({ name, fn: spec.fn, measure, frame, type, nullable, frameText: describeFrame(spec.frame) });
+    const cls = FN_CLASS[spec.fn];
+    const frame = takesFrame(spec.fn) ? resolveFrame(spec.frame, orderBy, what) : null;
+    const minPeriods = spec.minPeriods ?? 0;
+    columns.push({
+      name,
+      fn: spec.fn,
+      measure,
+      frame,
+      type,
+      nullable: outputNullable(spec.fn, frame, measureRef, minPeriods),
+      frameText: cls === 'ranking' || cls === 'offset' ? 'over the partition order' : describeFrame(spec.frame),
+      minPeriods,
+      ignoreNulls: spec.ignoreNulls === true,
+      n: resolvedN(spec),
+      default: cls === 'offset' && spec.default !== undefined ? resolveLiteral(spec.default, measureRef!.type, `${what}: ${spec.fn}() default`) : null,
+    });
   }
 
   const outputSchema: FieldDesc[] = [...schema.map((f) => ({ ...f })), ...columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }))];
   return { partitionBy, orderBy, measures, columns, outputSchema };
+}
+
+function resolvedN(spec: WindowFnSpec): number {
+  const clamp = (v: bigint): number => Number(v > COUNT_LIMIT ? COUNT_LIMIT : v < -COUNT_LIMIT ? -COUNT_LIMIT : v);
+  switch (spec.fn) {
+    case 'lag':
+      return clamp(BigInt(spec.n ?? '1'));
+    case 'lead':
+      return clamp(-BigInt(spec.n ?? '1'));
+    case 'nthValue':
+    case 'ntile':
+      return clamp(BigInt(spec.n!));
+    default:
+      return 0;
+  }
+}
+
+function outputNullable(fn: WindowFnName, frame: ResolvedFrame | null, measure: ResolvedColumnRef | null, minPeriods: number): boolean {
+  switch (FN_CLASS[fn]) {
+    case 'ranking':
+      return false;
+    case 'offset':
+      return true;
+    default:
+      break;
+  }
+  if (fn === 'count' || fn === 'countDistinct') return minPeriods > 0;
+  if (fn === 'stddev' || fn === 'variance' || fn === 'nthValue') return true;
+  const f = frame!;
+  const containsCurrent = offsetSign(f.preceding) >= 0 && offsetSign(f.following) >= 0;
+  return !containsCurrent || (measure?.nullable ?? true) || minPeriods > 1;
 }
 
 function resolveFrame(spec: FrameSpec | null, orderBy: ResolvedOrderKey[], what: string): ResolvedFrame {
@@ -542,20 +776,20 @@ function resolveFrame(spec: FrameSpec | null, orderBy: ResolvedOrderKey[], what:
   }
   const { preceding: p, following: f } = spec;
   const text = describeFrame(spec);
-  if (spec.mode === 'rows') {
+  const peersOnly = (p.kind === 'unbounded' || offsetIsZero(p)) && (f.kind === 'unbounded' || offsetIsZero(f));
+  if (spec.mode === 'rows' || (spec.mode === 'groups' && !peersOnly)) {
     if (orderBy.length === 0 && (p.kind !== 'unbounded' || f.kind !== 'unbounded')) {
       throw new PlanError(
         'FRAME_WITHOUT_ORDER',
-        `${what}: the bounded frame ${text} needs orderBy (without it, only rows('unbounded', 'unbounded') is allowed)`,
+        `${what}: the bounded frame ${text} needs orderBy (without it, only ${spec.mode}('unbounded', 'unbounded') is allowed)`,
         {},
       );
     }
-    const frame: ResolvedFrame = { mode: 'rows', preceding: resolveOffset(p, 'rows', null, what), following: resolveOffset(f, 'rows', null, what) };
+    const frame: ResolvedFrame = { mode: spec.mode, preceding: resolveOffset(p, spec.mode, null, what), following: resolveOffset(f, spec.mode, null, what) };
     checkResolvedOrder(frame, text, what);
     return frame;
   }
-  // RANGE
-  const peersOnly = (p.kind === 'unbounded' || offsetIsZero(p)) && (f.kind === 'unbounded' || offsetIsZero(f));
+  // RANGE, or GROUPS of whole peer groups
   if (peersOnly) {
     return { mode: 'peers', preceding: p.kind === 'unbounded' ? null : ZERO, following: f.kind === 'unbounded' ? null : ZERO };
   }
@@ -573,7 +807,7 @@ function resolveFrame(spec: FrameSpec | null, orderBy: ResolvedOrderKey[], what:
   if (!isRangeKey(key.type)) {
     throw new PlanError(
       'RANGE_KEY_TYPE',
-      `${what}: a RANGE frame with an offset (${text}) needs a numeric or temporal order key, but ${show(key.column)} is ${typeToString(key.type)}`,
+      `${what}: a RANGE frame with an offset (${text}) needs a numeric, decimal or temporal order key, but ${show(key.column)} is ${typeToString(key.type)}`,
       { column: key.column },
     );
   }

@@ -19,16 +19,17 @@
  *   NULLs are replaced by -0 (an exact identity of IEEE addition). NaN/±Inf propagate.
  * Cost: O(n) per measure for the prefix + O(1) per row per column; floats O(n log W) per column.
  */
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
 import { halves } from './window-frames.js';
 
 const TWO32 = 4294967296;
+const fresh: Allocator = (ctor, length) => new ctor(length);
 
 export type IntPrefix = { kind: 'f64'; P: Float64Array } | { kind: 'limbs'; L: Uint32Array; M: Uint32Array; H: Int32Array };
 
 /** Running non-NULL count, length n + 1. */
-export function countPrefix(valid: Uint8Array, n: number): Int32Array {
-  const C = new Int32Array(n + 1);
+export function countPrefix(valid: Uint8Array, n: number, alloc: Allocator = fresh): Int32Array {
+  const C = alloc(Int32Array, n + 1);
   let c = 0;
   for (let i = 0; i < n; i++) {
     c += valid[i]!;
@@ -38,7 +39,7 @@ export function countPrefix(valid: Uint8Array, n: number): Int32Array {
 }
 
 /** The one running prefix of an integer measure (length n + 1). */
-export function intPrefix(col: KeyColumn, n: number): IntPrefix {
+export function intPrefix(col: KeyColumn, n: number, alloc: Allocator = fresh): IntPrefix {
   const valid = col.valid;
   const v = col.values;
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
@@ -51,7 +52,7 @@ export function intPrefix(col: KeyColumn, n: number): IntPrefix {
       abs += Math.abs(h * TWO32 + u[2 * i]!);
     }
     if (abs < 2 ** 52) {
-      const P = new Float64Array(n + 1);
+      const P = alloc(Float64Array, n + 1);
       let acc = 0;
       for (let i = 0; i < n; i++) {
         if (!valid || valid[i] !== 0) acc += (signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!) * TWO32 + u[2 * i]!;
@@ -59,9 +60,9 @@ export function intPrefix(col: KeyColumn, n: number): IntPrefix {
       }
       return { kind: 'f64', P };
     }
-    const L = new Uint32Array(n + 1);
-    const M = new Uint32Array(n + 1);
-    const H = new Int32Array(n + 1);
+    const L = alloc(Uint32Array, n + 1);
+    const M = alloc(Uint32Array, n + 1);
+    const H = alloc(Int32Array, n + 1);
     let l = 0;
     let m = 0;
     let h = 0;
@@ -90,7 +91,7 @@ export function intPrefix(col: KeyColumn, n: number): IntPrefix {
   let abs = 0;
   for (let i = 0; i < n; i++) if (!valid || valid[i] !== 0) abs += Math.abs(w[i]!);
   if (abs < 2 ** 52) {
-    const P = new Float64Array(n + 1);
+    const P = alloc(Float64Array, n + 1);
     let acc = 0;
     for (let i = 0; i < n; i++) {
       if (!valid || valid[i] !== 0) acc += w[i]!;
@@ -98,9 +99,9 @@ export function intPrefix(col: KeyColumn, n: number): IntPrefix {
     }
     return { kind: 'f64', P };
   }
-  const L = new Uint32Array(n + 1);
-  const M = new Uint32Array(n + 1);
-  const H = new Int32Array(n + 1);
+  const L = alloc(Uint32Array, n + 1);
+  const M = alloc(Uint32Array, n + 1);
+  const H = alloc(Int32Array, n + 1);
   let l = 0;
   let m = 0;
   let h = 0;
@@ -186,8 +187,8 @@ export function intSumAvg(
 }
 
 /** float64 copy of a float measure with NULLs replaced by -0 (the identity of IEEE addition). */
-export function floatBase(col: KeyColumn, n: number): Float64Array {
-  const base = new Float64Array(n);
+export function floatBase(col: KeyColumn, n: number, alloc: Allocator = fresh): Float64Array {
+  const base = alloc(Float64Array, n);
   const v = col.values as Float64Array | Float32Array;
   const valid = col.valid;
   for (let i = 0; i < n; i++) base[i] = valid && valid[i] === 0 ? -0 : v[i]!;
@@ -203,8 +204,8 @@ export interface FloatSumJob {
 }
 
 /** Canonical-order float sums of several frames over one measure (see file doc). */
-export function floatSums(col: KeyColumn, n: number, jobs: FloatSumJob[]): void {
-  const S = floatBase(col, n);
+export function floatSums(col: KeyColumn, n: number, jobs: FloatSumJob[], alloc: Allocator = fresh): void {
+  const S = floatBase(col, n, alloc);
   let maxW = 0;
   for (const job of jobs) if (job.maxWidth > maxW) maxW = job.maxWidth;
   // Level 0: single values.
@@ -249,4 +250,106 @@ function pairwise(x: Float64Array, start: number, size: number): number {
   if (size === 1) return x[start]!;
   const h = size >>> 1;
   return pairwise(x, start, h) + pairwise(x, start + h, h);
+}
+
+/**
+ * The exact frame mean of an integer measure rounded half to even (avg of DURATION keeps the
+ * type), written into out32 (the Uint32 halves of an int64 output). The exact sum's magnitude
+ * is divided by the count in 16-bit steps (every step exact in float64), so no BigInt is made.
+ * The mean of int64 values always fits int64. Rows with an empty frame are left to the caller.
+ */
+export function intMeanRounded(prefix: IntPrefix, lo: Int32Array, hi: Int32Array, counts: Int32Array | null, out32: Uint32Array): void {
+  const n = lo.length;
+  for (let r = 0; r < n; r++) {
+    const a = lo[r]!;
+    const b = hi[r]!;
+    const m = counts ? counts[b]! - counts[a]! : b - a;
+    if (m === 0) continue;
+    if (prefix.kind === 'f64') {
+      const s = prefix.P[b]! - prefix.P[a]!;
+      let q = Math.floor(s / m);
+      let rem = s - q * m; // exact: |q·m| <= |s| + m < 2^53
+      while (rem < 0) {
+        q -= 1;
+        rem += m;
+      }
+      while (rem >= m) {
+        q += 1;
+        rem -= m;
+      }
+      if (2 * rem > m || (2 * rem === m && q % 2 !== 0)) q += 1;
+      const hw = Math.floor(q / TWO32);
+      out32[2 * r] = q - hw * TWO32;
+      out32[2 * r + 1] = hw;
+      continue;
+    }
+    const { L, M, H } = prefix;
+    let dl = L[b]! - L[a]!;
+    let dm = M[b]! - M[a]!;
+    let dh = H[b]! - H[a]!;
+    if (dl < 0) {
+      dl += TWO32;
+      dm -= 1;
+    }
+    if (dm < 0) {
+      dm += TWO32;
+      dh -= 1;
+    }
+    meanOfWide(dh, dm, dl, m, out32, r);
+  }
+}
+
+const chunks = new Float64Array(6);
+
+/** round_half_even((h·2^64 + mm·2^32 + l) / m) into out32[2r..2r+1] (the result fits int64). */
+function meanOfWide(h: number, mm: number, l: number, m: number, out32: Uint32Array, r: number): void {
+  const neg = h < 0;
+  if (neg) {
+    // two's-complement negation of the 96-bit value
+    l = TWO32 - l;
+    let c = l === TWO32 ? 1 : 0;
+    if (c) l = 0;
+    mm = TWO32 - 1 - mm + c;
+    c = mm === TWO32 ? 1 : 0;
+    if (c) mm = 0;
+    h = -h - 1 + c;
+  }
+  chunks[0] = Math.floor(h / 65536);
+  chunks[1] = h % 65536;
+  chunks[2] = Math.floor(mm / 65536);
+  chunks[3] = mm % 65536;
+  chunks[4] = Math.floor(l / 65536);
+  chunks[5] = l % 65536;
+  let rem = 0;
+  // quotient as 16-bit digits, most significant first; only the low four can be non-zero
+  let q3 = 0;
+  let q2 = 0;
+  let q1 = 0;
+  let q0 = 0;
+  for (let k = 0; k < 6; k++) {
+    const cur = rem * 65536 + chunks[k]!; // < m · 2^16 < 2^48
+    const d = Math.floor(cur / m);
+    rem = cur - d * m;
+    q3 = q2;
+    q2 = q1;
+    q1 = q0;
+    q0 = d;
+  }
+  let lo32 = q1 * 65536 + q0;
+  let hi32 = q3 * 65536 + q2;
+  if (2 * rem > m || (2 * rem === m && (q0 & 1) === 1)) {
+    lo32 += 1;
+    if (lo32 === TWO32) {
+      lo32 = 0;
+      hi32 += 1;
+    }
+  }
+  if (neg) {
+    lo32 = TWO32 - lo32;
+    let c = lo32 === TWO32 ? 1 : 0;
+    if (c) lo32 = 0;
+    hi32 = (TWO32 - 1 - hi32 + c) % TWO32;
+  }
+  out32[2 * r] = lo32;
+  out32[2 * r + 1] = hi32;
 }

@@ -1,37 +1,78 @@
 /**
- * The exchange: where partitioned rows wait for their partition's task.
+ * The exchange: where routed rows wait for the task of their destination (a hash partition,
+ * a key range, or a row-id range of outputs).
  *
- * Partition tasks (src/worker/partition-task) return, per slab, one region of shared memory per
- * non-empty partition. Each slab's bytes are a named reservation (`<name>.partitions`) against
- * the memory budget; a slab that does not fit goes to disk instead: each of its partition
- * regions is appended to that partition's spill file (Arrow IPC stream, `__row_id` first).
- * A partition's input is then its in-memory chunks plus at most one spill file.
+ * Routing tasks (src/worker/routed-chunks) return one region of shared memory per non-empty
+ * destination, in a pooled buffer lent for the task. The exchange either keeps the regions (the
+ * buffer and any extra shared memory the task made become part of the reservation
+ * `<name>.partitions`) or, when keeping them would leave less than the run's headroom free,
+ * writes all its regions in one write to the exchange's spill file (an Arrow IPC stream, one
+ * batch per region, `__row_id` first) and lets the buffer go back to the pool. A destination's
+ * input is its in-memory chunks plus the pieces of the spill file that hold its rows (each
+ * readable on its own, so a big destination can be read in parts). A kept buffer returns to the pool as soon as every destination with
+ * rows in it has been dropped, so memory falls as tasks finish.
  */
 import * as A from 'apache-arrow';
+import { localAlloc } from '../columns/arena.js';
 import { schemaToArrow } from '../columns/arrow-types.js';
+import { concatData } from '../columns/gather.js';
 import { batchFromColumns, chunkDescBytes, rebuildData } from '../columns/shared.js';
 import type { MemoryBudget, Reservation } from '../memory/budget.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import { SpillWriter } from '../memory/spill-file.js';
 import type { RunDir } from '../memory/temp-dir.js';
 import type { SchemaDesc } from '../types/column.js';
-import type { ChunkDesc, PartitionInput, PartitionResult } from '../types/tasks.js';
+import type { ChunkDesc, PartitionInput, RoutedChunks, SpillPiece } from '../types/tasks.js';
 
+/** What an exchange needs from its run. */
 export interface ExchangeEnv {
   budget: MemoryBudget;
   pool: BufferPool;
+  /** Bytes to leave free for the tasks in flight. */
+  headroom: number;
+  /** The most column bytes a spill merges into one batch (tasks read pieces of about this size). */
+  pieceBytes: number;
   runDir(): Promise<RunDir>;
+  /** Spill writers are registered with the run, which closes any left open. */
+  track(writer: SpillWriter): void;
+  untrack(writer: SpillWriter): void;
   /** Called after each spill write with the bytes written and whether a new file was made. */
-  onSpill(bytes: number, newFile: boolean, ms: number): void;
+  spilled(bytes: number, newFile: boolean): void;
+}
+
+/** The buffer a routing task wrote into, handed over to the exchange or given back. */
+export interface RoutedBuffer {
+  buffer: SharedArrayBuffer;
+  /** Keep: the buffer's bytes move to the exchange's reservation. */
+  handOver(owner: Reservation): SharedArrayBuffer;
+  /** Spilled: nothing refers to the buffer any more. */
+  release(): void;
+}
+
+interface Slab {
+  buffer: SharedArrayBuffer | null;
+  bytes: number;
+  /** Destinations with rows in this slab that are not dropped yet. */
+  pending: number;
 }
 
 export class Exchange {
   private readonly chunks: ChunkDesc[][];
+  private readonly slabsOf: number[][];
+  private readonly slabs: Array<Slab | null> = [];
   private readonly rows: number[];
-  private readonly writers: Array<SpillWriter | null>;
-  private readonly files: Array<string | null>;
+  /** One spill file for the whole exchange: each routing task's spilled regions in one write. */
+  private writer: SpillWriter | null = null;
+  private readonly pieces: SpillPiece[][];
+  /** Per destination, the column bytes of its spilled rows (without the IPC framing). */
+  private readonly spilledData: number[];
+  /** Per destination, the highest row id added so far, and whether a later chunk began below it. */
+  private readonly maxRowId: number[];
+  private readonly interleaved: boolean[];
   private readonly reservation: Reservation;
   private readonly spillSchema: A.Schema;
+  private tail: Promise<void> = Promise.resolve();
+  private spilledAny = false;
 
   constructor(
     private readonly env: ExchangeEnv,
@@ -40,86 +81,274 @@ export class Exchange {
     readonly partitions: number,
   ) {
     this.chunks = Array.from({ length: partitions }, () => []);
+    this.slabsOf = Array.from({ length: partitions }, () => []);
     this.rows = new Array<number>(partitions).fill(0);
-    this.writers = new Array<SpillWriter | null>(partitions).fill(null);
-    this.files = new Array<string | null>(partitions).fill(null);
+    this.pieces = Array.from({ length: partitions }, () => []);
+    this.spilledData = new Array<number>(partitions).fill(0);
+    this.maxRowId = new Array<number>(partitions).fill(-1);
+    this.interleaved = new Array<boolean>(partitions).fill(false);
     this.reservation = env.budget.reserve(`${name}.partitions`);
     const s = schemaToArrow(schema);
     this.spillSchema = new A.Schema([new A.Field('__row_id', new A.Uint32(), false), ...s.fields]);
   }
 
-  private tail: Promise<void> = Promise.resolve();
-  /** Pooled buffers holding in-memory regions, given back to the pool on release(). */
-  private readonly pooled: SharedArrayBuffer[] = [];
+  /** Bytes held in memory now. */
+  get bytes(): number {
+    return this.reservation.size;
+  }
+
+  /** Whether any rows went to disk. */
+  get spilled(): boolean {
+    return this.spilledAny;
+  }
 
   /**
-   * Takes one slab's partition regions: kept in memory if the budget allows, else spilled.
-   * Calls are serialized: slabs finish in any order, and two spilling at once must not both
-   * create a partition's spill file.
+   * Takes one routing task's regions: kept in memory if the budget allows, else spilled.
+   * Calls are serialized: tasks finish in any order, and two spilling at once must not both
+   * create a destination's spill file.
    */
-  add(result: PartitionResult, bytes: number, buffer: SharedArrayBuffer | null = null): Promise<void> {
-    const next = this.tail.then(() => this.addNow(result, bytes, buffer));
+  add(result: RoutedChunks, routed: RoutedBuffer | null): Promise<void> {
+    const next = this.tail.then(() => this.addNow(result, routed));
     this.tail = next.catch(() => {});
     return next;
   }
 
-  private async addNow(result: PartitionResult, bytes: number, buffer: SharedArrayBuffer | null): Promise<void> {
-    for (const { partition, chunk } of result.parts) this.rows[partition]! += chunk.length;
-    if (this.reservation.tryGrow(bytes)) {
-      for (const { partition, chunk } of result.parts) this.chunks[partition]!.push(chunk);
-      if (buffer) this.pooled.push(buffer);
+  private async addNow(result: RoutedChunks, routed: RoutedBuffer | null): Promise<void> {
+    for (const { partition, chunk } of result.parts) {
+      this.rows[partition]! += chunk.length;
+      if (chunk.length === 0) continue;
+      const ids = rebuildData(chunk.rowIds);
+      const values = ids.values as Uint32Array;
+      if (values[ids.offset]! < this.maxRowId[partition]!) this.interleaved[partition] = true;
+      this.maxRowId[partition] = Math.max(this.maxRowId[partition]!, values[ids.offset + chunk.length - 1]!);
+    }
+    if (result.parts.length === 0) {
+      routed?.release();
       return;
     }
-    const t0 = performance.now();
-    for (const { partition, chunk } of result.parts) {
-      let writer = this.writers[partition];
-      const newFile = !writer;
-      if (!writer) {
-        const path = (await this.env.runDir()).file(`${this.name}-p${partition}`);
-        writer = await SpillWriter.create(path, this.spillSchema);
-        this.writers[partition] = writer;
-        this.files[partition] = path;
+    // Keep when the extra shared memory the task made fits with the headroom left free.
+    if (this.reservation.tryGrow(result.extraBytes, this.env.headroom)) {
+      const buffer = routed ? routed.handOver(this.reservation) : null;
+      const slab = this.slabs.push({ buffer, bytes: result.extraBytes + (buffer?.byteLength ?? 0), pending: result.parts.length }) - 1;
+      for (const { partition, chunk } of result.parts) {
+        this.chunks[partition]!.push(chunk);
+        this.slabsOf[partition]!.push(slab);
       }
-      const batch = batchFromColumns(this.spillSchema, [rebuildData(chunk.rowIds), ...chunk.columns.map(rebuildData)], chunk.length);
-      await writer.append(batch);
-      this.env.onSpill(chunkDescBytes(chunk), newFile, 0);
+      return;
     }
-    this.env.onSpill(0, false, performance.now() - t0);
-    // Spilled: nothing refers to the slab's buffer any more.
-    if (buffer) this.env.pool.give([buffer]);
+    try {
+      // Spill what is kept together with the new regions, one batch per destination: a piece
+      // then holds the exchange's memory's worth of a destination, not one routing task's share.
+      const lists: ChunkDesc[][] = this.chunks.map((c) => c.slice());
+      for (const { partition, chunk } of result.parts) lists[partition]!.push(chunk);
+      await this.writeMerged(lists);
+      for (let p = 0; p < this.partitions; p++) if (this.chunks[p]!.length > 0) this.drop(p);
+    } finally {
+      // Spilled (or failed): nothing refers to the task's buffer any more.
+      routed?.release();
+    }
   }
 
-  /** Closes the spill files; call once every slab is in. */
+  /**
+   * Writes each destination's chunks as one batch (concatenated in row-id order, in memory lent
+   * by the reservation `<name>.merge`; separately when that cannot be lent), in writes of a few
+   * destinations at a time so merged batches never pile up.
+   */
+  private async writeMerged(lists: ChunkDesc[][]): Promise<void> {
+    const writer = await this.spillWriter();
+    const merge = this.env.budget.reserve(`${this.name}.merge`);
+    let batches: A.RecordBatch[] = [];
+    let dests: number[] = [];
+    let bytes = 0;
+    const flush = async (): Promise<void> => {
+      if (batches.length === 0) return;
+      const pieces = await writer.appendMany(batches);
+      dests.forEach((p, i) => this.pieces[p]!.push(pieces[i]!));
+      this.env.spilled(bytes, false);
+      batches = [];
+      dests = [];
+      bytes = 0;
+      merge.shrink(merge.size);
+    };
+    try {
+      for (let p = 0; p < lists.length; p++) {
+        if (lists[p]!.length === 0) continue;
+        for (const run of runsUpTo(lists[p]!.sort(byFirstRowId), this.env.pieceBytes)) {
+          const dataBytes = run.reduce((t, c) => t + chunkDescBytes(c), 0);
+          this.spilledData[p]! += dataBytes;
+          bytes += dataBytes;
+          let merged = run.length === 1;
+          if (!merged) {
+            merged = merge.tryGrow(dataBytes, 0);
+            if (!merged) {
+              await flush();
+              merged = merge.tryGrow(dataBytes, 0);
+            }
+          }
+          if (run.length === 1) batches.push(this.batchOf(run[0]!));
+          else if (merged) batches.push(this.mergedBatch(run));
+          // Not even this run's merge can be lent: its chunks go out as they are.
+          else for (const c of run) batches.push(this.batchOf(c));
+          while (dests.length < batches.length) dests.push(p);
+          if (batches.length >= 256) await flush();
+        }
+      }
+      await flush();
+    } finally {
+      merge.free();
+    }
+  }
+
+  private async spillWriter(): Promise<SpillWriter> {
+    if (!this.writer) {
+      const path = (await this.env.runDir()).file(this.name);
+      this.writer = await SpillWriter.create(path, this.spillSchema);
+      this.env.track(this.writer);
+      this.spilledAny = true;
+      this.env.spilled(0, true);
+    }
+    return this.writer;
+  }
+
+  private batchOf(chunk: ChunkDesc): A.RecordBatch {
+    return batchFromColumns(this.spillSchema, [rebuildData(chunk.rowIds), ...chunk.columns.map(rebuildData)], chunk.length);
+  }
+
+  /** One batch of several chunks of a destination, already in row-id order (chunks cover disjoint id runs). */
+  private mergedBatch(sorted: ChunkDesc[]): A.RecordBatch {
+    const length = sorted.reduce((t, c) => t + c.length, 0);
+    const ids = concatData(sorted.map((c) => rebuildData(c.rowIds)), localAlloc);
+    const columns = this.schema.map((_, i) => concatData(sorted.map((c) => rebuildData(c.columns[i]!)), localAlloc));
+    return batchFromColumns(this.spillSchema, [ids, ...columns], length);
+  }
+
+  /** Closes the spill files; call once every routing task is in. */
   async seal(): Promise<void> {
     await this.tail;
-    for (const w of this.writers) if (w) await w.finish();
+    if (!this.writer) return;
+    await this.writer.finish();
+    this.env.untrack(this.writer);
   }
 
   rowsOf(p: number): number {
     return this.rows[p]!;
   }
 
-  /** Partitions that received rows, in partition order. */
+  get totalRows(): number {
+    return this.rows.reduce((s, r) => s + r, 0);
+  }
+
+  /** Bytes of destination p's spilled batches. */
+  spillBytesOf(p: number): number {
+    return this.pieces[p]!.reduce((s, x) => s + x.end - x.start, 0);
+  }
+
+  /** Column bytes of destination p's spilled rows, decoded (without the IPC framing). */
+  spilledDataBytesOf(p: number): number {
+    return this.spilledData[p]!;
+  }
+
+  /**
+   * Whether destination p's pieces may overlap in row ids (tasks finished out of order around a
+   * spill): its reader then sorts the rows by id, one more copy of them.
+   */
+  mayInterleave(p: number): boolean {
+    return this.interleaved[p]!;
+  }
+
+  /** Bytes of destination p's in-memory chunks. */
+  memoryBytesOf(p: number): number {
+    return this.chunks[p]!.reduce((s, c) => s + chunkDescBytes(c), 0);
+  }
+
+  /** Destinations that received rows, in order. */
   nonEmpty(): number[] {
     const out: number[] = [];
     for (let p = 0; p < this.partitions; p++) if (this.rows[p]! > 0) out.push(p);
     return out;
   }
 
+  /** Destination p's rows: its chunks, and its spilled batches as few pieces as they are contiguous. */
   inputFor(p: number): PartitionInput {
-    const file = this.files[p];
-    return { chunks: this.chunks[p]!, spillFiles: file ? [file] : [], schema: this.schema };
+    return { chunks: this.chunks[p]!, spills: coalesce(this.pieces[p]!, Infinity), schema: this.schema };
   }
 
-  /** Drops the in-memory chunks of a partition whose task is done. */
+  /**
+   * Destination p's rows in pieces of about `maxBytes` or fewer (each in-memory chunk on its
+   * own, consecutive spilled batches merged up to the size), to be read by separate tasks.
+   */
+  piecesOf(p: number, maxBytes: number): Array<{ input: PartitionInput; bytes: number; rows: number }> {
+    const out: Array<{ input: PartitionInput; bytes: number; rows: number }> = this.chunks[p]!.map((c) => ({
+      input: { chunks: [c], spills: [], schema: this.schema },
+      bytes: chunkDescBytes(c),
+      rows: c.length,
+    }));
+    for (const run of coalesce(this.pieces[p]!, maxBytes)) out.push({ input: { chunks: [], spills: [run], schema: this.schema }, bytes: run.end - run.start, rows: run.rows });
+    return out;
+  }
+
+  /** Drops the in-memory chunks of a destination whose task is done; slabs nobody needs go back. */
   drop(p: number): void {
     this.chunks[p] = [];
+    for (const s of this.slabsOf[p]!) {
+      const slab = this.slabs[s];
+      if (!slab) continue;
+      if (--slab.pending === 0) this.freeSlab(s);
+    }
+    this.slabsOf[p] = [];
   }
 
-  /** Frees the reservation and gives the buffers back; call when no task can read them. Idempotent. */
-  release(): void {
-    this.chunks.fill([]);
-    this.reservation.free();
-    this.env.pool.give(this.pooled.splice(0));
+  private freeSlab(s: number): void {
+    const slab = this.slabs[s]!;
+    this.slabs[s] = null;
+    if (slab.buffer) this.env.pool.give(this.reservation, slab.buffer);
+    this.reservation.shrink(slab.bytes - (slab.buffer?.byteLength ?? 0));
   }
+
+  /** Frees everything in memory; call when no task can read it. Idempotent. */
+  release(): void {
+    for (let s = 0; s < this.slabs.length; s++) if (this.slabs[s]) this.freeSlab(s);
+    for (let p = 0; p < this.partitions; p++) {
+      this.chunks[p] = [];
+      this.slabsOf[p] = [];
+    }
+    this.reservation.free();
+  }
+}
+
+/** Consecutive pieces of one file merged into runs of at most `maxBytes` (a single piece may be more). */
+function coalesce(pieces: SpillPiece[], maxBytes: number): SpillPiece[] {
+  const runs: SpillPiece[] = [];
+  for (const piece of pieces) {
+    const last = runs[runs.length - 1];
+    if (last && last.path === piece.path && last.end === piece.start && last.end - last.start + piece.end - piece.start <= maxBytes) {
+      runs[runs.length - 1] = { ...last, end: piece.end, rows: last.rows + piece.rows };
+    } else runs.push(piece);
+  }
+  return runs;
+}
+
+function firstRowId(chunk: ChunkDesc): number {
+  const ids = rebuildData(chunk.rowIds);
+  return (ids.values as Uint32Array)[ids.offset]!;
+}
+
+function byFirstRowId(a: ChunkDesc, b: ChunkDesc): number {
+  return firstRowId(a) - firstRowId(b);
+}
+
+/** Consecutive chunks grouped into runs of at most `maxBytes` (a chunk bigger than that alone). */
+function runsUpTo(chunks: ChunkDesc[], maxBytes: number): ChunkDesc[][] {
+  const runs: ChunkDesc[][] = [];
+  let bytes = Infinity;
+  for (const c of chunks) {
+    const b = chunkDescBytes(c);
+    if (bytes + b > maxBytes) {
+      runs.push([]);
+      bytes = 0;
+    }
+    runs[runs.length - 1]!.push(c);
+    bytes += b;
+  }
+  return runs;
 }

@@ -39,6 +39,7 @@ export const KeyClass = {
   Utf8: 13,
   Binary: 14,
   Null: 15,
+  Decimal: 16,
 } as const;
 
 const UNIT_INDEX = { s: 0, ms: 1, us: 2, ns: 3 } as const;
@@ -67,6 +68,8 @@ export function keyClass(t: TypeDesc): number {
       return KeyClass.Binary;
     case 'null':
       return KeyClass.Null;
+    case 'decimal':
+      return KeyClass.Decimal;
     default:
       break;
   }
@@ -124,6 +127,10 @@ function hashColumnInto(c: KeyColumn, n: number, h: Uint32Array): void {
     hashBytes(c.values as Uint8Array, c.offsets!, valid, n, h, cls);
     return;
   }
+  if (cls === KeyClass.Decimal) {
+    hashWords(c.values as Uint32Array, 4, valid, n, h, cls);
+    return;
+  }
   if (cls === KeyClass.Float) {
     if ((t as { bits: number }).bits === 64) hashFloat64(words64(c.values as Float64Array), valid, n, h);
     else hashFloat32(c.values as Float32Array, valid, n, h);
@@ -162,6 +169,19 @@ function hashInt64(w: Uint32Array, unsigned: boolean, valid: Uint8Array | null, 
       x = mix(x, w[2 * i]! | 0);
       x = mix(x, hi);
       if (unsigned && hi < 0) x = mix(x, BIG_U64);
+    }
+    h[i] = x;
+  }
+}
+
+/** Rows of `stride` 32-bit words (decimal128: 4), hashed word by word. */
+function hashWords(w: Uint32Array, stride: number, valid: Uint8Array | null, n: number, h: Uint32Array, cls: number): void {
+  for (let i = 0; i < n; i++) {
+    let x = h[i]!;
+    if (valid !== null && valid[i] === 0) x = mix(x, NULL_CODE);
+    else {
+      x = mix(x, cls);
+      for (let k = 0; k < stride; k++) x = mix(x, w[i * stride + k]! | 0);
     }
     h[i] = x;
   }
@@ -228,6 +248,17 @@ function hashBytes(b: Uint8Array, offs: Int32Array, valid: Uint8Array | null, n:
     }
     h[i] = x;
   }
+}
+
+/**
+ * The hashes of split level `level` (1, 2, …): a bijective re-mix of the level-0 hash. Rows of
+ * one level-0 partition share the high bits of their hash; a re-mix spreads them again, where
+ * hashing anew with another seed would not (murmur-style seeds are weak: keys that collide in
+ * the high bits under one seed tend to collide under another).
+ */
+export function remixHashes(h: Uint32Array, n: number, level: number): void {
+  const salt = Math.imul(level, 0x9e3779b9);
+  for (let i = 0; i < n; i++) h[i] = fmix((h[i]! ^ salt) + level);
 }
 
 /**

@@ -22,6 +22,8 @@ export type TypeDesc =
   /** TIMESTAMP: int64 count of `unit` since the epoch; `timezone` null means zone-less (NTZ). */
   | { kind: 'timestamp'; unit: TimeUnit; timezone: string | null }
   | { kind: 'duration'; unit: TimeUnit }
+  /** DECIMAL128: 128-bit two's-complement unscaled integers (four little-endian 32-bit words), value = unscaled / 10^scale. */
+  | { kind: 'decimal'; precision: number; scale: number }
   | { kind: 'list'; child: FieldDesc }
   | { kind: 'largeList'; child: FieldDesc }
   | { kind: 'fixedSizeList'; size: number; child: FieldDesc }
@@ -103,6 +105,8 @@ export function typeToString(t: TypeDesc): string {
       return `timestamp[${t.unit}${t.timezone ? `, ${t.timezone}` : ''}]`;
     case 'duration':
       return `duration[${t.unit}]`;
+    case 'decimal':
+      return `decimal(${t.precision}, ${t.scale})`;
     case 'list':
     case 'largeList':
       return `${t.kind}<${typeToString(t.child.type)}>`;

@@ -21,6 +21,7 @@ export type TypedArray =
  * - fixed width (int, float, date, timestamp, duration): `values` is the natural typed array
  *   (Int8Array … BigInt64Array/BigUint64Array, Float32Array/Float64Array; date32 Int32Array,
  *   date64/timestamp/duration BigInt64Array); float16 is not supported as a key.
+ * - decimal128: `values` is a Uint32Array of 4 words per row (little-endian two's complement).
  * - bool: `values` is a Uint8Array with one byte (0 or 1) per row.
  * - utf8/binary: `values` is the byte Uint8Array and `offsets` an Int32Array of length+1
  *   (offsets[0] need not be 0); row i is bytes offsets[i]..offsets[i+1].
@@ -33,3 +34,17 @@ export interface KeyColumn {
   offsets: Int32Array | null;
   valid: Uint8Array | null;
 }
+
+/** A typed-array class (Int32Array, Float64Array, …) as allocators take it. */
+export type TypedArrayConstructor<T extends TypedArray = TypedArray> = {
+  new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T;
+  new (length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+};
+
+/**
+ * Where a column's buffers come from: shared memory, a task's scratch loan, transferable
+ * buffers. The one allocator type of the code base; every allocation is zero-filled and
+ * 8-byte aligned.
+ */
+export type Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number) => T;

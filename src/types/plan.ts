@@ -11,7 +11,14 @@ export type PlanNode =
   | { kind: 'limit'; input: PlanNode; n: number }
   | { kind: 'explode'; input: PlanNode; columns: unknown[]; options: ExplodeOptions }
   | { kind: 'window'; input: PlanNode; options: unknown }
-  | { kind: 'asofJoin'; left: PlanNode; right: PlanNode; options: unknown };
+  | { kind: 'asofJoin'; left: PlanNode; right: PlanNode; options: unknown }
+  | { kind: 'sort'; input: PlanNode; keys: unknown[] }
+  | { kind: 'groupBy'; input: PlanNode; keys: string[]; aggs: Array<[string, unknown]> }
+  | { kind: 'distinct'; input: PlanNode; columns: string[] }
+  | { kind: 'join'; left: PlanNode; right: PlanNode; options: unknown }
+  | { kind: 'rename'; input: PlanNode; mapping: Array<[string, string]> }
+  | { kind: 'drop'; input: PlanNode; columns: string[] }
+  | { kind: 'union'; inputs: PlanNode[] };
 
 export interface ExplodeOptions {
   outputColumn?: string | string[];
@@ -21,10 +28,12 @@ export interface ExplodeOptions {
 
 export type Phase = 'read' | 'partition' | 'sort' | 'kernel' | 'spill' | 'write';
 
+/** `total` is 0 when it is not known up front; `rows`, when given, counts rows done. */
 export interface Progress {
   phase: Phase;
   done: number;
   total: number;
+  rows?: number;
 }
 
 export interface RunStats {
@@ -35,5 +44,11 @@ export interface RunStats {
   spilledBytes: number;
   spillFiles: number;
   peakTrackedBytes: number;
-  phases: Partial<Record<Phase | string, number>>;
+  /** Bytes tasks allocated beyond the memory they were lent (0 when Sluice's estimates held). */
+  overflowBytes: number;
+  wallMs: number;
+  /** Wall-clock milliseconds per phase; the phases never overlap, so they add up to wallMs. */
+  phases: Partial<Record<Phase | 'assemble' | 'other', number>>;
+  /** CPU milliseconds per task kind, summed over threads. */
+  cpuMs: Partial<Record<string, number>>;
 }

@@ -1,9 +1,22 @@
 /**
  * Messages between the coordinator and the workers: plain data only (structured clone).
  * Column data travels as descriptors of SharedArrayBuffer regions, never as copies.
+ *
+ * Every task that allocates temporaries gets a `scratch` loan: a pooled SharedArrayBuffer the
+ * coordinator reserved against the memory budget for the task's duration (src/worker/scratch).
+ * Replies report how much of it they used, so the next loan is sized from measurements.
+ *
+ * The plan shapes tasks carry (ResolvedWindow, bound expressions, ASOF key plans) are defined
+ * next to the code that resolves them and imported here as types only: they are plain data.
  */
 import type { ErrorEnvelope } from '../errors.js';
-import type { BatchDesc, BufRef, ColumnDesc, SchemaDesc } from './column.js';
+import type { BoundExpr } from '../expr/bind.js';
+import type { AsofKeyPlan, NormalizedTolerance } from '../ops/asof-keys.js';
+import type { ResolvedExplode } from '../ops/explode-spec.js';
+import type { ResolvedWindow } from '../ops/window-spec.js';
+import type { GroupFnName } from '../ops/groupby-spec.js';
+import type { JoinHow, KeyScale } from '../ops/join-spec.js';
+import type { BatchDesc, BufRef, ColumnDesc, SchemaDesc, TypeDesc } from './column.js';
 
 /** A run of rows of one partition: key/payload columns plus the global row id of each row. */
 export interface ChunkDesc {
@@ -12,37 +25,108 @@ export interface ChunkDesc {
   columns: ColumnDesc[];
 }
 
-/** Where a partition's rows are: chunks in memory and/or spill files (Arrow IPC streams). */
+/**
+ * Consecutive batches of a spill file (an Arrow IPC stream): bytes [0, schemaBytes) are the
+ * schema message and [start, end) the batches, which together read as a stream on their own.
+ */
+export interface SpillPiece {
+  path: string;
+  schemaBytes: number;
+  start: number;
+  end: number;
+  rows: number;
+}
+
+/** Where a partition's rows are: chunks in memory and/or pieces of spill files. */
 export interface PartitionInput {
   chunks: ChunkDesc[];
-  spillFiles: string[];
-  /** Column names/types of `columns` (spill files also carry `__row_id` first). */
+  spills: SpillPiece[];
+  /** Column names/types of `columns` (spilled batches also carry `__row_id` first). */
   schema: SchemaDesc;
+}
+
+/** How much of its scratch loan a task used (src/worker/scratch.ts). */
+export interface ScratchUse {
+  used: number;
+  overflow: number;
+}
+
+/** Rows grouped by destination: one region per non-empty destination, in shared memory. */
+export interface RoutedChunks {
+  /** Bytes of shared memory the regions live in, beyond the pooled output buffer's. */
+  extraBytes: number;
+  /** Bytes used of the pooled output buffer. */
+  bufferBytes: number;
+  parts: Array<{ partition: number; chunk: ChunkDesc }>;
+}
+
+/** Destinations by seeded hash of key columns (or everything to partition 0). */
+export interface HashRouting {
+  kind: 'hash';
+  /** Indices into the routed columns of the hash keys; empty = everything to partition 0. */
+  keyColumns: number[];
+  partitions: number;
+  seed: number;
+  /** 0 for the first partitioning; a partition split again uses the re-mixed hash of level n. */
+  level: number;
+}
+
+/**
+ * Destinations by key range (ASOF join without `by` keys): range i holds keys k with
+ * splitters[i-1] <= k < splitters[i]; NULL/NaN keys go to range 0, where they never match.
+ */
+export interface RangeRouting {
+  kind: 'range';
+  keyColumn: number;
+  key: AsofKeyPlan;
+  /** Sorted splitter keys (raw key type of the left side). */
+  splitters: ColumnDesc;
+  partitions: number;
+  /** Also report each range's least and greatest valid key rows (the right side's boundary rows). */
+  extremes: boolean;
 }
 
 export interface PartitionTask {
   kind: 'partition';
-  /** Consecutive batches of the columns to route (already in shared memory), routed as one slab. */
+  /** Consecutive batches of the columns to route (already in shared memory), as one slab. */
   batches: BatchDesc[];
-  /** Indices into batch.columns of the hash keys; empty = everything to partition 0. */
-  keyColumns: number[];
-  /** Range partitioning instead of hashing: see src/worker/partition-task.ts. */
-  ranges?: unknown;
-  partitions: number;
-  seed: number;
+  routing: HashRouting;
   rowBase: number;
-  /** Where to put the partitioned columns first (a pooled buffer the coordinator owns). */
-  outputBuffer?: SharedArrayBuffer;
+  /** Where the partitioned columns go first (a pooled buffer the coordinator owns). */
+  outputBuffer: SharedArrayBuffer | null;
+  scratch: SharedArrayBuffer | null;
 }
 
-export interface PartitionResult {
-  /** Shared memory the regions live in (for the memory budget). */
-  bytes: number;
-  /** One entry per non-empty partition. */
-  parts: Array<{ partition: number; chunk: ChunkDesc }>;
+/**
+ * Routing of rows already in an exchange: by key range (ASOF join without `by` keys), or by a
+ * second seeded hash (a partition too big for one task, split again).
+ */
+export interface RouteTask {
+  kind: 'route';
+  input: PartitionInput;
+  routing: RangeRouting | HashRouting | SortRangeRouting;
+  outputBuffer: SharedArrayBuffer | null;
+  scratch: SharedArrayBuffer | null;
 }
 
-/** Which column of the spilled/chunked partition plays which role is op-specific (see ops' resolved specs). */
+export interface RouteResult extends RoutedChunks {
+  /** Range routing with `extremes`: per non-empty range, positions within its chunk of the least key row (first of equal keys) and the greatest (last of equal keys); -1 when no valid key. */
+  extremes: Array<{ partition: number; min: number; max: number }>;
+}
+
+/**
+ * Where a kernel task's output rows go:
+ * - routed: to the row-id range `rowId >>> rangeShift` of the output exchange, in a pooled
+ *   buffer (more shared memory when it is full, reported);
+ * - direct: written in place into dense shared arrays indexed by row id (fixed-width outputs
+ *   that fit the budget whole): `values` of the column's width (bool: one byte per row) and one
+ *   NULL byte per row (1 = NULL). Tasks own disjoint rows, so there are no races.
+ */
+export type OutputRouting =
+  | { kind: 'routed'; rangeShift: number; ranges: number; buffer: SharedArrayBuffer | null }
+  | { kind: 'direct'; columns: Array<{ values: BufRef; nulls: BufRef }> };
+
+/** Which column of the chunked partition plays which role is op-specific. */
 export interface WindowTask {
   kind: 'window';
   input: PartitionInput;
@@ -50,21 +134,57 @@ export interface WindowTask {
   /** Positions among the routed columns; directions and NULL order come from `window`. */
   orderBy: number[];
   measures: number[];
-  /** ResolvedWindow (src/ops/window-spec.ts), plain data. */
-  window: unknown;
+  window: ResolvedWindow;
   naive: boolean;
-  /** Outputs indexed by global row id, written in place (disjoint rows per task); `nulls`: 1 = NULL. */
-  outputs: Array<{ values: BufRef; nulls: BufRef }>;
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
+/** Plain settings the coordinator derives from ResolvedAsof (see coordinator/exec-asof.ts). */
+export interface AsofTaskSpec {
+  leftBy: number[];
+  rightBy: number[];
+  leftOn: number;
+  rightOn: number;
+  key: AsofKeyPlan;
+  direction: 'backward' | 'forward' | 'nearest';
+  tolerance: NormalizedTolerance | null;
+  allowExactMatches: boolean;
+  nullsEqual: boolean;
+  /** Bound against a "pair schema": condition columns gathered from left/right routed columns. */
+  condition: BoundExpr | null;
+  /** For each pair-schema column: which side's routed column supplies it. */
+  conditionColumns: Array<{ side: 'left' | 'right'; pos: number }>;
+  /** Right routed columns that become output columns (gathered per left row by its match). */
+  payload: number[];
 }
 
 export interface AsofTask {
   kind: 'asof';
   left: PartitionInput;
   right: PartitionInput;
-  /** ResolvedAsof-derived plain settings, see src/worker/asof-task.ts. */
-  spec: unknown;
-  /** Int32Array indexed by global left row id: matched global right row id or -1. */
-  matches: BufRef;
+  spec: AsofTaskSpec;
+  /** Output rows: one per left row (by left row id): `__matched` (uint8) then the payload. */
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
+/** Kernel task replies: output rows routed by row-id range (none when written directly), and the rows they read. */
+export interface KernelResult extends RoutedChunks {
+  rows: number;
+  rightRows: number;
+}
+
+/**
+ * One row-id range of an output exchange made dense: the pieces of rows [base, base + rows)
+ * from every partition, put in row-id order (each row exactly once).
+ */
+export interface AssembleTask {
+  kind: 'assemble';
+  input: PartitionInput;
+  base: number;
+  rows: number;
+  scratch: SharedArrayBuffer | null;
 }
 
 export interface RowLocalTask {
@@ -72,20 +192,21 @@ export interface RowLocalTask {
   batch: BatchDesc;
   rowBase: number;
   ops: RowOp[];
+  scratch: SharedArrayBuffer | null;
 }
 
 /** Row-local operations with expressions already bound (src/expr/bind: plain data). */
 export type RowOp =
-  | { kind: 'select'; items: Array<{ name: string; expr: unknown }> }
+  | { kind: 'select'; items: Array<{ name: string; expr: BoundExpr }> }
   /** `replace` is the index of the column a new value replaces, or -1 to append. */
-  | { kind: 'withColumns'; columns: Array<{ name: string; expr: unknown; replace: number }> }
-  | { kind: 'filter'; predicate: unknown }
+  | { kind: 'withColumns'; columns: Array<{ name: string; expr: BoundExpr; replace: number }> }
+  | { kind: 'filter'; predicate: BoundExpr }
   /** `expr` is null for a direct column input (then `column` names it). */
-  | { kind: 'explode'; inputs: Array<{ column: number | null; expr: unknown }>; spec: unknown };
+  | { kind: 'explode'; inputs: Array<{ column: number | null; expr: BoundExpr | null }>; spec: ResolvedExplode };
 
-export interface RowLocalResult {
+/** Columns built in the worker, in ArrayBuffers transferred with the reply (listed in `transfer`). */
+export interface ColumnsResult {
   length: number;
-  /** In ArrayBuffers transferred with the reply (listed in `transfer`). */
   columns: ColumnDesc[];
   transfer?: ArrayBuffer[];
 }
@@ -96,27 +217,202 @@ export interface FaultTask {
   mode: 'throw' | 'exit' | 'hang';
 }
 
-export type Task = PartitionTask | WindowTask | AsofTask | RowLocalTask | RouteTask | FaultTask;
+// ---- relational verbs (sort, groupBy / distinct, join) ----------------------------------------
 
-export type TaskReply<T> = { ok: true; value: T; ms: number } | { ok: false; error: ErrorEnvelope };
-
-/** Range routing (ASOF join without `by` keys): rows of one chunk to key ranges. */
-export interface RouteTask {
-  kind: 'route';
-  input: PartitionInput;
-  /** Position of the key among the routed columns. */
-  keyPos: number;
-  /** AsofKeyPlan (src/ops/asof-keys), plain data. */
-  key: unknown;
-  /** Sorted splitter keys (raw key type of the left side): range i holds keys k with s[i-1] <= k < s[i]. */
-  splitters: ColumnDesc;
-  partitions: number;
-  /** Also report each range's least and greatest valid key rows (the right side's boundary rows). */
-  extremes: boolean;
-  outputBuffer?: SharedArrayBuffer;
+/** One sort key among the routed columns: direction and NULL placement. */
+export interface SortKeyOrder {
+  column: number;
+  descending: boolean;
+  nullsFirst: boolean;
 }
 
-export interface RouteResult extends PartitionResult {
-  /** Per non-empty range: positions within its chunk of the least key row (first of equal keys) and the greatest (last of equal keys); -1 when no valid key. */
-  extremes: Array<{ partition: number; min: number; max: number }>;
+/**
+ * Destinations by ranges of (sort keys, row id) for a global sort: range i holds the rows with
+ * splitter[i-1] <= (keys, row id) < splitter[i]. Row ids make every row's tuple distinct, so
+ * ranges balance even when one key value holds most rows.
+ */
+export interface SortRangeRouting {
+  kind: 'sortRange';
+  keys: SortKeyOrder[];
+  /** The splitter rows, sorted: one column per key (that key's type) and their row ids. */
+  splitters: ColumnDesc[];
+  splitterIds: ColumnDesc;
+  partitions: number;
+}
+
+/** One range of a global sort: its rows (every column) in (keys, row id) order. */
+export interface SortTask {
+  kind: 'sort';
+  input: PartitionInput;
+  keys: SortKeyOrder[];
+  scratch: SharedArrayBuffer | null;
+}
+
+/**
+ * Every `stride`-th row (in row-id order) of one piece of a sort range too big for one task:
+ * its sort keys and row ids, from which the range's own splitters are drawn.
+ */
+export interface SortSampleTask {
+  kind: 'sortSample';
+  input: PartitionInput;
+  keys: number[];
+  stride: number;
+  scratch: SharedArrayBuffer | null;
+}
+
+/** A group-by output column: a function of each group's rows (`first` also gives the keys). */
+export interface GroupOutputSpec {
+  fn: GroupFnName;
+  /** Position among the routed columns; -1 for count() of rows. */
+  column: number;
+  ignoreNulls: boolean;
+  type: TypeDesc;
+}
+
+/**
+ * One partition of a group-by (or distinct): one output row per group, routed by the group's
+ * first row id. With no keys every row is one group, and an empty partition still gives it.
+ */
+export interface GroupByTask {
+  kind: 'groupBy';
+  input: PartitionInput;
+  keys: number[];
+  outputs: GroupOutputSpec[];
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
+/**
+ * A window and a group-by on keys that include the window's PARTITION BY keys, fused: per
+ * partition the window outputs are computed and grouped in the same task (no window output
+ * exchange, no replay, no second shuffle). The group-by's columns are positions among the
+ * routed columns followed by the window's output columns.
+ */
+export interface WindowGroupByTask {
+  kind: 'windowGroupBy';
+  input: PartitionInput;
+  window: Pick<WindowTask, 'partitionBy' | 'orderBy' | 'measures' | 'window' | 'naive'>;
+  keys: number[];
+  outputs: GroupOutputSpec[];
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
+/**
+ * One piece of a whole-input aggregate (agg() without keys) too big for one task: partial
+ * aggregates the coordinator merges (src/coordinator/agg-merge.ts). The whole input is one
+ * group whose positions are the row ids, so `total` (its row count) fixes the canonical
+ * float-sum blocks every piece contributes to.
+ */
+export interface AggPartialTask {
+  kind: 'aggPartial';
+  input: PartitionInput;
+  outputs: GroupOutputSpec[];
+  total: number;
+  scratch: SharedArrayBuffer | null;
+}
+
+/** A partial aggregate of one piece. */
+export type PartialAgg =
+  | { kind: 'count'; n: number }
+  /** Exact sum h·2^64 + m·2^32 + l (m, l in [0, 2^32)) of `count` non-NULL values. */
+  | { kind: 'intSum'; h: number; m: number; l: number; count: number }
+  /** Canonical float-sum tree nodes fully inside the piece: (block, level, index, value) quadruples. */
+  | { kind: 'floatSum'; nodes: number[]; count: number }
+  /** first/last/min/max: the piece's candidate row (rowId -1: none) and its value (one row). */
+  | { kind: 'pick'; rowId: number; value: ColumnDesc | null };
+
+export interface AggPartialResult {
+  rows: number;
+  parts: PartialAgg[];
+  transfer?: ArrayBuffer[];
+}
+
+export interface JoinTaskSpec {
+  how: JoinHow;
+  /** Positions among each side's routed columns, pair by pair. */
+  leftKeys: number[];
+  rightKeys: number[];
+  scales: KeyScale[];
+  nullsEqual: boolean;
+  /** Right routed columns that become output columns (gathered per output row). */
+  payload: number[];
+  /** Output ids of unmatched right rows (right/full) are rightBase + their right row id. */
+  rightBase: number;
+}
+
+/**
+ * One partition of a hash join. Output rows are keyed by left row id (several per left row, in
+ * right input order), unmatched right rows by rightBase + right row id; the columns are the
+ * right payload (left columns come from the replayed left input).
+ */
+export interface JoinTask {
+  kind: 'join';
+  left: PartitionInput;
+  right: PartitionInput;
+  spec: JoinTaskSpec;
+  out: OutputRouting;
+  scratch: SharedArrayBuffer | null;
+}
+
+/**
+ * One key range [base, end) of a sparse output exchange (group-by, join) put in key order:
+ * rows whose keys are equal keep the order their task gave them.
+ */
+export interface AssembleSparseTask {
+  kind: 'assembleSparse';
+  input: PartitionInput;
+  base: number;
+  end: number;
+  scratch: SharedArrayBuffer | null;
+}
+
+export interface SparseColumnsResult extends ColumnsResult {
+  rowIds: ColumnDesc;
+}
+
+export type Task =
+  | PartitionTask
+  | RouteTask
+  | WindowTask
+  | AsofTask
+  | AssembleTask
+  | RowLocalTask
+  | FaultTask
+  | SortTask
+  | SortSampleTask
+  | GroupByTask
+  | AggPartialTask
+  | WindowGroupByTask
+  | JoinTask
+  | AssembleSparseTask;
+
+/** What each task kind replies with. */
+export interface TaskResults {
+  partition: RoutedChunks;
+  route: RouteResult;
+  window: KernelResult;
+  asof: KernelResult;
+  assemble: ColumnsResult;
+  rowlocal: ColumnsResult;
+  fault: never;
+  sort: ColumnsResult;
+  sortSample: SparseColumnsResult;
+  groupBy: KernelResult;
+  aggPartial: AggPartialResult;
+  windowGroupBy: KernelResult;
+  join: KernelResult;
+  assembleSparse: SparseColumnsResult;
+}
+
+export type ResultOf<T extends Task> = TaskResults[T['kind']];
+
+/** A reply: the value, the task's time in the worker and how much of its scratch loan it used. */
+export type TaskReply<T> = { ok: true; value: T; ms: number; scratch: ScratchUse } | { ok: false; error: ErrorEnvelope };
+
+/** A finished task as the coordinator sees it. */
+export interface Done<T> {
+  value: T;
+  ms: number;
+  scratch: ScratchUse;
 }

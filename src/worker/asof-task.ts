@@ -1,52 +1,30 @@
 /**
  * ASOF task, run in a worker for one partition: both sides' rows of the partition →
  * shared group ids for the `by` keys (right side builds, left probes) → each side sorted ONCE
- * by (group, key, row id) → the pure kernel (src/ops/asof-join) → per left row the global row
- * id of its right match, written in place into the shared `matches` array.
+ * by (group, key, row id) → the pure kernel (src/ops/asof-join) → per left row its right match
+ * → one output row per left row, with its left row id: `__matched` (1 = a match) and the
+ * right payload columns gathered by the match (NULL without one), grouped by row-id range
+ * (./routed-chunks) for the output exchange.
  * Rows that can never match (NULL by values without nullsEqual, by values absent on the right)
- * are sorted past the last group and simply keep -1.
+ * are sorted past the last group and simply get no match.
  * A residual condition is evaluated vectorized over each round of candidate pairs: the columns
  * it reads are gathered for those pairs and the bound expression is evaluated on them.
  */
-import type * as A from 'apache-arrow';
+import * as A from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';
-import { toKeyColumn, viewOf } from '../columns/shared.js';
-import type { BoundExpr } from '../expr/bind.js';
+import { toKeyColumn } from '../columns/shared.js';
 import { evaluatePredicate } from '../expr/evaluate.js';
 import { asofMatch } from '../ops/asof-join.js';
-import {
-  asofKeyBase,
-  asofSortWords,
-  normalizeAsofKey,
-  permuteAsofKey,
-  type AsofKeyPlan,
-  type NormalizedKey,
-  type NormalizedTolerance,
-} from '../ops/asof-keys.js';
+import { asofKeyBase, asofSortWords, normalizeAsofKey, permuteAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
 import type { KeyColumn } from '../types/keys.js';
-import { encodeSortKey } from './sort-keys.js';
-import type { AsofTask } from '../types/tasks.js';
+import type { AsofTask, KernelResult } from '../types/tasks.js';
 import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
-import { resetScratch, scratchAlloc } from './scratch.js';
+import { scatterDirect, takeDirect } from './direct-output.js';
+import { groupByDestination, routedChunks } from './routed-chunks.js';
+import { scratchAlloc } from './scratch.js';
+import { encodeSortKey } from './sort-keys.js';
 import { argsortWords } from './sort.js';
-
-/** Plain settings the coordinator derives from ResolvedAsof (see exec-asof.ts). */
-export interface AsofTaskSpec {
-  leftBy: number[];
-  rightBy: number[];
-  leftOn: number;
-  rightOn: number;
-  key: AsofKeyPlan;
-  direction: 'backward' | 'forward' | 'nearest';
-  tolerance: NormalizedTolerance | null;
-  allowExactMatches: boolean;
-  nullsEqual: boolean;
-  /** Bound against a "pair schema": condition columns gathered from left/right routed columns. */
-  condition: BoundExpr | null;
-  /** For each pair-schema column: which side's routed column supplies it. */
-  conditionColumns: Array<{ side: 'left' | 'right'; pos: number }>;
-}
 
 interface SortedSide {
   n: number; // rows that can match, sorted first
@@ -54,9 +32,8 @@ interface SortedSide {
   groupStarts: Uint32Array;
 }
 
-export async function runAsofTask(task: AsofTask): Promise<{ rows: number; rightRows: number }> {
-  resetScratch();
-  const spec = task.spec as AsofTaskSpec;
+export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
+  const spec = task.spec;
   const [left, right] = await Promise.all([loadPartition(task.left), loadPartition(task.right)]);
   const lk = left.columns.map(toKeyColumn);
   const rk = right.columns.map(toKeyColumn);
@@ -79,14 +56,14 @@ export async function runAsofTask(task: AsofTask): Promise<{ rows: number; right
   if (spec.condition) {
     const condition = spec.condition;
     checkPairs = (lp, rp, count) => {
-      const li = new Int32Array(count);
-      const ri = new Int32Array(count);
+      const li = scratchAlloc(Int32Array, count);
+      const ri = scratchAlloc(Int32Array, count);
       for (let k = 0; k < count; k++) {
         li[k] = ls.perm[lp[k]!]!;
         ri[k] = rs.perm[rp[k]!]!;
       }
       const cols: A.Data[] = spec.conditionColumns.map((c) =>
-        c.side === 'left' ? gatherData(left.columns[c.pos]!, li, count, scratchAlloc as never) : gatherData(right.columns[c.pos]!, ri, count, scratchAlloc as never),
+        c.side === 'left' ? gatherData(left.columns[c.pos]!, li, count, scratchAlloc) : gatherData(right.columns[c.pos]!, ri, count, scratchAlloc),
       );
       return evaluatePredicate(condition, cols, count);
     };
@@ -101,12 +78,31 @@ export async function runAsofTask(task: AsofTask): Promise<{ rows: number; right
     checkPairs,
   });
 
-  const matches = viewOf(Int32Array, task.matches);
+  // Per left row (partition-local index): the partition-local right row it matched, or -1.
+  const nL = left.n;
+  const pick = scratchAlloc(Int32Array, nL).fill(-1);
+  const matched = scratchAlloc(Uint8Array, nL);
   for (let i = 0; i < ls.n; i++) {
     const m = match[i]!;
-    matches[left.rowIds[ls.perm[i]!]!] = m < 0 ? -1 : right.rowIds[rs.perm[m]!]!;
+    if (m < 0) continue;
+    const l = ls.perm[i]!;
+    pick[l] = rs.perm[m]!;
+    matched[l] = 1;
   }
-  return { rows: left.n, rightRows: right.n };
+  const out = task.out;
+  if (out.kind === 'direct') {
+    scatterDirect(matched, null, left.rowIds, out.columns[0]!);
+    spec.payload.forEach((pos, c) => takeDirect(right.columns[pos]!, pick, left.rowIds, out.columns[c + 1]!));
+    return { bufferBytes: 0, extraBytes: 0, parts: [], rows: nL, rightRows: right.n };
+  }
+  const columns: A.Data[] = [
+    A.makeData({ type: new A.Uint8(), length: nL, data: matched }),
+    ...spec.payload.map((pos) => gatherData(right.columns[pos]!, pick, nL, scratchAlloc)),
+  ];
+  const dest = scratchAlloc(Uint32Array, nL);
+  for (let i = 0; i < nL; i++) dest[i] = left.rowIds[i]! >>> out.rangeShift;
+  const routed = routedChunks(groupByDestination(columns, left.rowIds, dest, out.ranges, out.buffer));
+  return { ...routed, rows: nL, rightRows: right.n };
 }
 
 /**
@@ -123,7 +119,7 @@ function sortWords(key: NormalizedKey, raw: KeyColumn): Uint32Array[] {
  */
 function sortSide(ids: Int32Array, groups: number, keyWords: Uint32Array[]): SortedSide {
   const n = ids.length;
-  const gword = new Uint32Array(n);
+  const gword = scratchAlloc(Uint32Array, n);
   let matchable = 0;
   for (let i = 0; i < n; i++) {
     const g = ids[i]!;
@@ -133,6 +129,6 @@ function sortSide(ids: Int32Array, groups: number, keyWords: Uint32Array[]): Sor
       matchable++;
     }
   }
-  const perm = argsortWords([gword, ...keyWords], n);
+  const perm = argsortWords([gword, ...keyWords], n, scratchAlloc(Uint32Array, n));
   return { n: matchable, perm, groupStarts: groupStartsOf(ids, groups) };
 }

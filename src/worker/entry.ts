@@ -2,45 +2,65 @@
  * Worker entry (piscina `filename`): dispatches a task by kind. Every failure is returned as a
  * plain error envelope, since an Error's class and `code` do not survive the thread boundary.
  * The same function runs inline on the main thread for `threads: 0`.
+ * Each task runs inside its scratch loan (./scratch): begun before, ended (and its use
+ * reported) after, on success and failure alike, so no view of the loan outlives the task.
  */
 import { isMainThread } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { toEnvelope } from '../errors.js';
 import type { Task, TaskReply } from '../types/tasks.js';
+import { runAggPartialTask } from './agg-partial-task.js';
+import { runAssembleSparseTask, runAssembleTask } from './assemble-task.js';
 import { runAsofTask } from './asof-task.js';
 import { runFaultTask } from './fault-task.js';
+import { runGroupByTask, runWindowGroupByTask } from './groupby-task.js';
+import { runJoinTask } from './join-task.js';
 import { runPartitionTask } from './partition-task.js';
 import { runRouteTask } from './route-task.js';
 import { runRowLocalTask } from './rowlocal-task.js';
+import { beginScratch, endScratch } from './scratch.js';
+import { runSortSampleTask, runSortTask } from './sort-task.js';
 import { runWindowTask } from './window-task.js';
+
+async function runTask(task: Task): Promise<unknown> {
+  switch (task.kind) {
+    case 'partition':
+      return runPartitionTask(task);
+    case 'route':
+      return runRouteTask(task);
+    case 'window':
+      return runWindowTask(task);
+    case 'asof':
+      return runAsofTask(task);
+    case 'assemble':
+      return runAssembleTask(task);
+    case 'rowlocal':
+      return runRowLocalTask(task);
+    case 'fault':
+      return runFaultTask(task);
+    case 'sort':
+      return runSortTask(task);
+    case 'sortSample':
+      return runSortSampleTask(task);
+    case 'groupBy':
+      return runGroupByTask(task);
+    case 'windowGroupBy':
+      return runWindowGroupByTask(task);
+    case 'aggPartial':
+      return runAggPartialTask(task);
+    case 'join':
+      return runJoinTask(task);
+    case 'assembleSparse':
+      return runAssembleSparseTask(task);
+  }
+}
 
 export default async function dispatch(task: Task): Promise<TaskReply<unknown>> {
   const t0 = performance.now();
+  beginScratch('scratch' in task ? task.scratch : null);
   try {
-    let value: unknown;
-    switch (task.kind) {
-      case 'partition':
-        value = runPartitionTask(task);
-        break;
-      case 'window':
-        value = await runWindowTask(task);
-        break;
-      case 'asof':
-        value = await runAsofTask(task);
-        break;
-      case 'route':
-        value = await runRouteTask(task);
-        break;
-      case 'rowlocal':
-        value = runRowLocalTask(task);
-        break;
-      case 'fault':
-        value = await runFaultTask(task);
-        break;
-      default:
-        throw new Error(`unknown task kind ${(task as { kind: string }).kind}`);
-    }
-    const reply: TaskReply<unknown> = { ok: true, value, ms: performance.now() - t0 };
+    const value = await runTask(task);
+    const reply: TaskReply<unknown> = { ok: true, value, ms: performance.now() - t0, scratch: endScratch() };
     const transfer = (value as { transfer?: ArrayBuffer[] } | null)?.transfer;
     if (transfer) {
       delete (value as { transfer?: ArrayBuffer[] }).transfer;
@@ -49,6 +69,7 @@ export default async function dispatch(task: Task): Promise<TaskReply<unknown>> 
     }
     return reply;
   } catch (err) {
+    endScratch();
     return { ok: false, error: toEnvelope(err) };
   }
 }

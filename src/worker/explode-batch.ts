@@ -17,7 +17,8 @@
  */
 import { Data, Int32, Type, makeData } from 'apache-arrow';
 import type { FixedSizeList } from 'apache-arrow';
-import { gatherData, sharedAllocator } from '../columns/gather.js';
+import { gatherData } from '../columns/gather.js';
+import { sharedAlloc } from '../columns/arena.js';
 import type { Allocator } from '../columns/gather.js';
 import { explodeIndices } from '../ops/explode.js';
 import type { ExplodeListInput } from '../ops/explode.js';
@@ -28,7 +29,7 @@ export function explodeBatch(
   inputs: Data[],
   spec: ResolvedExplode,
   rowBase: number,
-  alloc: Allocator = sharedAllocator,
+  alloc: Allocator = sharedAlloc,
   scratchInt32?: (length: number) => Int32Array,
 ): Data[] {
   if (inputs.length !== spec.inputKinds.length) {

@@ -23,6 +23,7 @@ const R_NUM = 0; // JS number per row: ints <= 32 bits, bool, date32, float32/64
 const R_I64 = 1; // lo/hi words: int64/uint64, date64, timestamp, duration
 const R_BYTES = 2; // utf8/binary
 const R_NULL = 3; // type null: every row is NULL
+const R_DEC = 4; // decimal128: four words per row in w
 
 interface Acc {
   cls: number;
@@ -44,7 +45,10 @@ function accessor(c: KeyColumn): Acc {
   const v = c.values;
   const a: Acc = { cls, repr: R_NUM, num: EMPTY_U32, w: EMPTY_U32, signed: true, bytes: EMPTY_U8, offs: EMPTY_I32, valid: c.valid };
   if (cls === KeyClass.Null) a.repr = R_NULL;
-  else if (cls === KeyClass.Utf8 || cls === KeyClass.Binary) {
+  else if (cls === KeyClass.Decimal) {
+    a.repr = R_DEC;
+    a.w = v as Uint32Array;
+  } else if (cls === KeyClass.Utf8 || cls === KeyClass.Binary) {
     a.repr = R_BYTES;
     a.bytes = v as Uint8Array;
     a.offs = c.offsets!;
@@ -79,6 +83,11 @@ function valuesEqual(A: Acc, a: number, B: Acc, b: number): boolean {
     return (
       A.w[2 * a] === B.w[2 * b] && ahi === bhi && (A.signed && ahi >= 0x80000000) === (B.signed && bhi >= 0x80000000)
     );
+  }
+  if (A.repr === R_DEC) {
+    const x = A.w;
+    const y = B.w;
+    return x[4 * a] === y[4 * b] && x[4 * a + 1] === y[4 * b + 1] && x[4 * a + 2] === y[4 * b + 2] && x[4 * a + 3] === y[4 * b + 3];
   }
   if (A.repr === R_BYTES) {
     const as = A.offs[a]!;
@@ -340,7 +349,7 @@ export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true): { 
   if (columns.length === 1) {
     const c = columns[0]!;
     const cls = keyClass(c.type);
-    if (cls !== KeyClass.Float && cls !== KeyClass.Utf8 && cls !== KeyClass.Binary && cls !== KeyClass.Null) {
+    if (cls !== KeyClass.Float && cls !== KeyClass.Utf8 && cls !== KeyClass.Binary && cls !== KeyClass.Null && cls !== KeyClass.Decimal) {
       const v = c.values;
       const groups =
         v instanceof BigInt64Array || v instanceof BigUint64Array ? groupIds64(c, n, nullsEqual, ids) : groupIds32(c, n, nullsEqual, ids);

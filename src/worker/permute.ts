@@ -27,7 +27,19 @@ export function permuteKey(col: KeyColumn, perm: Uint32Array, alloc: Allocator =
     }
     return { type: col.type, length: n, values: bytes, offsets, valid };
   }
+  if (col.type.kind === 'decimal') return { type: col.type, length: n, values: permuteWords(col.values as Uint32Array, 4, perm, alloc), offsets: null, valid };
   return { type: col.type, length: n, values: permuteValues(col.values, perm, alloc), offsets: null, valid };
+}
+
+/** Rows of `stride` 32-bit words (decimal128: 4) reordered by perm. */
+function permuteWords(src: Uint32Array, stride: number, perm: Uint32Array, alloc: Allocator): Uint32Array {
+  const n = perm.length;
+  const out = alloc(Uint32Array, n * stride);
+  for (let i = 0; i < n; i++) {
+    const r = perm[i]! * stride;
+    for (let k = 0; k < stride; k++) out[i * stride + k] = src[r + k]!;
+  }
+  return out;
 }
 
 export function permuteBytes(src: Uint8Array, perm: Uint32Array, alloc: Allocator = scratchAlloc): Uint8Array {

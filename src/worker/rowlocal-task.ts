@@ -11,27 +11,24 @@ import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
 import { describeData, rebuildData, toSharedData } from '../columns/shared.js';
 import type { ColumnDesc } from '../types/column.js';
-import type { BoundExpr } from '../expr/bind.js';
 import { evaluate, evaluatePredicate } from '../expr/evaluate.js';
-import type { ResolvedExplode } from '../ops/explode-spec.js';
-import type { RowLocalResult, RowLocalTask } from '../types/tasks.js';
+import type { ColumnsResult, RowLocalTask } from '../types/tasks.js';
 import { explodeBatch } from './explode-batch.js';
-import { resetScratch, scratchAlloc } from './scratch.js';
+import { scratchAlloc } from './scratch.js';
 
-export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
-  resetScratch();
+export function runRowLocalTask(task: RowLocalTask): ColumnsResult {
   let columns: A.Data[] = task.batch.columns.map(rebuildData);
   let length = task.batch.length;
   const arena = new TransferArena();
-  const alloc = arena.alloc as never;
+  const alloc = arena.alloc;
 
   for (const op of task.ops) {
     switch (op.kind) {
       case 'select':
-        columns = op.items.map((it) => evaluate(it.expr as BoundExpr, columns, length, alloc));
+        columns = op.items.map((it) => evaluate(it.expr, columns, length, alloc));
         break;
       case 'withColumns': {
-        const values = op.columns.map((c) => evaluate(c.expr as BoundExpr, columns, length, alloc));
+        const values = op.columns.map((c) => evaluate(c.expr, columns, length, alloc));
         const next = columns.slice();
         op.columns.forEach((c, i) => {
           if (c.replace >= 0) next[c.replace] = values[i]!;
@@ -41,7 +38,7 @@ export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
         break;
       }
       case 'filter': {
-        const keep = evaluatePredicate(op.predicate as BoundExpr, columns, length);
+        const keep = evaluatePredicate(op.predicate, columns, length);
         let count = 0;
         for (let i = 0; i < length; i++) count += keep[i]!;
         if (count === length) break;
@@ -52,9 +49,8 @@ export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
         break;
       }
       case 'explode': {
-        const inputs = op.inputs.map((inp) => (inp.expr === null ? columns[inp.column!]! : evaluate(inp.expr as BoundExpr, columns, length, alloc)));
-        const spec = op.spec as ResolvedExplode;
-        columns = explodeBatch(columns, inputs, spec, task.rowBase, alloc, (n) => scratchAlloc(Int32Array, n));
+        const inputs = op.inputs.map((inp) => (inp.expr === null ? columns[inp.column!]! : evaluate(inp.expr, columns, length, alloc)));
+        columns = explodeBatch(columns, inputs, op.spec, task.rowBase, alloc, (n) => scratchAlloc(Int32Array, n));
         length = columns.length > 0 ? columns[0]!.length : 0;
         if (columns.length === 0) length = 0;
         break;

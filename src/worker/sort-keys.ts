@@ -253,6 +253,7 @@ function setNulls(lo: Uint32Array, hi: Uint32Array | null, valid: Uint8Array, n:
  * NULLs needs a separate NULL bit; none when every row is equal).
  */
 export function encodeKeyField(c: KeyColumn, order: SortOrder, n: number = c.length, alloc: Alloc = freshAlloc): KeyField[] {
+  if (c.type.kind === 'decimal') return decimalFields(c, order, n, alloc);
   const cls = keyClass(c.type);
   if (cls === KeyClass.Null || n === 0) return [];
   if (cls === KeyClass.Float && (c.type as { bits: number }).bits === 16) {
@@ -310,6 +311,25 @@ export function encodeKeyField(c: KeyColumn, order: SortOrder, n: number = c.len
   const bits = rHi !== 0 ? 32 + bitLength32(rHi) : bitLength32(rLo);
   if (bits > 0) fields.push({ bits, lo, hi: bits > 32 ? hi : null });
   return fields;
+}
+
+/**
+ * decimal128: the signed high 64 bits, then the unsigned low 64 bits, as two int64/uint64
+ * fields (lexicographic order of the pair = numeric order; DESC complements both).
+ */
+function decimalFields(c: KeyColumn, order: SortOrder, n: number, alloc: Alloc): KeyField[] {
+  const w = c.values as Uint32Array;
+  const hiWords = new Uint32Array(2 * n);
+  const loWords = new Uint32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    loWords[2 * i] = w[4 * i]!;
+    loWords[2 * i + 1] = w[4 * i + 1]!;
+    hiWords[2 * i] = w[4 * i + 2]!;
+    hiWords[2 * i + 1] = w[4 * i + 3]!;
+  }
+  const hi: KeyColumn = { type: { kind: 'int', bits: 64, signed: true }, length: n, values: new BigInt64Array(hiWords.buffer), offsets: null, valid: c.valid };
+  const lo: KeyColumn = { type: { kind: 'int', bits: 64, signed: false }, length: n, values: new BigUint64Array(loWords.buffer), offsets: null, valid: c.valid };
+  return [...encodeKeyField(hi, order, n, alloc), ...encodeKeyField(lo, order, n, alloc)];
 }
 
 /** A dense group id (or any unsigned 32-bit key) as a field, range-reduced. */

@@ -16,32 +16,17 @@
  * and input already in order of the keys after `leading` (sort by `leading` only, stably).
  * Complexity: O(n * passes) with passes = sum over words of ceil(varying bits / MAX_DIGIT)
  * (11-bit digits measured best against 8, 12 and 16); temporaries (encoded words, 3 ping-pong
- * buffers) come from a per-thread scratch arena reused across calls, because first-touching
- * fresh memory costs more than a radix pass; only the result array is new (or `out`).
+ * buffers) come from the task's scratch loan (./scratch) and are released on return, because
+ * first-touching fresh memory costs more than a radix pass; only the result array is new
+ * (or `out`, which tasks take from their scratch).
  */
+import { scratchAlloc, scratchMark, scratchRelease } from './scratch.js';
 import { encodeKeyField, groupIdField, packFields, type KeyField, type SortKeySpec } from './sort-keys.js';
 
-// Scratch arena: temporaries (encoded words, ping-pong buffers) are reused across calls, since
-// first-touching fresh memory costs more than a radix pass. Stack discipline: a call takes
-// buffers above the cursor and restores the cursor on return. One arena per thread (module).
-const arena: Uint32Array[] = [];
-let cursor = 0;
-
+// Temporaries (encoded words, ping-pong buffers) come from the task's scratch loan with stack
+// discipline: a call takes views above the mark and releases them on return.
 function take(n: number): Uint32Array {
-  const b = arena[cursor];
-  if (b !== undefined && b.length >= n) {
-    cursor++;
-    return b.subarray(0, n);
-  }
-  const nb = new Uint32Array(Math.max(n, 1024));
-  arena[cursor++] = nb;
-  return nb.subarray(0, n);
-}
-
-/** Drop the reused scratch buffers (they hold up to ~8 arrays of the largest n sorted). */
-export function releaseSortScratch(): void {
-  arena.length = 0;
-  cursor = 0;
+  return scratchAlloc(Uint32Array, Math.max(n, 1));
 }
 
 const MAX_DIGIT = 11;
@@ -214,11 +199,11 @@ function histograms(word: Uint32Array, n: number, digits: Digit[]): Uint32Array[
  * Writes the permutation into `out` (length >= n) when given and returns it.
  */
 export function argsortWords(words: Uint32Array[], n: number, out?: Uint32Array): Uint32Array {
-  const mark = cursor;
+  const mark = scratchMark();
   try {
     return argsortWordsInner(words, n, out);
   } finally {
-    cursor = mark;
+    scratchRelease(mark);
   }
 }
 
@@ -323,7 +308,7 @@ function isSortedFields(fields: KeyField[], n: number): boolean {
  * event logs in time order) -> a stable sort by `leading` only.
  */
 export function argsortKeys(keys: SortKeySpec[], n: number, leading?: Uint32Array, out?: Uint32Array): Uint32Array {
-  const mark = cursor;
+  const mark = scratchMark();
   try {
     const lead = leading === undefined ? [] : groupIdField(leading, n, take);
     const rest: KeyField[] = [];
@@ -337,6 +322,6 @@ export function argsortKeys(keys: SortKeySpec[], n: number, leading?: Uint32Arra
     if (lead.length > 0 && isSortedFields(rest, n)) return argsortWords(packFields(lead, n, take), n, out);
     return argsortWords(packFields(all, n, take), n, out);
   } finally {
-    cursor = mark;
+    scratchRelease(mark);
   }
 }

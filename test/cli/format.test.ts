@@ -1,12 +1,21 @@
 import { Field, Float32, Int64, List, makeData, makeVector, RecordBatch, Schema, Struct, Table, TimestampNanosecond, Utf8, vectorFromArray } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { servingLog, orders } from '../../src/cli/demo-data.js';
-import { dtypeName, renderDelimited, renderJson, renderNdjson, renderTable, type TextSink } from '../../src/cli/format.js';
+import { fitColumns, renderTable, textWriter, type TextFormat, type TextSink } from '../../src/cli/format.js';
+import { typeName as dtypeName } from '../../src/io/text/type-names.js';
 
 function sink(): TextSink & { text: string } {
   const s = { text: '', write(t: string) { s.text += t; } };
   return s;
 }
+
+async function render(format: TextFormat, schema: Schema, batches: RecordBatch[], out: TextSink): Promise<void> {
+  const w = textWriter(format, out, { maxRows: 20, maxWidth: 0, color: false });
+  await w.start(schema);
+  for (const b of batches) await w.write(b);
+  await w.finish();
+}
+const renderDelimited = (schema: Schema, batches: RecordBatch[], out: TextSink, d = ',') => render(d === ',' ? 'csv' : 'tsv', schema, batches, out);
 
 const MAX = 2n ** 63n - 1n;
 const MIN = -(2n ** 63n);
@@ -59,7 +68,7 @@ describe('format', () => {
   it('JSON and NDJSON: int64 as numbers when safe, else strings', async () => {
     const t = sample();
     const j = sink();
-    await renderJson(t.batches, j);
+    await render('json', t.schema, t.batches, j);
     const arr = JSON.parse(j.text);
     expect(arr).toHaveLength(4);
     expect(arr[0]).toEqual({ id: '9223372036854775807', ts: '1970-01-01T00:00:00Z', x: 0.1, s: 'a,b', l: [1, null] });
@@ -68,10 +77,10 @@ describe('format', () => {
     expect(arr[3].id).toBe('9007199254740993');
     expect(arr[3].l).toEqual(['9223372036854775807']);
     const nd = sink();
-    await renderNdjson(t.batches, nd);
+    await render('ndjson', t.schema, t.batches, nd);
     expect(nd.text.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(arr);
     const empty = sink();
-    await renderJson([], empty);
+    await render('json', t.schema, [], empty);
     expect(JSON.parse(empty.text)).toEqual([]);
   });
 
@@ -128,5 +137,43 @@ describe('demo data', () => {
     }
     expect(empty).toBeGreaterThan(0);
     expect(nulls).toBeGreaterThan(0);
+  });
+});
+
+describe('table view fits the terminal', () => {
+  function wide(cols: number, rows: number): Table {
+    const data: Record<string, ReturnType<typeof makeVector>> = {};
+    for (let c = 0; c < cols; c++) data[`column_number_${c}`] = makeVector(Float64Array.from({ length: rows }, (_x, i) => i + c / 100 + 0.04999999999998295));
+    return new Table(data);
+  }
+
+  it('hides middle columns behind a … column at 80 characters, keeping both ends', () => {
+    const t = wide(12, 30);
+    const text = renderTable(t.schema, t.batches, { maxRows: 6, maxWidth: 80 });
+    const lines = text.trimEnd().split('\n');
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
+    expect(lines[1]).toMatch(/column_number_0 /);
+    expect(lines[1]).toMatch(/column_number_11 /);
+    expect(lines[1]).toMatch(/│ … │/);
+    expect(text).not.toMatch(/column_number_5 /);
+    expect(lines.at(-1)).toMatch(/^30 rows \(6 shown\), 12 columns \(\d+ shown\)$/);
+    // display precision in the table only
+    expect(text).toMatch(/│ +0\.05 │/);
+    const all = renderTable(t.schema, t.batches, { maxRows: 6, maxWidth: 0 });
+    expect(all).toMatch(/column_number_5 /);
+    expect(all.trimEnd().split('\n').at(-1)).toBe('30 rows (6 shown), 12 columns');
+  });
+
+  it('a table that fits is left whole', () => {
+    const t = wide(2, 3);
+    const text = renderTable(t.schema, t.batches, { maxWidth: 80 });
+    expect(text).not.toMatch(/…/);
+    expect(text.trimEnd().split('\n').at(-1)).toBe('3 rows, 2 columns');
+  });
+
+  it('fitColumns alternates from both ends and keeps at least one column', () => {
+    expect(fitColumns([10, 10, 10, 10, 10], 40)).toEqual([0, 1, 4]);
+    expect(fitColumns([10, 10, 10, 10, 10], 30)).toEqual([0, 4]);
+    expect(fitColumns([100, 10], 40)).toEqual([0]);
   });
 });

@@ -102,15 +102,21 @@ describe('sluice run', () => {
     expect(back.numRows).toBe(csv.stdout.trimEnd().split('\n').length - 1);
   });
 
-  it('--stats json prints RunStats as JSON on stderr', async () => {
+  it('--stats json prints RunStats as JSON alone on stderr, or into --stats-file', async () => {
     const job = await writeJob(dir, 'trades2.json', tradesJob);
     const r = await cli(['--threads', '0', '--stats', 'json', 'run', job, '-o', join(dir, 's.csv')]);
     expect(r.code).toBe(0);
-    const lines = r.stderr.trim().split('\n');
-    const stats = JSON.parse(lines[lines.length - 1]!);
+    // nothing but the JSON: no "sluice: wrote" line
+    const stats = JSON.parse(r.stderr);
     expect(stats).toMatchObject({ rowsIn: 1200, rowsOut: 400, threads: 0 });
     expect(typeof stats.phases).toBe('object');
-    expect(r.stderr).toMatch(/wrote 400 rows/);
+    expect(typeof stats.phases.write).toBe('number');
+    expect(stats.wallMs).toBeGreaterThan(0);
+    const file = join(dir, 'stats.json');
+    const f = await cli(['--threads', '0', '--stats-file', file, 'run', job, '-o', join(dir, 's2.csv')]);
+    expect(f.code).toBe(0);
+    expect(f.stderr).toMatch(/^sluice: wrote 400 rows \(csv, [\d,]+ bytes\) to .*s2\.csv in [\d.]+ s\n$/);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ rowsIn: 1200, rowsOut: 400 });
   });
 
   it('explain prints the plan', async () => {

@@ -31,7 +31,7 @@ afterAll(async () => {
 
 describe.each([0, 2])('threads %i', (threads) => {
   const spillDir = mkdtempSync(join(tmpdir(), 'sluice-errors-'));
-  const engine = new Engine({ threads, spillDir, memoryBudget: '1KiB', slabRows: 512 });
+  const engine = new Engine({ threads, spillDir, memoryBudget: '256KiB', slabRows: 512 });
   engines.push(engine);
   afterAll(() => rmSync(spillDir, { recursive: true, force: true }));
 

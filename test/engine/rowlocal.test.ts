@@ -54,25 +54,34 @@ describe.each(SETTINGS.slice(0, 3))('row-local stages with %o', (s) => {
 
 describe('files', () => {
   it('readIpc → window → writeIpc with a tiny budget: spills, writes atomically, leaves no spill files', async () => {
+    // 30k rows over 300 venues, about 1 MiB of input, at a 256 KiB budget: every stage spills.
+    const rows = 30_000;
+    const big = {
+      id: Array.from({ length: rows }, (_, i) => BigInt(i)),
+      price: Array.from({ length: rows }, (_, i) => (i % 11 === 0 ? null : i / 4)),
+      qty: Array.from({ length: rows }, (_, i) => (i * 7919) % 101),
+      venue: Array.from({ length: rows }, (_, i) => (i % 997 === 0 ? null : `v${(i * 31) % 300}`)),
+    };
     const input = join(dir, 'in.arrow');
-    const t = makeTable(schema, data, 100);
+    const t = makeTable(schema, big, 1000);
     writeFileSync(input, A.tableToIPC(t, 'file'));
     const spillDir = mkdtempSync(join(tmpdir(), 'sluice-spill-'));
-    const engine = new Engine({ threads: 2, memoryBudget: '2KiB', spillDir, slabRows: 128 });
+    const engine = new Engine({ threads: 2, memoryBudget: '256KiB', spillDir, slabRows: 512 });
     try {
       const out = join(dir, 'out.arrow');
       const stats = await engine
         .readIpc(input)
         .window({ partitionBy: 'venue', orderBy: 'id', columns: { s: sum('qty').rows(2) } })
         .writeIpc(out);
-      expect(stats.rowsIn).toBe(n);
-      expect(stats.rowsOut).toBe(n);
+      expect(stats.rowsIn).toBe(rows);
+      expect(stats.rowsOut).toBe(rows);
       expect(stats.spillFiles).toBeGreaterThan(0);
+      expect(stats.peakTrackedBytes).toBeLessThanOrEqual(256 * 1024);
       expect(readdirSync(spillDir)).toEqual([]);
       const back = A.tableFromIPC(readFileSync(out));
       const mem = await engine.fromArrow(t).window({ partitionBy: 'venue', orderBy: 'id', columns: { s: sum('qty').rows(2) } }).collect();
       expect(columnValues(back, 's')).toEqual(columnValues(mem, 's'));
-      expect(columnValues(back, 'id')).toEqual(data.id);
+      expect(columnValues(back, 'id')).toEqual(big.id);
     } finally {
       await engine.close();
       rmSync(spillDir, { recursive: true, force: true });

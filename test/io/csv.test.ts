@@ -76,7 +76,7 @@ describe('CSV', () => {
     for (const f of fields) expect(raw(b, f.name)).toEqual(raw(a, f.name));
   });
 
-  it('writes exact text: header, int64, NULL as empty, quoting, ISO-8601 timestamps', async () => {
+  it('writes exact text: header, int64, NULL as empty, quoting, ISO-8601 timestamps (zoned: local time with offset)', async () => {
     const t = new arrow.Table({
       id: arrow.makeVector(BigInt64Array.of(9007199254740993n, -1n)),
       name: arrow.vectorFromArray(['plain', 'has,comma "q"'], new arrow.Utf8()),
@@ -90,8 +90,8 @@ describe('CSV', () => {
     await writeCsvAtomic(p, t.batches);
     expect(readFileSync(p, 'utf8')).toBe(
       'id,name,empty,x,when,at,day\n' +
-        '9007199254740993,plain,"",0.1,1970-01-01T00:00:00.001500,1970-01-01T00:00:00Z,1970-01-01\n' +
-        '-1,"has,comma ""q""",,NaN,1969-12-31T23:59:59.999999,+10000-01-01T00:00:00Z,1969-12-31\n',
+        '9007199254740993,plain,"",0.1,1970-01-01T00:00:00.001500,1970-01-01T01:00:00+01:00,1970-01-01\n' +
+        '-1,"has,comma ""q""",,NaN,1969-12-31T23:59:59.999999,+10000-01-01T01:00:00+01:00,1969-12-31\n',
     );
   });
 
@@ -133,7 +133,7 @@ describe('CSV', () => {
   it('a value that does not fit the inferred type later on is an InputError suggesting a schema', async () => {
     const p = join(dir, 'drift.csv');
     writeFileSync(p, 'n\n' + Array.from({ length: 20 }, (_, i) => String(i)).join('\n') + '\n2.5\n');
-    const err = await readAll(p, { batchRows: 10 }).catch((e: unknown) => e);
+    const err = await readAll(p, { batchRows: 10, inferRows: 10 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).details).toMatchObject({ line: 22, column: 'n' });
     expect((err as InputError).message).toMatch(/pass a schema/);

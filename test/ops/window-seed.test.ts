@@ -3,19 +3,12 @@
  * section. Small expected values are hand-checked; larger cases compare with the reference.
  */
 import { describe, expect, it } from 'vitest';
-import { avg, count, max, min, sum } from '../../src/expr/aggregates.js';
-import { computeWindow, computeWindowNaive, type WindowAlloc } from '../../src/ops/window.js';
+import { computeWindow, type WindowAlloc } from '../../src/ops/window.js';
 import { wideToNumber } from '../../src/ops/window-sum.js';
-import type { WindowOptions } from '../../src/ops/window-spec.js';
 import type { FieldDesc, TypeDesc } from '../../src/types/column.js';
-import {
-  compareWindowResults,
-  kernelOutputToRows,
-  referenceWindow,
-  windowKernelInputFromRows,
-  type RefOut,
-  type RefRow,
-} from '../support/window-reference.js';
+import { engineOptions, refOptions, W, type BothOptions } from '../support/window-fns.js';
+import { kernelOutputToRows, runKernelOnRows, windowKernelInputFromRows } from '../support/window-harness.js';
+import { compareWindowResults, referenceWindow, type RefOut, type RefRow } from '../support/window-reference.js';
 
 const MAX = (1n << 63n) - 1n;
 const MIN = -(1n << 63n);
@@ -28,12 +21,11 @@ function field(name: string, type: TypeDesc): FieldDesc {
   return { name, type, nullable: true };
 }
 
-function run(rows: RefRow[], schema: FieldDesc[], options: WindowOptions): Record<string, RefOut[]> {
-  const h = windowKernelInputFromRows(rows, schema, options);
-  const fast = kernelOutputToRows(computeWindow(h.input), h);
-  const naive = kernelOutputToRows(computeWindowNaive(h.input), h);
+function run(rows: RefRow[], schema: FieldDesc[], options: BothOptions): Record<string, RefOut[]> {
+  const fast = runKernelOnRows(rows, schema, engineOptions(options)).values;
+  const naive = runKernelOnRows(rows, schema, engineOptions(options), true).values;
   expect(naive).toEqual(fast);
-  expect(compareWindowResults(fast, rows, schema, options)).toEqual([]);
+  expect(compareWindowResults(fast, rows, schema, refOptions(options))).toEqual([]);
   return fast;
 }
 
@@ -44,7 +36,7 @@ describe('64-bit prefix overflow', () => {
   it('wraps like a row-by-row fold: [MAX, 1] gives MIN', () => {
     const out = run(seq([MAX, 1n, 1n, MIN, -1n]), schema, {
       orderBy: 't',
-      columns: { w2: sum('v').rows(1), run: sum('v').rows('unbounded') },
+      columns: { w2: W.sum('v').rows(1), run: W.sum('v').rows('unbounded') },
     });
     expect(out.w2).toEqual([MAX, MIN, 2n, MIN + 1n, MAX]);
     // running: MAX, MIN, MIN+1, 1, 0
@@ -55,15 +47,15 @@ describe('64-bit prefix overflow', () => {
     const vals: bigint[] = [];
     for (let i = 0; i < 300; i++) vals.push(i % 3 === 0 ? MAX - BigInt(i) : i % 3 === 1 ? MAX / 2n : -(MAX / 3n));
     const rows = seq(vals);
-    const out = run(rows, schema, { orderBy: 't', columns: { a: sum('v').rows(2), b: sum('v').rows(29), c: avg('v').rows(6), d: sum('v').rows(0, 2) } });
+    const out = run(rows, schema, { orderBy: 't', columns: { a: W.sum('v').rows(2), b: W.sum('v').rows(29), c: W.avg('v').rows(6), d: W.sum('v').rows(0, 2) } });
     // Hand rule for the 1-row frame: the value itself.
-    const one = run(rows, schema, { orderBy: 't', columns: { x: sum('v').rows(0) } });
+    const one = run(rows, schema, { orderBy: 't', columns: { x: W.sum('v').rows(0) } });
     expect(one.x).toEqual(vals);
     expect(out.a!.length).toBe(300);
   });
 
   it('avg of [MAX, MAX] divides the exact sum', () => {
-    const out = run(seq([MAX, MAX]), schema, { orderBy: 't', columns: { a: avg('v').rows(1), s: sum('v').rows(1) } });
+    const out = run(seq([MAX, MAX]), schema, { orderBy: 't', columns: { a: W.avg('v').rows(1), s: W.sum('v').rows(1) } });
     expect(out.a).toEqual([9.223372036854776e18, 9.223372036854776e18]);
     expect(out.s).toEqual([MAX, -2n]);
   });
@@ -76,7 +68,7 @@ describe('64-bit prefix overflow', () => {
         { t: 1, v: 1n },
       ],
       [field('t', I32), field('v', { kind: 'int', bits: 64, signed: false })],
-      { orderBy: 't', columns: { s: sum('v').rows(1), a: avg('v').rows(1) } },
+      { orderBy: 't', columns: { s: W.sum('v').rows(1), a: W.avg('v').rows(1) } },
     );
     expect(out.s).toEqual([U64_MAX, 0n]);
     expect(out.a).toEqual([Number(U64_MAX), 2 ** 63]);
@@ -106,7 +98,7 @@ describe('NULLs', () => {
   it('an all-NULL frame gives NULL, count 0; a zero sum is not NULL', () => {
     const out = run(seq([null, null, 3, -3, null]), schema, {
       orderBy: 't',
-      columns: { s: sum('v').rows(1), c: count('v').rows(1), n: count().rows(1), a: avg('v').rows(1), lo: min('v').rows(1) },
+      columns: { s: W.sum('v').rows(1), c: W.count('v').rows(1), n: W.count().rows(1), a: W.avg('v').rows(1), lo: W.min('v').rows(1) },
     });
     expect(out.s).toEqual([null, null, 3n, 0n, -3n]);
     expect(out.c).toEqual([0n, 0n, 1n, 2n, 1n]);
@@ -116,7 +108,7 @@ describe('NULLs', () => {
   });
 
   it('an empty frame gives NULL (lag-style frames before the first row)', () => {
-    const out = run(seq([1, 2, 3, 4]), schema, { orderBy: 't', columns: { s: sum('v').rows(3, -2), c: count('v').rows(3, -2) } });
+    const out = run(seq([1, 2, 3, 4]), schema, { orderBy: 't', columns: { s: W.sum('v').rows(3, -2), c: W.count('v').rows(3, -2) } });
     expect(out.s).toEqual([null, null, 1n, 3n]);
     expect(out.c).toEqual([0n, 0n, 1n, 2n]);
   });
@@ -130,7 +122,7 @@ describe('NULLs', () => {
     const out = run(rows, [field('p', I32), field('t', I32), field('v', I32)], {
       partitionBy: 'p',
       orderBy: 't',
-      columns: { s: sum('v').rows('unbounded') },
+      columns: { s: W.sum('v').rows('unbounded') },
     });
     expect(out.s).toEqual([1n, 10n, 3n]);
   });
@@ -141,7 +133,7 @@ describe('partitions and widths', () => {
   it('handles partitions shorter than the frame width', () => {
     const rows: RefRow[] = [];
     for (let p = 0; p < 6; p++) for (let t = 0; t < p; t++) rows.push({ p, t, v: t + 1, w: BigInt(p * 100 + t) });
-    const out = run(rows, schema, { partitionBy: 'p', orderBy: 't', columns: { s: sum('v').rows(29), c: count('v').rows(29, 29) } });
+    const out = run(rows, schema, { partitionBy: 'p', orderBy: 't', columns: { s: W.sum('v').rows(29), c: W.count('v').rows(29, 29) } });
     // Running totals 1, 1+2, 1+2+3 … inside each partition; counts = partition size.
     const expS = rows.map((r) => BigInt(((r.t as number) + 1) * ((r.t as number) + 2) / 2));
     expect(out.s).toEqual(expS);
@@ -155,7 +147,7 @@ describe('partitions and widths', () => {
       { p: 1, t: 3, v: 100 },
       { p: 1, t: 5, v: 1000 },
     ];
-    const out = run(rows, schema, { partitionBy: 'p', orderBy: 't', columns: { s: sum('v').rows(1), d: sum('v') } });
+    const out = run(rows, schema, { partitionBy: 'p', orderBy: 't', columns: { s: W.sum('v').rows(1), d: W.sum('v') } });
     // sorted: 100 (t3), 1, 10, 1000 (t5 in input order)
     expect(out.s).toEqual([101n, 11n, 100n, 1010n]);
     // default frame: RANGE UNBOUNDED PRECEDING .. CURRENT ROW includes all peers
@@ -169,11 +161,11 @@ describe('partitions and widths', () => {
       x = (x * 1103515245 + 12345) % 2147483648;
       rows.push({ p: x % 3, t: i, v: (x % 1000) - 500, w: i % 7 === 0 ? null : BigInt(x) * 4294967296n });
     }
-    const columns: WindowOptions['columns'] = {};
+    const columns: BothOptions['columns'] = {};
     for (const n of [2, 6, 29, 89, 179]) {
-      columns[`v_${n}`] = sum('v').rows(n);
-      columns[`w_${n}`] = sum('w').rows(n);
-      columns[`wa_${n}`] = avg('w').rows(n);
+      columns[`v_${n}`] = W.sum('v').rows(n);
+      columns[`w_${n}`] = W.sum('w').rows(n);
+      columns[`wa_${n}`] = W.avg('w').rows(n);
     }
     const out = run(rows, schema, { partitionBy: 'p', orderBy: 't', columns });
     expect(Object.keys(out).length).toBe(15);
@@ -185,7 +177,7 @@ describe('partitions and widths', () => {
       { p: 2, t: 0, v: 1 },
       { p: 1, t: 0, v: 1 },
     ];
-    const out = run(rows, schema, { partitionBy: 'p', columns: { c: count(), s: sum('v') } });
+    const out = run(rows, schema, { partitionBy: 'p', columns: { c: W.count(), s: W.sum('v') } });
     expect(out.c).toEqual([2n, 1n, 2n]);
     expect(out.s).toEqual([2n, 1n, 2n]);
   });
@@ -195,7 +187,7 @@ describe('float sums', () => {
   const schema = [field('t', I32), field('v', F64)];
   it('does not difference float prefixes ([1e20, 1, 1, 3] pattern)', () => {
     // A prefix difference would give P3 - P1 = 1e20 - 1e20 = 0 for the frame [1, 1].
-    const out = run(seq([1e20, 1, 1, 3]), schema, { orderBy: 't', columns: { s1: sum('v').rows(1), s0: sum('v').rows(0), r: sum('v').rows('unbounded') } });
+    const out = run(seq([1e20, 1, 1, 3]), schema, { orderBy: 't', columns: { s1: W.sum('v').rows(1), s0: W.sum('v').rows(0), r: W.sum('v').rows('unbounded') } });
     expect(out.s1).toEqual([1e20, 1e20, 2, 4]);
     expect(out.s0).toEqual([1e20, 1, 1, 3]);
   });
@@ -203,7 +195,7 @@ describe('float sums', () => {
   it('cancels exactly inside a frame ([1e20, 1, -1e20, 1] repeated)', () => {
     const vals: number[] = [];
     for (let i = 0; i < 40; i++) vals.push(...[1e20, 1, -1e20, 1]);
-    const out = run(seq(vals), schema, { orderBy: 't', columns: { s: sum('v').rows(0, 1), a: avg('v').rows(0, 1) } });
+    const out = run(seq(vals), schema, { orderBy: 't', columns: { s: W.sum('v').rows(0, 1), a: W.avg('v').rows(0, 1) } });
     for (let i = 0; i + 1 < vals.length; i++) {
       // each frame is {1e20, 1} or {1, -1e20} or {-1e20, 1} or {1, 1e20}: exact value rounds to ±1e20
       expect(out.s![i]).toBe(vals[i]! + vals[i + 1]!);
@@ -211,12 +203,12 @@ describe('float sums', () => {
   });
 
   it('propagates NaN and ±Inf like a fold', () => {
-    const out = run(seq([1, Infinity, -Infinity, 2, NaN, 3]), schema, { orderBy: 't', columns: { s: sum('v').rows(1) } });
+    const out = run(seq([1, Infinity, -Infinity, 2, NaN, 3]), schema, { orderBy: 't', columns: { s: W.sum('v').rows(1) } });
     expect(out.s).toEqual([1, Infinity, NaN, -Infinity, NaN, NaN]);
   });
 
   it('keeps -0 for a frame of -0 only', () => {
-    const out = run(seq([-0, -0, 0]), schema, { orderBy: 't', columns: { s: sum('v').rows(0), m: min('v').rows(1), x: max('v').rows(1) } });
+    const out = run(seq([-0, -0, 0]), schema, { orderBy: 't', columns: { s: W.sum('v').rows(0), m: W.min('v').rows(1), x: W.max('v').rows(1) } });
     expect(Object.is(out.s![0], -0)).toBe(true);
     expect(Object.is(out.s![2], 0)).toBe(true);
     expect(out.m!.map((v) => Object.is(v, -0))).toEqual([true, true, true]);
@@ -224,7 +216,7 @@ describe('float sums', () => {
   });
 
   it('orders NaN above every number for min/max', () => {
-    const out = run(seq([NaN, 1, Infinity, NaN]), schema, { orderBy: 't', columns: { lo: min('v').rows(1), hi: max('v').rows(1) } });
+    const out = run(seq([NaN, 1, Infinity, NaN]), schema, { orderBy: 't', columns: { lo: W.min('v').rows(1), hi: W.max('v').rows(1) } });
     expect(out.lo).toEqual([NaN, 1, 1, Infinity]);
     expect(out.hi).toEqual([NaN, NaN, Infinity, NaN]);
   });
@@ -235,7 +227,7 @@ describe('RANGE frames', () => {
     const D = 86_400_000n;
     const rows: RefRow[] = [0n, 1n, 7n, 8n, 8n, 20n].map((d, i) => ({ ts: d * D, v: i + 1 }));
     const schema = [field('ts', TS_MS), field('v', I32)];
-    const out = run(rows, schema, { orderBy: 'ts', columns: { s: sum('v').range('7d'), f: sum('v').range(0, '1d') } });
+    const out = run(rows, schema, { orderBy: 'ts', columns: { s: W.sum('v').range('7d'), f: W.sum('v').range(0, '1d') } });
     // frames: {1}, {1,2}, {1,2,3}, {2,3,4,5}, {2,3,4,5}, {6}
     expect(out.s).toEqual([1n, 3n, 6n, 14n, 14n, 6n]);
     // [t, t + 1d]: {1,2}, {2}, {3,4,5}, {4,5}, {4,5}, {6}
@@ -252,7 +244,7 @@ describe('RANGE frames', () => {
       { k: NaN, v: 32 },
     ];
     const schema = [field('k', F64), field('v', I32)];
-    const out = run(rows, schema, { orderBy: { column: 'k', descending: true }, columns: { s: sum('v').range(1), u: sum('v').range('unbounded') } });
+    const out = run(rows, schema, { orderBy: { column: 'k', descending: true }, columns: { s: W.sum('v').range(1), u: W.sum('v').range('unbounded') } });
     // DESC NULLS LAST: NaN(8), NaN(32), 3(16), 2(2), 1(1), NULL(4)
     expect(out.s).toEqual([3n, 18n, 4n, 40n, 16n, 40n]);
     expect(out.u).toEqual([59n, 58n, 63n, 40n, 56n, 40n]);
@@ -261,7 +253,7 @@ describe('RANGE frames', () => {
   it('saturates RANGE bounds on int64 keys near the extremes', () => {
     const rows: RefRow[] = [MIN, MIN + 1n, -1n, 0n, MAX - 1n, MAX].map((k, i) => ({ k, v: 1 << i }));
     const schema = [field('k', I64), field('v', I32)];
-    const out = run(rows, schema, { orderBy: 'k', columns: { a: sum('v').range(MAX), b: sum('v').range(0, 1n), c: sum('v').range(MAX, MAX) } });
+    const out = run(rows, schema, { orderBy: 'k', columns: { a: W.sum('v').range(MAX), b: W.sum('v').range(0, 1n), c: W.sum('v').range(MAX, MAX) } });
     expect(out.a).toEqual([1n, 3n, 7n, 14n, 28n, 56n]);
     expect(out.b).toEqual([3n, 2n, 12n, 8n, 48n, 32n]);
     expect(out.c).toEqual([7n, 15n, 31n, 62n, 60n, 56n]);
@@ -272,13 +264,16 @@ describe('allocator', () => {
   it('allocates every output through the given allocator (e.g. SharedArrayBuffer)', () => {
     const rows = seq([1, null, 3]);
     const schema = [field('t', I32), field('v', I32)];
-    const h = windowKernelInputFromRows(rows, schema, { orderBy: 't', columns: { s: sum('v').rows(1), m: max('v').rows(0), c: count('v') } });
-    const alloc: WindowAlloc = (C, len) => new (C as Float64ArrayConstructor)(new SharedArrayBuffer(len * C.BYTES_PER_ELEMENT));
+    const opts: BothOptions = { orderBy: 't', columns: { s: W.sum('v').rows(1), m: W.max('v').rows(0), c: W.count('v'), r: W.rank(), l: W.lag('v') } };
+    const h = windowKernelInputFromRows(rows, schema, engineOptions(opts));
+    const alloc: WindowAlloc = (C, len) => new C(new SharedArrayBuffer(len * C.BYTES_PER_ELEMENT));
     const outs = computeWindow(h.input, alloc);
     for (const o of outs) {
-      expect(o.values.buffer).toBeInstanceOf(SharedArrayBuffer);
-      if (o.valid) expect(o.valid.buffer).toBeInstanceOf(SharedArrayBuffer);
+      if (o.kind === 'values') {
+        expect(o.values.buffer).toBeInstanceOf(SharedArrayBuffer);
+        if (o.valid) expect(o.valid.buffer).toBeInstanceOf(SharedArrayBuffer);
+      } else expect(o.index.buffer).toBeInstanceOf(SharedArrayBuffer);
     }
-    expect(kernelOutputToRows(outs, h)).toEqual(referenceWindow(rows, schema, { orderBy: 't', columns: { s: sum('v').rows(1), m: max('v').rows(0), c: count('v') } }));
+    expect(kernelOutputToRows(outs, h)).toEqual(referenceWindow(rows, schema, refOptions(opts)));
   });
 });

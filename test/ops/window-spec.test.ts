@@ -84,8 +84,9 @@ describe('builders', () => {
   it('count() has no column; the others need one', () => {
     expect(count().spec.column).toBeNull();
     expect(count('x').spec.column).toBe('x');
-    planError(() => sum(undefined as unknown as string), 'INVALID_WINDOW_FN');
-    planError(() => min(42 as unknown as string), 'INVALID_WINDOW_FN', '42');
+    // a wrong argument type is BAD_OPTION (API.md "Errors")
+    planError(() => sum(undefined as unknown as string), 'BAD_OPTION');
+    planError(() => min(42 as unknown as string), 'BAD_OPTION', '42');
     expect(max('x')).toBeInstanceOf(WindowFn);
   });
 
@@ -96,8 +97,9 @@ describe('builders', () => {
     planError(() => sum('i').rows('5s'), 'INVALID_OFFSET', '5s');
     planError(() => sum('i').range('five'), 'INVALID_OFFSET', 'five');
     planError(() => sum('i').range('1.5h'), 'INVALID_OFFSET', '1.5h');
-    planError(() => sum('i').range({} as unknown as number), 'INVALID_OFFSET');
-    planError(() => sum('i').rows(undefined as unknown as number), 'INVALID_OFFSET');
+    planError(() => sum('i').range({} as unknown as number), 'BAD_OPTION', 'preceding');
+    planError(() => sum('i').rows(undefined as unknown as number), 'BAD_OPTION', 'preceding');
+    planError(() => sum('i').rows(1, true as unknown as number), 'BAD_OPTION', 'following');
   });
 
   it('reject calendar units', () => {
@@ -172,12 +174,12 @@ describe('resolveWindow', () => {
       { mode: 'peers', preceding: { int: '0' }, following: null },
     ]);
     const np = resolve({ columns: { a: sum('i'), b: count().rows('unbounded', 'unbounded') } });
-    expect(np.columns[0]!.frame.mode).toBe('peers');
+    expect(np.columns[0]!.frame!.mode).toBe('peers');
     expect(np.columns[1]!.frame).toEqual({ mode: 'rows', preceding: null, following: null });
   });
 
   it('resolves RANGE durations into the key unit', () => {
-    const off = (orderBy: string, fn: WindowFn) => resolve({ orderBy, columns: { a: fn } }).columns[0]!.frame;
+    const off = (orderBy: string, fn: WindowFn) => resolve({ orderBy, columns: { a: fn } }).columns[0]!.frame!;
     expect(off('ts', sum('i').range('7d'))).toEqual({ mode: 'range', preceding: { int: String(7 * 86_400_000) }, following: { int: '0' } });
     expect(off('ts', sum('i').range('250ms', '1s')).following).toEqual({ int: '1000' });
     expect(off('ts_s', sum('i').range('2m')).preceding).toEqual({ int: '120' });
@@ -194,7 +196,7 @@ describe('resolveWindow', () => {
     const w = resolve({ orderBy: 'ts', columns: { a: { fn: 'sum', column: 'i', frame: { mode: 'rows', preceding: { kind: 'int', value: '6' }, following: { kind: 'int', value: '0' } } } } });
     expect(w.columns[0]!.frame).toEqual({ mode: 'rows', preceding: { int: '6' }, following: { int: '0' } });
     const w2 = resolve({ orderBy: 'ts', columns: { a: JSON.parse(JSON.stringify(sum('i').range('3d').spec)) } });
-    expect(w2.columns[0]!.frame.preceding).toEqual({ int: String(3 * 86_400_000) });
+    expect(w2.columns[0]!.frame!.preceding).toEqual({ int: String(3 * 86_400_000) });
     expect(JSON.parse(JSON.stringify(w2))).toEqual(w2);
   });
 
@@ -241,7 +243,7 @@ describe('resolveWindow', () => {
       planError(() => resolve({ orderBy: 'ts', columns: { a: avg('flag') } }), 'MEASURE_TYPE', '"flag"', 'bool');
       planError(() => resolve({ orderBy: 'ts', columns: { a: sum('ts') } }), 'MEASURE_TYPE', 'timestamp');
       planError(() => resolve({ orderBy: 'ts', columns: { a: min('tags') } }), 'MEASURE_TYPE', 'list');
-      planError(() => resolve({ orderBy: 'ts', columns: { a: max('user') } }), 'MEASURE_TYPE');
+      planError(() => resolve({ orderBy: 'ts', columns: { a: max('st') } }), 'MEASURE_TYPE');
       planError(() => resolve({ orderBy: 'ts', columns: { a: sum('h16') } }), 'MEASURE_TYPE', 'float16');
     });
 
@@ -262,7 +264,7 @@ describe('resolveWindow', () => {
       planError(() => resolve({ orderBy: 'ts', columns: { a: 42 } }), 'INVALID_WINDOW_FN', '"a"', '42');
       planError(() => resolve({ orderBy: 'ts', columns: { a: { fn: 'median', column: 'i', frame: null } } }), 'INVALID_WINDOW_FN', 'median');
       planError(() => resolve({ orderBy: 'ts', columns: { a: { fn: 'sum', column: null, frame: null } } }), 'INVALID_WINDOW_FN');
-      planError(() => resolve({ orderBy: 'ts', columns: { a: { fn: 'sum', column: 'i', frame: { mode: 'groups' } } } }), 'INVALID_WINDOW_FN', 'groups');
+      planError(() => resolve({ orderBy: 'ts', columns: { a: { fn: 'sum', column: 'i', frame: { mode: 'slide' } } } }), 'INVALID_WINDOW_FN', 'slide');
     });
 
     it('INVALID_OPTION, ORDER_KEY_TYPE, PARTITION_KEY_TYPE, NO_WINDOW_COLUMNS', () => {

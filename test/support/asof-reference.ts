@@ -7,12 +7,12 @@
  * |x - k| <= tolerance, k != x when exact matches are excluded, condition TRUE.
  * backward: greatest k <= x, last such right row; forward: least k >= x, first such right row;
  * nearest: the forward choice only if its gap is strictly smaller than the backward choice's.
- * Keys are exact: integers as BigInt, temporal values as BigInt nanoseconds (DATE = midnight:
+ * Keys are exact: integers as BigInt, temporal values as BigInt nanoseconds (DURATION = elapsed time; DATE = midnight:
  * in `timeZone` against a zoned TIMESTAMP, found by binary search on Intl's local date; UTC
  * otherwise), floats as BigInt multiples of 2^-1074 with a separate infinity flag.
  *
  * Rows are plain objects keyed by column name: int8..int32/uint8..uint32/float/date32 values
- * are numbers, int64/uint64/timestamp/date64 values bigint (numbers accepted), strings strings,
+ * are numbers, int64/uint64/timestamp/date64/duration values bigint (numbers accepted), strings strings,
  * NULL is null or undefined. O(n * m) time.
  */
 import type { FieldDesc, TypeDesc } from '../../src/types/column.js';
@@ -97,7 +97,7 @@ function isZoned(t: TypeDesc): boolean {
 
 /** Temporal value → BigInt ns. `zone` non-null: DATE midnights in that zone. */
 function temporalNs(t: TypeDesc, v: unknown, zone: string | null): bigint {
-  if (t.kind === 'timestamp') return toBig(v) * NS[t.unit]!;
+  if (t.kind === 'timestamp' || t.kind === 'duration') return toBig(v) * NS[t.unit]!;
   if (t.kind === 'date') {
     let day: bigint;
     let rem = 0n;
@@ -128,6 +128,7 @@ function keyOf(t: TypeDesc, v: unknown, zone: string | null): Exact | null {
     }
     case 'date':
     case 'timestamp':
+    case 'duration':
       return { inf: 0, v: temporalNs(t, v, zone) };
     case 'utf8':
     case 'largeUtf8':
@@ -168,7 +169,7 @@ function parseDurationNs(s: string): bigint {
 
 function unitNs(t: TypeDesc): bigint {
   if (t.kind === 'date') return t.unit === 'day' ? DAY_NS : 1_000_000n;
-  if (t.kind === 'timestamp') return NS[t.unit]!;
+  if (t.kind === 'timestamp' || t.kind === 'duration') return NS[t.unit]!;
   throw new Error('not temporal');
 }
 
@@ -185,7 +186,7 @@ function toleranceOf(t: TypeDesc, tol: unknown): Gap | null {
 /** Value used to compare `by` columns: null stays null. */
 function byValue(t: TypeDesc, v: unknown): unknown {
   if (v === null || v === undefined) return null;
-  if (t.kind === 'date' || t.kind === 'timestamp') return temporalNs(t, v, null);
+  if (t.kind === 'date' || t.kind === 'timestamp' || t.kind === 'duration') return temporalNs(t, v, null);
   if (t.kind === 'int') return toBig(v);
   if (t.kind === 'float') return Number.isNaN(v) ? 'NaN' : (v as number) + 0;
   if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');

@@ -18,7 +18,7 @@ export const SETTINGS: EngineSetting[] = [
   { threads: 2, partitions: 7 },
   { threads: 0, partitions: 64 },
   // A budget so small that every slab and retained batch spills.
-  { threads: 2, partitions: 7, memoryBudget: '1KiB' },
+  { threads: 2, partitions: 7, memoryBudget: '64KiB' },
 ];
 
 export function enginePool(slabRows = 16): (s: EngineSetting) => Engine {

@@ -1,5 +1,6 @@
 /**
- * Test helpers: Arrow tables from plain JS columns (bigint for 64-bit integers and timestamps),
+ * Test helpers: Arrow tables from plain JS columns (bigint for 64-bit integers and timestamps,
+ * unscaled bigint for decimal128, Uint8Array for binary),
  * plain JS values back out of Arrow columns (raw buffers: no lossy timestamp get()), batch
  * splitting, and engines for every thread count.
  */
@@ -8,7 +9,7 @@ import { typeToArrow } from '../../src/columns/arrow-types.js';
 import { bitmapToBytes } from '../../src/columns/bits.js';
 import type { FieldDesc, TypeDesc } from '../../src/types/column.js';
 
-export type JsValue = number | bigint | string | boolean | null;
+export type JsValue = number | bigint | string | boolean | Uint8Array | null;
 
 /** One Arrow column (plain Utf8 for strings, never Dictionary). */
 export function columnData(type: TypeDesc, values: readonly JsValue[]): A.Data {
@@ -34,6 +35,24 @@ export function columnData(type: TypeDesc, values: readonly JsValue[]): A.Data {
     case 'bool': {
       const bits = packBits(Uint8Array.from(values, (v) => (v ? 1 : 0)));
       return A.makeData({ type: t as A.Bool, length: n, nullCount: nulls, nullBitmap, data: bits });
+    }
+    case 'binary': {
+      const parts = values.map((v) => (v === null ? new Uint8Array(0) : (v as Uint8Array)));
+      const offsets = new Int32Array(n + 1);
+      for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i]! + parts[i]!.length;
+      const bytes = new Uint8Array(offsets[n]!);
+      parts.forEach((p, i) => bytes.set(p, offsets[i]!));
+      return A.makeData({ type: t as A.Binary, length: n, nullCount: nulls, nullBitmap, valueOffsets: offsets, data: bytes });
+    }
+    case 'decimal': {
+      // unscaled bigint values, four little-endian words each
+      const words = new Uint32Array(4 * n);
+      values.forEach((v, i) => {
+        if (v === null) return;
+        const u = BigInt.asUintN(128, v as bigint);
+        for (let k = 0; k < 4; k++) words[4 * i + k] = Number((u >> BigInt(32 * k)) & 0xffffffffn);
+      });
+      return A.makeData({ type: t as A.Decimal, length: n, nullCount: nulls, nullBitmap, data: words });
     }
     default: {
       const Ctor = (t as A.Int).ArrayType as unknown as { new (n: number): ArrayLike<unknown> & { [i: number]: unknown } };
@@ -91,6 +110,19 @@ export function columnValues(table: A.Table, name: string): JsValue[] {
         case A.Type.Bool:
           out.push(((d.values[(d.offset + i) >> 3]! >> ((d.offset + i) & 7)) & 1) === 1);
           break;
+        case A.Type.Binary:
+        case A.Type.LargeBinary: {
+          const offs = d.valueOffsets as unknown as ArrayLike<number | bigint>;
+          out.push((d.values as Uint8Array).slice(Number(offs[i]!), Number(offs[i + 1]!)));
+          break;
+        }
+        case A.Type.Decimal: {
+          const w = d.values as Uint32Array;
+          let u = 0n;
+          for (let k = 3; k >= 0; k--) u = (u << 32n) | BigInt(w[4 * i + k]!);
+          out.push(BigInt.asIntN(128, u));
+          break;
+        }
         default:
           out.push((d.values as unknown as ArrayLike<number | bigint>)[i]!);
       }

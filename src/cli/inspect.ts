@@ -1,0 +1,197 @@
+/**
+ * Quick looks at a data file without a job file: `sluice head FILE`, `sluice schema FILE`,
+ * `sluice describe FILE`.
+ *
+ * The input format comes from `--input-format`, else the extension (`.parquet` `.pq`;
+ * `.arrow` `.arrows` `.ipc` `.feather`; `.csv` `.tsv` `.tab` `.txt`, also with `.gz` / `.zst`;
+ * `.ndjson` `.jsonl`), else the file's first bytes (`PAR1`, `ARROW1`, an IPC stream's
+ * continuation marker; anything else is read as CSV). A glob or folder is judged by its
+ * pattern's or first file's extension. `-` is stdin: an Arrow IPC stream (recognized by its
+ * first bytes, read as it arrives) or CSV (copied to a temp file in --temp-dir for the CSV
+ * reader, removed when the command ends).
+ *
+ * `schema` and `describe` answer with a small Arrow table (one row per column), printed through
+ * the same outputs as any result (`--format`, `-o`). `describe` streams the file batch by batch
+ * (column-summary.ts), never holding more than one batch.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { open, readdir, stat, unlink } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Bool, Int64, RecordBatchReader, Table, Utf8, vectorFromArray, type RecordBatch, type Schema } from 'apache-arrow';
+import type { DataFrame, Engine, RunStats } from '../index.js';
+import { typeName } from '../io/text/type-names.js';
+import { TableSummary } from './column-summary.js';
+import { UsageError } from './errors.js';
+
+export const INPUT_FORMATS = ['csv', 'tsv', 'arrow', 'parquet', 'ndjson'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+
+const BY_EXTENSION: Array<[RegExp, InputFormat]> = [
+  [/\.(parquet|pq)$/i, 'parquet'],
+  [/\.(arrow|arrows|ipc|feather)$/i, 'arrow'],
+  [/\.(csv|txt)(\.gz|\.zst)?$/i, 'csv'],
+  [/\.(tsv|tab)(\.gz|\.zst)?$/i, 'tsv'],
+  [/\.(ndjson|jsonl)(\.gz|\.zst)?$/i, 'ndjson'],
+];
+
+function fromExtension(path: string): InputFormat | undefined {
+  for (const [re, f] of BY_EXTENSION) if (re.test(path)) return f;
+  return undefined;
+}
+
+/** The format of the first bytes of a file: Parquet, Arrow IPC (file or stream), else CSV. */
+export function sniffFormat(head: Uint8Array): InputFormat {
+  const text = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
+  if (text.startsWith('PAR1')) return 'parquet';
+  if (text.startsWith('ARROW1')) return 'arrow';
+  if (head.length >= 4 && head[0] === 0xff && head[1] === 0xff && head[2] === 0xff && head[3] === 0xff) return 'arrow';
+  return 'csv';
+}
+
+async function firstFile(dir: string): Promise<string | undefined> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    if (e.name.startsWith('.') || e.name.startsWith('_')) continue;
+    const p = join(dir, e.name);
+    if (e.isFile() && fromExtension(p)) return p;
+    if (e.isDirectory()) {
+      const f = await firstFile(p);
+      if (f) return f;
+    }
+  }
+  return undefined;
+}
+
+/** The input format of `path` (a file, folder or glob). */
+export async function detectFormat(path: string): Promise<InputFormat> {
+  const ext = fromExtension(path);
+  if (ext) return ext;
+  let st;
+  try {
+    st = await stat(path);
+  } catch {
+    return 'csv'; // a glob or a missing file: the reader reports what is wrong
+  }
+  if (st.isDirectory()) {
+    const f = await firstFile(path);
+    return f ? fromExtension(f)! : 'csv';
+  }
+  const h = await open(path, 'r');
+  try {
+    const buf = new Uint8Array(8);
+    const { bytesRead } = await h.read(buf, 0, 8, 0);
+    return sniffFormat(buf.subarray(0, bytesRead));
+  } finally {
+    await h.close();
+  }
+}
+
+export interface InputOptions {
+  format?: InputFormat;
+  delimiter?: string;
+  header?: boolean;
+  stdin: NodeJS.ReadableStream;
+  /** folder for the copy of CSV read from stdin (default: the OS temp folder) */
+  tempDir?: string;
+  /** registers work to do when the command ends (removing that copy) */
+  onCleanup: (fn: () => Promise<void>) => void;
+}
+
+/** Arrow IPC from stdin when its first bytes say so; otherwise CSV from stdin ('-'). */
+async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame> {
+  const stdin = opts.stdin as Readable;
+  let format = opts.format;
+  if (format === undefined) {
+    const first = await new Promise<Buffer | null>((resolve, reject) => {
+      const onReadable = (): void => {
+        cleanup();
+        resolve(stdin.read() as Buffer | null);
+      };
+      const onEnd = (): void => {
+        cleanup();
+        resolve(null);
+      };
+      const onError = (err: Error): void => {
+        cleanup();
+        reject(err);
+      };
+      const cleanup = (): void => {
+        stdin.off('readable', onReadable);
+        stdin.off('end', onEnd);
+        stdin.off('error', onError);
+      };
+      stdin.once('readable', onReadable);
+      stdin.once('end', onEnd);
+      stdin.once('error', onError);
+    });
+    if (first !== null) stdin.unshift(first);
+    format = first === null ? 'csv' : sniffFormat(first);
+  }
+  if (format === 'arrow') {
+    const reader = await RecordBatchReader.from(stdin as AsyncIterable<Uint8Array>);
+    // a plain async iterable: the async reader also has a [Symbol.iterator] that throws
+    async function* batches(): AsyncGenerator<RecordBatch> {
+      for await (const b of reader as AsyncIterable<RecordBatch>) yield b;
+    }
+    return engine.fromArrow(batches());
+  }
+  // CSV on stdin: copied to a temp file for the file reader (stdin may have been peeked at)
+  const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-stdin-${process.pid}-${randomBytes(6).toString('hex')}.csv`);
+  opts.onCleanup(() => unlink(temp).catch(() => {}));
+  await pipeline(stdin, createWriteStream(temp, { flags: 'wx' }));
+  return openFile(engine, temp, format, opts);
+}
+
+function openFile(engine: Engine, path: string, format: InputFormat, opts: InputOptions): DataFrame {
+  switch (format) {
+    case 'parquet':
+      return engine.readParquet(path);
+    case 'arrow':
+      return engine.readIpc(path);
+    case 'csv':
+    case 'tsv':
+      return engine.readCsv(path, {
+        delimiter: opts.delimiter ?? (format === 'tsv' ? '\t' : ','),
+        ...(opts.header !== undefined ? { header: opts.header } : {}),
+      });
+    case 'ndjson':
+      throw new UsageError(`reading NDJSON (${path}) is not supported by this build; convert it to CSV, Arrow or Parquet`);
+  }
+}
+
+/** A DataFrame over the file at `path`. */
+export async function openInput(engine: Engine, path: string, opts: InputOptions): Promise<DataFrame> {
+  if (path === '-') return openStdin(engine, opts);
+  return openFile(engine, path, opts.format ?? (await detectFormat(path)), opts);
+}
+
+/** One row per column: column, type, nullable. */
+export function schemaTable(schema: Schema): Table {
+  const f = schema.fields;
+  return new Table({
+    column: vectorFromArray(f.map((x) => x.name), new Utf8()),
+    type: vectorFromArray(f.map((x) => typeName(x.type)), new Utf8()),
+    nullable: vectorFromArray(f.map((x) => x.nullable), new Bool()),
+  });
+}
+
+/** Stream `df` once and summarize every column (rows, NULLs, min, max). */
+export async function describeTable(df: DataFrame, signal: AbortSignal): Promise<{ table: Table; stats: RunStats | undefined }> {
+  const summary = new TableSummary(await df.schema());
+  const stream = df.stream({ signal });
+  for await (const b of stream) summary.add(b);
+  const r = summary.result();
+  const table = new Table({
+    column: vectorFromArray(r.map((x) => x.column), new Utf8()),
+    type: vectorFromArray(r.map((x) => x.type), new Utf8()),
+    rows: vectorFromArray(r.map((x) => BigInt(x.rows)), new Int64()),
+    nulls: vectorFromArray(r.map((x) => BigInt(x.nulls)), new Int64()),
+    min: vectorFromArray(r.map((x) => x.min), new Utf8()),
+    max: vectorFromArray(r.map((x) => x.max), new Utf8()),
+  });
+  return { table, stats: stream.stats };
+}

@@ -1,0 +1,281 @@
+/**
+ * groupBy(...).agg(...), agg() and distinct() on the shared blocking path (./partitioned.ts):
+ * ingest (hash partitioning by the group keys; one partition without keys), one group-by task
+ * per non-empty partition (a partition too big for one task is split again by a re-mixed hash
+ * of the keys, so groups stay whole), one output row per group keyed by its first row id into
+ * a sparse output exchange, then the ranges in key order: groups come out in order of their
+ * first row in the input, whatever the partitioning. Nothing is replayed: the task routes the
+ * keys and measures (distinct: every column) and outputs every column itself.
+ *
+ * Every aggregate sees its whole group in one task, in input order, so results never depend
+ * on slab or partition boundaries (float sums included: window's canonical order).
+ */
+import type * as A from 'apache-arrow';
+import { schemaToArrow } from '../columns/arrow-types.js';
+import { batchFromColumns } from '../columns/shared.js';
+import { ExecutionError } from '../errors.js';
+import type { ResolvedGroupBy } from '../ops/groupby-spec.js';
+import type { GroupByTask, GroupOutputSpec, OutputRouting, PartitionInput, WindowGroupByTask } from '../types/tasks.js';
+import type { WindowStagePlan } from './exec-window.js';
+import { fixedWidth } from './column-widths.js';
+import { mergePartials } from './agg-merge.js';
+import { ingest } from './ingest.js';
+import { runAll } from './scheduler.js';
+import type { Exchange } from '../shuffle/exchange.js';
+import { loadBytesOf, OutputRanges, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import { LOAN_SLACK, type RunContext } from './run-context.js';
+
+const MAX_ROWS = 0xffffffff;
+
+export interface GroupByStagePlan {
+  resolved: ResolvedGroupBy;
+  /** Input column indices routed to the workers; keys first. */
+  routed: number[];
+  keyPos: number[];
+  outputs: GroupOutputSpec[];
+  explain(indent: string, partitions: number, reuse: string | null): string[];
+}
+
+export function planGroupBy(resolved: ResolvedGroupBy): GroupByStagePlan {
+  const routed: number[] = [];
+  const pos = (index: number): number => {
+    let p = routed.indexOf(index);
+    if (p < 0) p = routed.push(index) - 1;
+    return p;
+  };
+  const keyPos = resolved.keys.map((k) => pos(k.index));
+  const outputs: GroupOutputSpec[] = resolved.outputs.map((o) => ({ fn: o.fn, column: o.column < 0 ? -1 : pos(o.column), ignoreNulls: o.ignoreNulls, type: o.type }));
+  return {
+    resolved,
+    routed,
+    keyPos,
+    outputs,
+    explain(indent, partitions, reuse) {
+      const next = indent + '  ';
+      const keys = resolved.keys.map((k) => k.name).join(', ');
+      const head = resolved.distinct ? `Distinct on (${keys}): the whole first row of each distinct tuple` : resolved.keys.length > 0 ? `GroupBy (${keys})` : 'Aggregate (no keys: the whole input is one group)';
+      const partitioning =
+        reuse ?? (resolved.keys.length === 0 ? 'none (no keys): 1 partition' : `hash(${keys}) into ${partitions} partitions, seeded; an oversized partition split again by a re-mixed hash (groups stay whole)`);
+      const lines = [
+        `${indent}${head}`,
+        `${next}partitioning: ${partitioning}`,
+        `${next}grouping per partition: open-addressing hash table of the key tuple (NULL keys one group, NaN = NaN, -0 = 0), groups numbered by first appearance, rows grouped by one stable counting scatter`,
+      ];
+      if (!resolved.distinct) {
+        for (const o of resolved.outputs.slice(resolved.keys.length)) lines.push(`${next}${o.name} = ${o.text}: ${algorithm(o.fn, o.type)}`);
+      }
+      lines.push(`${next}output: one row per group keyed by its first row id, ranges assembled in key order (groups in order of first appearance)`);
+      return lines;
+    },
+  };
+}
+
+function algorithm(fn: GroupOutputSpec['fn'], type: GroupOutputSpec['type']): string {
+  switch (fn) {
+    case 'sum':
+    case 'avg':
+      return type.kind === 'float' && fn === 'sum'
+        ? 'pairwise blocks in input order (window\'s canonical order)'
+        : fn === 'avg'
+          ? 'exact sum (integers) or pairwise sum (floats) / count'
+          : 'differences of one running prefix (exact, 64-bit wrapping)';
+    case 'count':
+      return 'run lengths / non-NULL counts';
+    case 'countDistinct':
+      return 'distinct (group, value) pairs by hash, NULL ignored';
+    case 'min':
+    case 'max':
+      return 'one scan per group (NaN above every number), value gathered';
+    case 'first':
+    case 'last':
+      return 'the group\'s first/last row in input order';
+  }
+}
+
+/** Scratch a group-by task needs for `rows` rows whose routed columns take `inputBytes`. */
+function groupScratch(plan: GroupByStagePlan, rows: number, inputBytes: number): number {
+  const measures = plan.outputs.reduce((s, o) => s + (o.fn === 'first' ? 8 : (fixedWidth(o.type) || 16) + 9), 0);
+  return inputBytes + rows * (40 + measures);
+}
+
+/** The routed input rows, grouped per partition (the partitioning of a stage before may be reused). */
+export interface GroupInput {
+  units: PartitionUnit[];
+  rows: number;
+  release(): void;
+}
+
+/**
+ * A window whose PARTITION BY keys are all group keys of the group-by after it: rows
+ * hash-partitioned on the window's keys hold whole groups, so one task per partition computes
+ * the window and then groups (src/worker/groupby-task runWindowGroupByTask), and the window's
+ * output exchange, its replay and the group-by's shuffle all disappear.
+ */
+export interface WindowFusion {
+  window: WindowStagePlan;
+  /** Window input columns routed: the window's own, then what the group-by reads besides. */
+  routed: number[];
+  /** The group-by's keys and outputs as positions among routed columns then window outputs. */
+  keys: number[];
+  outputs: GroupOutputSpec[];
+}
+
+/** The fusion of `window` (input `inputWidth` columns wide) and the group-by after it, or null. */
+export function fuseWindowGroupBy(window: WindowStagePlan, group: GroupByStagePlan, inputWidth: number): WindowFusion | null {
+  const wkeys = window.resolved.partitionBy.map((c) => c.index);
+  const gkeys = new Set(group.resolved.keys.map((k) => k.index));
+  if (wkeys.length === 0 || !wkeys.every((k) => gkeys.has(k))) return null;
+  const routed = [...window.routed];
+  for (const c of group.routed) if (c < inputWidth && !routed.includes(c)) routed.push(c);
+  // Group-by column c of the window's output: an input column, or window output c - inputWidth.
+  const at = (c: number): number => (c < inputWidth ? routed.indexOf(c) : routed.length + (c - inputWidth));
+  return {
+    window,
+    routed,
+    keys: group.keyPos.map((p) => at(group.routed[p]!)),
+    outputs: group.outputs.map((o) => ({ ...o, column: o.column < 0 ? -1 : at(group.routed[o.column]!) })),
+  };
+}
+
+/** Window + group-by fused (see WindowFusion). */
+export async function* execWindowGroupBy(
+  ctx: RunContext,
+  fusion: WindowFusion,
+  plan: GroupByStagePlan,
+  input: AsyncIterable<A.RecordBatch>,
+  inputSchema: A.Schema,
+  owned: boolean,
+): AsyncGenerator<A.RecordBatch> {
+  const w = fusion.window;
+  const { exchange, rows } = await ingest(ctx, input, inputSchema, {
+    name: 'window+groupBy',
+    routed: fusion.routed,
+    hashKeys: w.partitionPos,
+    partitions: ctx.config.partitions,
+    owned,
+    retain: false,
+  });
+  const windowSpec = { partitionBy: w.partitionPos, orderBy: w.orderPos, measures: w.measurePos, window: w.resolved, naive: ctx.config.windowAlgorithm === 'naive' };
+  const extraPerRow = w.resolved.columns.reduce((t, c) => t + 2 * ((fixedWidth(c.type) || 16) + 1), 64);
+  yield* groupOutputs(
+    ctx,
+    plan,
+    { units: exchange.nonEmpty().map((p) => ({ sides: [exchange], p, level: 0 })), rows, release: () => exchange.release() },
+    {
+      splitKeys: [w.partitionPos],
+      extraPerRow,
+      build: (partition, out, scratch) => ({ kind: 'windowGroupBy', input: partition, window: windowSpec, keys: fusion.keys, outputs: fusion.outputs, out, scratch }),
+    },
+  );
+}
+
+/** How groupOutputs builds its tasks (a plain group-by unless a fusion says otherwise). */
+interface GroupTasks {
+  splitKeys: number[][] | null;
+  /** Scratch per row beyond the group-by's own. */
+  extraPerRow: number;
+  build(input: PartitionInput, out: OutputRouting, scratch: SharedArrayBuffer): GroupByTask | WindowGroupByTask;
+}
+
+export async function* execGroupBy(
+  ctx: RunContext,
+  plan: GroupByStagePlan,
+  input: AsyncIterable<A.RecordBatch>,
+  inputSchema: A.Schema,
+  owned: boolean,
+): AsyncGenerator<A.RecordBatch> {
+  const keyed = plan.keyPos.length > 0;
+  const { exchange, rows } = await ingest(ctx, input, inputSchema, {
+    name: 'groupBy',
+    routed: plan.routed,
+    hashKeys: plan.keyPos,
+    partitions: keyed ? ctx.config.partitions : 1,
+    owned,
+    retain: false,
+  });
+  if (!keyed && !fitsOneTask(ctx, plan, exchange) && plan.outputs.every((o) => o.fn !== 'countDistinct')) {
+    yield* wholeInputInPieces(ctx, plan, exchange, rows);
+    return;
+  }
+  const units: PartitionUnit[] = (keyed ? exchange.nonEmpty() : [0]).map((p) => ({ sides: [exchange], p, level: 0 }));
+  yield* groupOutputs(ctx, plan, { units, rows, release: () => exchange.release() }, {
+    splitKeys: keyed ? [plan.keyPos] : null,
+    extraPerRow: 0,
+    build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: plan.keyPos, outputs: plan.outputs, out, scratch }),
+  });
+}
+
+/** A whole-input aggregate's one partition fits one task. */
+function fitsOneTask(ctx: RunContext, plan: GroupByStagePlan, ex: Exchange): boolean {
+  const outRowBytes = plan.resolved.output.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+  return groupScratch(plan, ex.rowsOf(0), loadBytesOf(ex, 0)) + outRowBytes + 2 * LOAN_SLACK <= ctx.limits.taskBytes;
+}
+
+/**
+ * agg() without keys over an input bigger than one task: partial aggregates per piece of the
+ * one partition (src/worker/agg-partial-task), merged here into the one row (./agg-merge);
+ * results are bit-identical to one task over all rows.
+ */
+async function* wholeInputInPieces(ctx: RunContext, plan: GroupByStagePlan, ex: Exchange, rows: number): AsyncGenerator<A.RecordBatch> {
+  try {
+    const pieces = ex.piecesOf(0, Math.max(1, Math.floor(ctx.limits.taskBytes / 4)));
+    const perRow = 24; // row ids and positions in scratch (window-sum's prefix helpers allocate their own)
+    const partials = await ctx.clock.during(
+      'kernel',
+      runAll(
+        pieces.map(({ input, bytes, rows: n }) => async () => {
+          const [scratch] = await ctx.loans('agg.partial', [2 * bytes + n * perRow + LOAN_SLACK]);
+          try {
+            const done = await ctx.task({ kind: 'aggPartial', input, outputs: plan.outputs, total: rows, scratch: scratch!.buffer });
+            if (done.value.rows !== n) throw new ExecutionError('INTERNAL', `agg: a piece held ${n} rows but its task read ${done.value.rows}; refusing to return a partial result`);
+            return done.value;
+          } finally {
+            scratch!.release();
+          }
+        }),
+        ctx.concurrency,
+      ),
+    );
+    ex.release();
+    yield batchFromColumns(schemaToArrow(plan.resolved.output), mergePartials(plan.outputs, partials), 1);
+  } finally {
+    ex.release();
+  }
+}
+
+/** Runs the group-by tasks over `input`'s units and yields the groups in first-row order. */
+async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, input: GroupInput, tasks: GroupTasks): AsyncGenerator<A.RecordBatch> {
+  const schema = schemaToArrow(plan.resolved.output);
+  const out = new OutputRanges(ctx, plan.resolved.distinct ? 'distinct' : 'groupBy', plan.resolved.output, Math.max(1, input.rows), true);
+  try {
+    if (input.rows > MAX_ROWS) throw new ExecutionError('TOO_MANY_ROWS', `groupBy: ${input.rows} input rows exceed the ${MAX_ROWS} rows one stage can number`);
+    const outRowBytes = plan.resolved.output.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const op: KernelOperator = {
+      name: plan.resolved.distinct ? 'distinct' : 'groupBy',
+      splitKeys: tasks.splitKeys,
+      job: ({ sides: [ex], p }) => {
+        const n = ex!.rowsOf(p);
+        return {
+          rows: n,
+          scratchBytes: groupScratch(plan, n, loadBytesOf(ex!, p)) + n * tasks.extraPerRow,
+          outputBytes: Math.max(1, n) * outRowBytes,
+          build: (routing, scratch) => tasks.build(ex!.inputFor(p), routing, scratch),
+          done: (res) => {
+            if (res.rows !== n) throw new ExecutionError('INTERNAL', `groupBy: a partition held ${n} rows but its task read ${res.rows}; refusing to return a partial result`);
+            ex!.drop(p);
+          },
+        };
+      },
+    };
+    await runKernels(ctx, op, input.units, out);
+    input.release();
+    for await (const range of out.sparseRanges()) {
+      ctx.checkAbort();
+      if (range.length > 0) yield batchFromColumns(schema, range.columns, range.length);
+    }
+  } finally {
+    input.release();
+    out.release();
+  }
+}
+

@@ -1,0 +1,194 @@
+/**
+ * A global sort on the shared blocking path:
+ *
+ *   ingest every column into one partition (spilled over the budget), sampling the sort keys
+ *   (./sort-sample) ─► when more than one range is wanted: range-route the rows by (keys, row
+ *   id) against the sample's splitters (route tasks, ./reroute) ─► per range, in order: one
+ *   task sorts the range with one stable radix argsort and gathers every column ─► the ranges'
+ *   rows are the output, range by range, at most one range per thread in flight.
+ *
+ * Ranges: as many as the engine's partitions, and more when the data would not fit one task's
+ * share of the budget (about three times its bytes per range); a range that still does not fit
+ * (a sample is only a sample) is split again by its own quantiles before it is sorted. Equal keys keep input order:
+ * ranges split by (keys, row id), and each range is loaded in row-id order before its stable
+ * sort. There is no replay: the sort routes every column.
+ */
+import type * as A from 'apache-arrow';
+import { batchFromColumns, rebuildData } from '../columns/shared.js';
+import { ExecutionError } from '../errors.js';
+import { sortKeyText, type ResolvedSortKey } from '../ops/sort-spec.js';
+import type { Exchange } from '../shuffle/exchange.js';
+import type { SortKeyOrder } from '../types/tasks.js';
+import { fixedWidth } from './column-widths.js';
+import { ingest } from './ingest.js';
+import { loadBytesOf } from './partitioned.js';
+import { reroute } from './reroute.js';
+import { LOAN_SLACK, type RunContext } from './run-context.js';
+import { orderedMap, runAll } from './scheduler.js';
+import { SortSampler } from './sort-sample.js';
+
+const MAX_ROWS = 0xffffffff;
+const MAX_RANGES = 4096;
+
+export interface SortStagePlan {
+  keys: ResolvedSortKey[];
+  orders: SortKeyOrder[];
+  explain(indent: string, partitions: number): string[];
+}
+
+export function planSort(keys: ResolvedSortKey[]): SortStagePlan {
+  const orders = keys.map((k) => ({ column: k.index, descending: k.descending, nullsFirst: k.nulls === 'first' }));
+  return {
+    keys,
+    orders,
+    explain(indent, partitions) {
+      const next = indent + '  ';
+      return [
+        `${indent}Sort (${keys.map(sortKeyText).join(', ')}), stable`,
+        `${next}partitioning: range-partitioned on sampled quantiles of (${keys.map((k) => k.name).join(', ')}, row id) into ${partitions} ranges or more (enough for each to fit a task's share of the budget); every column routed`,
+        `${next}sort per range: LSD radix argsort, once; ties keep input order (row id)`,
+        `${next}output: ranges in key order, each range's rows in sorted order`,
+      ];
+    },
+  };
+}
+
+/** Scratch a sort task needs: its input made contiguous, key words, ping-pong buffers, permutation. */
+function sortScratch(plan: SortStagePlan, rows: number, inputBytes: number): number {
+  const keyBytes = plan.keys.reduce((s, k) => s + (fixedWidth(k.type) > 4 ? 8 : 4) * 3, 0);
+  // Per row: the permutation, two ping-pong index buffers, the row ids and the loaded ids (4 bytes each).
+  return inputBytes + rows * (32 + keyBytes);
+}
+
+export async function* execSort(ctx: RunContext, plan: SortStagePlan, input: AsyncIterable<A.RecordBatch>, inputSchema: A.Schema, owned: boolean): AsyncGenerator<A.RecordBatch> {
+  const columns = inputSchema.fields.map((_, i) => i);
+  const sampler = new SortSampler(
+    plan.orders.map((o) => o.column),
+    plan.orders,
+  );
+  const ingested = await ingest(ctx, input, inputSchema, {
+    name: 'sort',
+    routed: columns,
+    hashKeys: [],
+    partitions: 1,
+    owned,
+    retain: false,
+    onBatch: (batch, rowBase) => sampler.add(batch, rowBase),
+  });
+  let exchange: Exchange = ingested.exchange;
+  try {
+    const rows = ingested.rows;
+    if (rows > MAX_ROWS) throw new ExecutionError('TOO_MANY_ROWS', `sort: ${rows} input rows exceed the ${MAX_ROWS} rows one sort can number`);
+    if (rows === 0) return;
+    // Enough ranges for each range's task (its rows read back, key words, permutation) to fit a
+    // task's share with room for the sample's imprecision.
+    const bytes = loadBytesOf(exchange, 0);
+    const needed = Math.ceil((2 * sortScratch(plan, rows, bytes)) / Math.max(1, ctx.limits.taskBytes - 4 * LOAN_SLACK));
+    const wanted = Math.min(MAX_RANGES, Math.max(ctx.config.partitions, needed));
+    const split = wanted > 1 ? sampler.splitters(wanted) : null;
+    if (split) {
+      const routing = { kind: 'sortRange' as const, keys: plan.orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
+      const from = exchange;
+      exchange = await reroute(ctx, from, 0, routing, 'sort.ranges');
+      from.release();
+    }
+    const schema = inputSchema;
+    const pieces = new SplitRanges(ctx, plan);
+    const sorted = orderedMap(
+      pieces.units(exchange),
+      async ({ ex, r }) => {
+        const n = ex.rowsOf(r);
+        const [scratch] = await ctx.loans('sort', [pieces.scratchOf(ex, r)]);
+        try {
+          const done = await ctx.clock.during('sort', ctx.task({ kind: 'sort', input: ex.inputFor(r), keys: plan.orders, scratch: scratch!.buffer }));
+          scratch!.release();
+          ctx.stats.overflowBytes += done.scratch.overflow;
+          ex.drop(r);
+          if (done.value.length !== n) throw new ExecutionError('INTERNAL', `sort: range ${r} held ${n} rows but its task returned ${done.value.length}; refusing to return a partial result`);
+          return batchFromColumns(schema, done.value.columns.map(rebuildData), n);
+        } finally {
+          scratch!.release();
+        }
+      },
+      ctx.concurrency,
+    );
+    let done = 0;
+    try {
+      for await (const batch of sorted) {
+        ctx.checkAbort();
+        done += batch.numRows;
+        ctx.progress('sort', done, rows, done);
+        yield batch;
+      }
+    } finally {
+      pieces.release();
+    }
+  } finally {
+    exchange.release();
+    ingested.exchange.release();
+  }
+}
+
+
+/**
+ * The ranges of a sort in key order, a range too big for one task split again by its own
+ * quantiles: every stride-th row of each of its pieces sampled by tasks, splitters drawn from
+ * that sample (./sort-sample), the range routed into sub-ranges (./reroute), recursively.
+ */
+class SplitRanges {
+  private readonly owned: Exchange[] = [];
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly plan: SortStagePlan,
+  ) {}
+
+  scratchOf(ex: Exchange, r: number): number {
+    return sortScratch(this.plan, ex.rowsOf(r), loadBytesOf(ex, r)) + LOAN_SLACK;
+  }
+
+  async *units(ex: Exchange): AsyncGenerator<{ ex: Exchange; r: number }> {
+    for (const r of ex.nonEmpty()) {
+      const need = this.scratchOf(ex, r);
+      const sub = need > this.ctx.limits.taskBytes && ex.rowsOf(r) > 1 ? await this.split(ex, r, need) : null;
+      if (sub) yield* this.units(sub);
+      else yield { ex, r };
+    }
+  }
+
+  private async split(ex: Exchange, r: number, need: number): Promise<Exchange | null> {
+    const ctx = this.ctx;
+    const parts = Math.min(MAX_RANGES, Math.ceil((2 * need) / ctx.limits.taskBytes));
+    const rows = ex.rowsOf(r);
+    const stride = Math.max(1, Math.floor(rows / Math.min(4096, 16 * parts)));
+    const sampler = new SortSampler(
+      this.plan.orders.map((_, k) => k),
+      this.plan.orders,
+    );
+    const keys = this.plan.orders.map((o) => o.column);
+    const inputs = ex.piecesOf(r, Math.max(1, Math.floor(ctx.limits.taskBytes / 4)));
+    await runAll(
+      inputs.map(({ input, bytes, rows: n }) => async () => {
+        const [scratch] = await ctx.loans('sort.sample', [2 * bytes + 8 * n + LOAN_SLACK]);
+        try {
+          const done = await ctx.clock.during('sort', ctx.task({ kind: 'sortSample', input, keys, stride, scratch: scratch!.buffer }));
+          const v = done.value;
+          sampler.addRows(rebuildData(v.rowIds).values as Uint32Array, v.columns.map(rebuildData));
+        } finally {
+          scratch!.release();
+        }
+      }),
+      ctx.concurrency,
+    );
+    const split = sampler.splitters(parts);
+    if (!split) return null;
+    const routing = { kind: 'sortRange' as const, keys: this.plan.orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
+    const sub = await reroute(ctx, ex, r, routing, 'sort.split');
+    this.owned.push(sub);
+    return sub;
+  }
+
+  release(): void {
+    for (const e of this.owned) e.release();
+  }
+}

@@ -1,0 +1,448 @@
+/**
+ * The shared path of blocking operators after ingest (window, asofJoin):
+ *
+ *   partitions ─► one kernel task each (loans sized from the partition and from what earlier
+ *   tasks measured) ─► output rows with their row ids ─► output exchange by row-id range
+ *   (kept or spilled under the budget) ─► per range, in order: an assemble task puts the rows
+ *   in row-id order ─► the retained input is replayed range by range with its outputs attached.
+ *
+ * So results leave without being held: at any time the memory is the exchanges' share of the
+ * budget, the loans of the tasks in flight and one assembled range per thread.
+ */
+import * as A from 'apache-arrow';
+import { sharedAlloc } from '../columns/arena.js';
+import { typeToArrow } from '../columns/arrow-types.js';
+import { bytesToBitmap } from '../columns/bits.js';
+import { bufRefOf, rebuildData } from '../columns/shared.js';
+import { ExecutionError } from '../errors.js';
+import { Exchange } from '../shuffle/exchange.js';
+import { formatBytes, type Reservation } from '../memory/budget.js';
+import type { FieldDesc } from '../types/column.js';
+import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import type { AsofTask, GroupByTask, JoinTask, KernelResult, OutputRouting, PartitionInput, WindowGroupByTask, WindowTask } from '../types/tasks.js';
+import type { BatchStore } from './batch-store.js';
+import { fixedWidth } from './column-widths.js';
+import { budgetTooSmall, LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
+import { reroute } from './reroute.js';
+import { orderedMap, runAll } from './scheduler.js';
+
+/**
+ * Rows (dense) or keys (sparse) per output range: a power of two small enough that assembling
+ * one range (its pieces, maybe read back from disk, and the result) fits one task's share of
+ * the budget, between 2^MIN_RANGE_SHIFT and 2^MAX_RANGE_SHIFT, and at most MAX_RANGES ranges.
+ */
+const MIN_RANGE_SHIFT = 10;
+const MAX_RANGE_SHIFT = 20;
+const MAX_RANGES = 4096;
+
+/** Dense output arrays of one fixed-width column, indexed by row id (direct outputs). */
+interface DenseColumn {
+  field: FieldDesc;
+  values: TypedArray;
+  /** One byte per row, 1 = NULL; zero-filled, and tasks write only their NULLs. */
+  nulls: Uint8Array;
+}
+
+/** One key range of sparse outputs, in key order: `ids[k]` is row k's key. */
+export interface SparseRange {
+  base: number;
+  end: number;
+  length: number;
+  ids: Uint32Array;
+  columns: A.Data[];
+}
+
+/**
+ * The kernel outputs of a blocking stage, by row id of its (left) input. Dense outputs (one
+ * row per input row: window, asofJoin) go one of two ways, chosen up front by the budget, with
+ * the same results:
+ * - direct: every output column fixed-width and all of them fit the budget whole: dense shared
+ *   arrays indexed by row id, written in place by the tasks (one scatter, no exchange), sliced
+ *   for the replay without a copy;
+ * - routed: output rows with their row ids go to an exchange by row-id range (kept or spilled),
+ *   and each range is made dense by an assemble task when the replay reaches it.
+ * Sparse outputs (`sparse`: any number of rows per key, e.g. one per group keyed by its first
+ * row id, or a left row's join matches) are always routed; each range is put in key order
+ * (rows of one key in the order their task wrote them) by an assembleSparse task.
+ */
+export class OutputRanges {
+  readonly exchange: Exchange;
+  readonly shift: number;
+  readonly ranges: number;
+  private readonly rowBytes: number;
+  private readonly dense: DenseColumn[] | null = null;
+  private readonly denseReservation: Reservation;
+
+  constructor(
+    private readonly ctx: RunContext,
+    name: string,
+    readonly fields: FieldDesc[],
+    /** Size of the key space: input rows (dense), or keys [0, rows) (sparse). */
+    readonly rows: number,
+    /** Sparse: outputs for some keys of [0, rows) only (group-by, join), assembled with their keys. */
+    readonly sparse = false,
+  ) {
+    const rowBytes = fields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    this.rowBytes = rowBytes;
+    // Assembling a range holds its pieces (maybe read back), their concatenation and the result.
+    const fit = Math.floor(ctx.limits.taskBytes / (3 * (rowBytes + 8)));
+    let shift = Math.max(MIN_RANGE_SHIFT, Math.min(MAX_RANGE_SHIFT, Math.floor(Math.log2(Math.max(2, fit)))));
+    while (Math.ceil(rows / 2 ** shift) > MAX_RANGES) shift++;
+    this.shift = shift;
+    this.ranges = Math.max(1, Math.ceil(rows / 2 ** shift));
+    this.exchange = new Exchange(ctx.exchangeEnv(), `${name}.out`, fields, this.ranges);
+    this.denseReservation = ctx.budget.reserve(`${name}.out.dense`);
+    const widths = fields.map((f) => fixedWidth(f.type));
+    const bytes = widths.reduce((s, w) => s + rows * (w + 1), 0);
+    if (!sparse && widths.every((w) => w > 0) && this.denseReservation.tryGrow(bytes, ctx.limits.headroom)) {
+      this.dense = fields.map((field, c) => ({
+        field,
+        values: sharedAlloc(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows),
+        nulls: sharedAlloc(Uint8Array, rows),
+      }));
+    }
+  }
+
+  get direct(): boolean {
+    return this.dense !== null;
+  }
+
+  /** Where a kernel task writes; `buffer`: its output loan (routed mode). */
+  routing(buffer: SharedArrayBuffer | null): OutputRouting {
+    if (this.dense) return { kind: 'direct', columns: this.dense.map((d) => ({ values: bufRefOf(d.values), nulls: bufRefOf(d.nulls) })) };
+    return { kind: 'routed', rangeShift: this.shift, ranges: this.ranges, buffer };
+  }
+
+  /**
+   * Every range in order: rows [base, base + rows) of the outputs as arrow Data in row-id
+   * order; slices of the dense arrays, or made dense by assemble tasks (at most one per thread
+   * in flight, plus one waiting).
+   */
+  assembled(): AsyncGenerator<{ base: number; columns: A.Data[] }> {
+    const ctx = this.ctx;
+    const dense = this.dense;
+    const self = this;
+    async function* ranges(): AsyncGenerator<number> {
+      for (let r = 0; r < self.ranges; r++) yield r;
+    }
+    if (dense) {
+      return (async function* () {
+        for await (const r of ranges()) {
+          const base = r * 2 ** self.shift;
+          const rows = Math.min(2 ** self.shift, self.rows - base);
+          yield { base, columns: dense.map((d) => denseSlice(d, base, rows)) };
+        }
+      })();
+    }
+    return orderedMap(
+      ranges(),
+      async (r) => {
+        const base = r * 2 ** this.shift;
+        const rows = Math.min(2 ** this.shift, this.rows - base);
+        const input = this.exchange.inputFor(r);
+        const have = this.exchange.rowsOf(r);
+        if (have !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${have} rows, expected ${rows}; refusing to return a partial result`);
+        // The pieces (read back whole), their concatenation and the gathered result.
+        const bytes = loadBytesOf(this.exchange, r) + 2 * rows * (this.rowBytes + 8) + LOAN_SLACK;
+        const [scratch] = await ctx.loans('assemble', [bytes]);
+        try {
+          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assemble', input, base, rows, scratch: scratch!.buffer }));
+          this.exchange.drop(r);
+          return { base, columns: done.value.columns.map(rebuildData) };
+        } finally {
+          scratch!.release();
+        }
+      },
+      ctx.concurrency,
+    );
+  }
+
+  /**
+   * Sparse outputs: every range in order, its rows in key order with their keys (assembled by
+   * tasks, at most one per thread in flight plus one waiting; empty ranges without a task).
+   */
+  sparseRanges(): AsyncGenerator<SparseRange> {
+    const ctx = this.ctx;
+    const self = this;
+    async function* ranges(): AsyncGenerator<number> {
+      for (let r = 0; r < self.ranges; r++) yield r;
+    }
+    return orderedMap(
+      ranges(),
+      async (r) => {
+        const base = r * 2 ** this.shift;
+        const end = Math.min(base + 2 ** this.shift, Math.max(this.rows, 1));
+        const rows = this.exchange.rowsOf(r);
+        if (rows === 0) return { base, end, length: 0, ids: new Uint32Array(0), columns: this.fields.map(emptyData) };
+        const bytes = loadBytesOf(this.exchange, r) + 8 * rows + 2 * LOAN_SLACK;
+        const input = this.exchange.inputFor(r);
+        const [scratch] = await ctx.loans('assemble', [bytes]);
+        try {
+          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input, base, end, scratch: scratch!.buffer }));
+          this.exchange.drop(r);
+          const v = done.value;
+          if (v.length !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${v.length} rows, expected ${rows}; refusing to return a partial result`);
+          return { base, end, length: v.length, ids: rebuildData(v.rowIds).values as Uint32Array, columns: v.columns.map(rebuildData) };
+        } finally {
+          scratch!.release();
+        }
+      },
+      ctx.concurrency,
+    );
+  }
+
+  release(): void {
+    this.exchange.release();
+    this.denseReservation.free();
+  }
+}
+
+function emptyData(f: FieldDesc): A.Data {
+  return A.vectorFromArray([], typeToArrow(f.type)).data[0]! as A.Data;
+}
+
+/** Rows [start, start + length) of a dense output as arrow Data (values are views, not copies). */
+function denseSlice(d: DenseColumn, start: number, length: number): A.Data {
+  const type = typeToArrow(d.field.type);
+  const nulls = d.nulls.subarray(start, start + length);
+  let nullCount = 0;
+  for (let i = 0; i < length; i++) nullCount += nulls[i]!;
+  let nullBitmap: Uint8Array | undefined;
+  if (nullCount > 0) {
+    const valid = new Uint8Array(length);
+    for (let k = 0; k < length; k++) valid[k] = nulls[k] ? 0 : 1;
+    nullBitmap = bytesToBitmap(valid, length).bitmap;
+  }
+  if (d.field.type.kind === 'bool') {
+    const { bitmap } = bytesToBitmap(d.values.subarray(start, start + length) as Uint8Array, length);
+    return A.makeData({ type: type as A.Bool, length, nullCount, nullBitmap, data: bitmap });
+  }
+  return A.makeData({ type: type as A.Int, length, nullCount, nullBitmap, data: d.values.subarray(start, start + length) as Int32Array });
+}
+
+/** The most partitions a first partitioning uses (each may have a spill file open). */
+const MAX_PARTITIONS = 2048;
+
+/**
+ * Hash partitions for an input of about `bytes` (rows of `inputRowBytes`), each row needing
+ * `taskRowBytes` in its kernel task: enough that every task fits 70% of a task's share of the
+ * budget, so partitions rarely need splitting again; at least the configured count.
+ */
+export function partitionCount(ctx: RunContext, bytes: number | null, inputRowBytes: number, taskRowBytes: number): number {
+  if (bytes === null || bytes <= 0) return ctx.config.partitions;
+  const need = (bytes / Math.max(1, inputRowBytes)) * taskRowBytes;
+  const parts = Math.ceil(need / (0.7 * ctx.limits.taskBytes));
+  if (parts > MAX_PARTITIONS) {
+    // So many partitions would make every piece of every exchange tiny: better said up front.
+    const minimum = Math.ceil((ctx.budget.limit * parts) / MAX_PARTITIONS / 2 ** 20) * 2 ** 20;
+    throw budgetTooSmall(ctx.budget.limit, minimum, `an input of about ${formatBytes(bytes)} would need ${parts} partitions of one task's share each`);
+  }
+  return Math.max(ctx.config.partitions, parts);
+}
+
+/**
+ * Scratch to load destination p (Exchange.inputFor): spilled runs read whole, then their columns
+ * copied out; pieces that overlap in row ids are sorted by id (a permutation and one more copy).
+ */
+export function loadBytesOf(ex: Exchange, p: number): number {
+  const data = ex.memoryBytesOf(p) + ex.spilledDataBytesOf(p);
+  return data + ex.spillBytesOf(p) + (ex.mayInterleave(p) ? data + 12 * ex.rowsOf(p) : 0);
+}
+
+/** One kernel task's rows: destination `p` of each side's exchange (left first). */
+export interface PartitionUnit {
+  sides: Exchange[];
+  p: number;
+  /** How many times these rows were split again (0: the first partitioning). */
+  level: number;
+}
+
+/** What a blocking operator tells the shared path about one partition's kernel task. */
+export interface KernelJob {
+  /** Rows the task reads (both sides). */
+  rows: number;
+  /** Scratch bytes the task needs by the operator's estimate. */
+  scratchBytes: number;
+  /** Bytes of the routed output rows (fixed-width part; more is reported as extra memory). */
+  outputBytes: number;
+  /** Builds the task once its loans are granted. */
+  build(out: OutputRouting, scratch: SharedArrayBuffer): WindowTask | AsofTask | GroupByTask | WindowGroupByTask | JoinTask;
+  /** Checks the reply (rows in = rows out) and releases the partition's inputs. */
+  done(result: KernelResult): void;
+}
+
+/** A blocking operator's kernel, as the shared path runs it. */
+export interface KernelOperator {
+  name: string;
+  /** Positions of the hash keys among each side's routed columns; null: rows cannot be split again. */
+  splitKeys: number[][] | null;
+  /** The task for a unit, or null when it has nothing to compute (e.g. no left rows). */
+  job(unit: PartitionUnit): KernelJob | null;
+}
+
+/** Splits stop after this many levels, or when one sub-partition keeps most rows (one hot key). */
+const MAX_SPLIT_LEVEL = 3;
+
+/** Jobs smaller than this teach nothing about per-row memory (fixed costs dominate them). */
+const LEARN_MIN_ROWS = 1024;
+
+/**
+ * Runs the operator's kernel tasks, at most one per thread, each with its loans (scratch, and
+ * an output buffer when outputs are routed); outputs go to `out`. A unit whose task would need
+ * more than one task's share of the budget is first split again by a re-mix of its keys' hash
+ * (both sides alike), so its groups spread over sub-units that fit; sub-units run in the slot
+ * of the unit they came from. Scratch loans follow what earlier tasks measured per row.
+ */
+export async function runKernels(ctx: RunContext, op: KernelOperator, units: PartitionUnit[], out: OutputRanges): Promise<void> {
+  const owned: Exchange[] = [];
+  let perRow = 0;
+  let done = 0;
+  let total = units.length;
+
+  const runUnit = async (unit: PartitionUnit): Promise<void> => {
+    const job = op.job(unit);
+    if (!job) {
+      for (const side of unit.sides) side.drop(unit.p);
+      return;
+    }
+    const scratchBytes = Math.max(job.scratchBytes, Math.ceil(perRow * 1.15 * job.rows)) + LOAN_SLACK;
+    const outputBytes = out.direct ? 0 : job.outputBytes + LOAN_SLACK;
+    if (scratchBytes + outputBytes > ctx.limits.taskBytes && op.splitKeys && unit.level < MAX_SPLIT_LEVEL && job.rows > 1) {
+      const subs = await split(unit, op.splitKeys, scratchBytes + outputBytes, job.rows);
+      total += subs.length - 1;
+      for (const sub of subs) await runUnit(sub);
+      return;
+    }
+    const [scratch, output] = await ctx.loans(op.name, out.direct ? [scratchBytes] : [scratchBytes, outputBytes]);
+    let outputLoan: Loan | null = output ?? null;
+    try {
+      const res = await ctx.task(job.build(out.routing(output?.buffer ?? null), scratch!.buffer));
+      scratch!.release();
+      if (job.rows >= LEARN_MIN_ROWS) perRow = Math.max(perRow, (res.scratch.used + res.scratch.overflow) / job.rows);
+      ctx.stats.overflowBytes += res.scratch.overflow;
+      job.done(res.value);
+      const loan = outputLoan;
+      outputLoan = null;
+      if (loan) await out.exchange.add(res.value, loan);
+      ctx.progress('kernel', ++done, total);
+    } finally {
+      scratch!.release();
+      outputLoan?.release();
+    }
+  };
+
+  const split = async (unit: PartitionUnit, keys: number[][], need: number, rows: number): Promise<PartitionUnit[]> => {
+    const parts = Math.min(256, Math.ceil((2 * need) / ctx.limits.taskBytes));
+    const subs: Exchange[] = [];
+    for (let s = 0; s < unit.sides.length; s++) {
+      const routing = { kind: 'hash' as const, keyColumns: keys[s]!, partitions: parts, seed: ctx.config.seed, level: unit.level + 1 };
+      subs.push(await reroute(ctx, unit.sides[s]!, unit.p, routing, `${op.name}.split${unit.level + 1}`));
+      owned.push(subs[s]!);
+    }
+    const rowsOf = (q: number): number => subs.reduce((t, e) => t + e.rowsOf(q), 0);
+    let most = 0;
+    for (let q = 0; q < parts; q++) most = Math.max(most, rowsOf(q));
+    // One key holding most rows stays one sub-unit: splitting it again would not help.
+    const level = most >= 0.9 * rows ? MAX_SPLIT_LEVEL : unit.level + 1;
+    const next: PartitionUnit[] = [];
+    for (let q = 0; q < parts; q++) if (rowsOf(q) > 0) next.push({ sides: subs, p: q, level });
+    return next;
+  };
+
+  try {
+    await ctx.clock.during('kernel', runAll(units.map((u) => () => runUnit(u)), ctx.concurrency));
+    await out.exchange.seal();
+  } finally {
+    for (const e of owned) e.release();
+  }
+}
+
+/**
+ * The retained input replayed in order, each batch cut at range boundaries and passed with the
+ * outputs of its rows to `combine` (which may drop rows or return null for none).
+ */
+export async function* replayWithOutputs(
+  store: BatchStore,
+  out: OutputRanges,
+  combine: (batch: A.RecordBatch, outputs: A.Data[]) => A.RecordBatch | null,
+): AsyncGenerator<A.RecordBatch> {
+  const ranges = out.assembled()[Symbol.asyncIterator]();
+  let current: { base: number; columns: A.Data[] } | null = null;
+  const size = 2 ** out.shift;
+  try {
+    for await (const { batch, rowBase } of store.replay()) {
+      for (let start = 0; start < batch.numRows; ) {
+        const id = rowBase + start;
+        while (current === null || id >= current.base + size) {
+          const r = await ranges.next();
+          if (r.done) throw new ExecutionError('INTERNAL', `internal: no output range for row ${id}`);
+          current = r.value;
+        }
+        const offset = id - current.base;
+        const len = Math.min(batch.numRows - start, size - offset);
+        const piece = start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len);
+        const cols = current.columns.map((c) => (offset === 0 && len === c.length ? c : c.slice(offset, len)));
+        const res = combine(piece, cols);
+        if (res && res.numRows > 0) yield res;
+        start += len;
+      }
+    }
+  } finally {
+    await ranges.return?.(undefined);
+  }
+}
+
+/**
+ * The retained input replayed in order with sparse outputs keyed by input row id: each batch is
+ * cut at range boundaries and passed to `combine` with the output rows of its rows (in key
+ * order) and, for each, its row's position in the piece. Output rows keyed past the input's
+ * last row (a join's unmatched right rows) go to `rest` afterwards, range by range.
+ */
+export async function* replayWithSparseOutputs(
+  store: BatchStore,
+  out: OutputRanges,
+  combine: (batch: A.RecordBatch, outputs: A.Data[], local: Int32Array) => A.RecordBatch | null,
+  rest: (outputs: A.Data[], ids: Uint32Array) => A.RecordBatch | null,
+): AsyncGenerator<A.RecordBatch> {
+  const ranges = out.sparseRanges()[Symbol.asyncIterator]();
+  let current: SparseRange | null = null;
+  let at = 0;
+  const slice = (cur: SparseRange, a: number, b: number): A.Data[] => cur.columns.map((c) => (a === 0 && b === c.length ? c : c.slice(a, b - a)));
+  try {
+    for await (const { batch, rowBase } of store.replay()) {
+      for (let start = 0; start < batch.numRows; ) {
+        const id = rowBase + start;
+        while (current === null || id >= current.end) {
+          if (current !== null && at < current.length && current.ids[at]! < id) throw new ExecutionError('INTERNAL', `internal: output row keyed ${current.ids[at]} has no input row`);
+          const r = await ranges.next();
+          if (r.done) throw new ExecutionError('INTERNAL', `internal: no output range for row ${id}`);
+          current = r.value;
+          at = 0;
+        }
+        const len = Math.min(batch.numRows - start, current.end - id);
+        const stop = id + len;
+        let e = at;
+        while (e < current.length && current.ids[e]! < stop) e++;
+        const local = new Int32Array(e - at);
+        for (let k = at; k < e; k++) local[k - at] = current.ids[k]! - id;
+        const piece = start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len);
+        const res = combine(piece, slice(current, at, e), local);
+        if (res && res.numRows > 0) yield res;
+        at = e;
+        start += len;
+      }
+    }
+    for (;;) {
+      if (current !== null && at < current.length) {
+        const res = rest(slice(current, at, current.length), current.ids.subarray(at));
+        if (res && res.numRows > 0) yield res;
+      }
+      const r = await ranges.next();
+      if (r.done) break;
+      current = r.value;
+      at = 0;
+    }
+  } finally {
+    await ranges.return?.(undefined);
+  }
+}

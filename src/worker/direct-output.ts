@@ -1,0 +1,68 @@
+/**
+ * Direct outputs (OutputRouting kind 'direct'): a task writes its rows' results in place into
+ * dense shared arrays indexed by global row id, values at the column's width (bool: a byte per
+ * row) and one NULL byte per row (zero-filled by the coordinator: only NULLs are written).
+ * 64-bit values move as two 32-bit words: no BigInt per value.
+ */
+import * as A from 'apache-arrow';
+import { bitmapToBytes } from '../columns/bits.js';
+import { viewOf } from '../columns/shared.js';
+import type { BufRef } from '../types/column.js';
+import type { TypedArray } from '../types/keys.js';
+import { scatterValues } from './permute.js';
+import { scratchAlloc } from './scratch.js';
+
+type Dest = { values: BufRef; nulls: BufRef };
+
+/** dest[target[i]] = values[i], NULL where valid[i] = 0. */
+export function scatterDirect(values: TypedArray, valid: Uint8Array | null, target: Uint32Array, dest: Dest): void {
+  const ctor = values.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
+  scatterValues(values, target, new ctor(dest.values.sab, dest.values.byteOffset, dest.values.byteLength / ctor.BYTES_PER_ELEMENT));
+  if (!valid) return;
+  const nulls = viewOf(Uint8Array, dest.nulls);
+  const n = target.length;
+  for (let i = 0; i < n; i++) if (valid[i] === 0) nulls[target[i]!] = 1;
+}
+
+/**
+ * dest[target[i]] = source row pick[i] of a fixed-width column (NULL when pick[i] < 0 or the
+ * source row is NULL): a gather and a scatter in one pass.
+ */
+export function takeDirect(source: A.Data, pick: Int32Array, target: Uint32Array, dest: Dest): void {
+  const n = target.length;
+  const nulls = viewOf(Uint8Array, dest.nulls);
+  const srcValid = source.nullCount > 0 ? bitmapToBytes(source.nullBitmap, source.offset, source.length, scratchAlloc(Uint8Array, source.length)) : null;
+  for (let i = 0; i < n; i++) {
+    const r = pick[i]!;
+    if (r < 0 || (srcValid !== null && srcValid[r] === 0)) nulls[target[i]!] = 1;
+  }
+  if (source.typeId === A.Type.Bool) {
+    const bytes = bitmapToBytes(source.values as Uint8Array, source.offset, source.length, scratchAlloc(Uint8Array, source.length));
+    const out = viewOf(Uint8Array, dest.values);
+    for (let i = 0; i < n; i++) {
+      const r = pick[i]!;
+      if (r >= 0) out[target[i]!] = bytes[r]!;
+    }
+    return;
+  }
+  const src = source.values as TypedArray;
+  if (src.BYTES_PER_ELEMENT === 8) {
+    const s = new Int32Array(src.buffer, src.byteOffset, src.length * (src.BYTES_PER_ELEMENT / 4));
+    const d = viewOf(Int32Array, dest.values);
+    for (let i = 0; i < n; i++) {
+      const r = pick[i]!;
+      if (r < 0) continue;
+      const t = target[i]! << 1;
+      d[t] = s[r << 1]!;
+      d[t + 1] = s[(r << 1) + 1]!;
+    }
+    return;
+  }
+  const ctor = src.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
+  const d = new ctor(dest.values.sab, dest.values.byteOffset, dest.values.byteLength / ctor.BYTES_PER_ELEMENT) as Int32Array;
+  const sv = src as Int32Array;
+  for (let i = 0; i < n; i++) {
+    const r = pick[i]!;
+    if (r >= 0) d[target[i]!] = sv[r]!;
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * Group-by task (also distinct), run in a worker for one partition: the partition's rows in
+ * row-id order → dense group ids of the key tuple in order of first appearance (./group-ids;
+ * NULL keys form one group, NaN = NaN, -0 = 0) → rows sorted by group id with one stable
+ * counting scatter, so each group is a run in input order → per output column a kernel over the
+ * runs (src/ops/group-agg; countDistinct here: distinct (group, value) pairs by a second
+ * grouping) → one output row per group, keyed by the group's first row id and grouped by
+ * row-id range (./routed-chunks) for the sparse output exchange. Without keys all rows are one
+ * group, which exists even when the partition is empty (agg() of no rows is one row).
+ * Everything but the routed outputs lives in the task's scratch loan.
+ * Fused after a window on a subset of the keys (runWindowGroupByTask), the window's outputs are
+ * computed first in the same task and grouped with the partition's own columns.
+ */
+import { toKeyColumn } from '../columns/shared.js';
+import type * as A from 'apache-arrow';
+import { gatherData } from '../columns/gather.js';
+import { groupCounts, groupFirstLast, groupFloatSum, groupIntSum, groupMinMax, type GroupRuns } from '../ops/group-agg.js';
+import { countingScatter } from '../shuffle/hash.js';
+import type { KeyColumn } from '../types/keys.js';
+import type { GroupByTask, GroupOutputSpec, KernelResult, OutputRouting, WindowGroupByTask } from '../types/tasks.js';
+import { groupIds } from './group-ids.js';
+import { loadPartition, type LoadedPartition } from './partition-input.js';
+import { permuteKey } from './permute.js';
+import { groupByDestination, routedChunks } from './routed-chunks.js';
+import { scratchAlloc } from './scratch.js';
+import { computedData } from './window-output.js';
+import { windowColumnsInRowOrder } from './window-task.js';
+
+const UINT32 = { kind: 'int', bits: 32, signed: false } as const;
+
+export async function runGroupByTask(task: GroupByTask): Promise<KernelResult> {
+  return groupRows(await loadPartition(task.input), task.keys, task.outputs, task.out);
+}
+
+/** A window fused with the group-by after it: the window's outputs join the partition's columns. */
+export async function runWindowGroupByTask(task: WindowGroupByTask): Promise<KernelResult> {
+  const part = await loadPartition(task.input);
+  const columns = [...part.columns, ...windowColumnsInRowOrder(part, task.window)];
+  return groupRows({ n: part.n, rowIds: part.rowIds, columns }, task.keys, task.outputs, task.out);
+}
+
+/** One output row per group of the partition's rows, routed by the group's first row id. */
+function groupRows(part: LoadedPartition, keyColumns: number[], outputs: GroupOutputSpec[], out: OutputRouting): KernelResult {
+  const n = part.n;
+  const keys = keyColumns.map((i) => toKeyColumn(part.columns[i]!));
+  let ids: Uint32Array;
+  let groups: number;
+  if (keys.length === 0) {
+    ids = scratchAlloc(Uint32Array, n);
+    groups = 1;
+  } else ({ ids, groups } = groupIds(keys, n, true));
+  const { offsets: starts, order: perm } = countingScatter(ids, groups, scratchAlloc(Uint32Array, n));
+  const runs: GroupRuns = { n, groups, starts };
+  const grouped = new GroupedPartition(part, perm, ids, runs);
+  const columns = outputs.map((o) => grouped.output(o));
+
+  const firsts = groupFirstLast(runs, null, false, false, scratchAlloc);
+  const rowIds = scratchAlloc(Uint32Array, groups);
+  for (let g = 0; g < groups; g++) rowIds[g] = firsts[g]! < 0 ? 0 : part.rowIds[perm[firsts[g]!]!]!;
+  if (out.kind !== 'routed') throw new Error('internal: group-by outputs are routed by first row id');
+  const dest = scratchAlloc(Uint32Array, groups);
+  for (let g = 0; g < groups; g++) dest[g] = rowIds[g]! >>> out.rangeShift;
+  return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0 };
+}
+
+/** A partition's rows with their group runs; measure columns permuted into run order once each. */
+class GroupedPartition {
+  private readonly permuted = new Map<number, KeyColumn>();
+  private readonly index: Int32Array;
+
+  constructor(
+    private readonly part: LoadedPartition,
+    private readonly perm: Uint32Array,
+    private readonly ids: Uint32Array,
+    private readonly runs: GroupRuns,
+  ) {
+    this.index = new Int32Array(perm.buffer, perm.byteOffset, perm.length);
+  }
+
+  private measure(column: number): KeyColumn {
+    let m = this.permuted.get(column);
+    if (!m) {
+      m = permuteKey(toKeyColumn(this.part.columns[column]!), this.perm);
+      this.permuted.set(column, m);
+    }
+    return m;
+  }
+
+  /** The group's value of a run position picked per group (-1: NULL), as the input's type. */
+  private take(column: number, picks: Int32Array): A.Data {
+    const rows = scratchAlloc(Int32Array, picks.length);
+    for (let g = 0; g < picks.length; g++) rows[g] = picks[g]! < 0 ? -1 : this.index[picks[g]!]!;
+    return gatherData(this.part.columns[column]!, rows, picks.length, scratchAlloc);
+  }
+
+  output(o: GroupOutputSpec): A.Data {
+    const runs = this.runs;
+    const groups = runs.groups;
+    switch (o.fn) {
+      case 'first':
+      case 'last': {
+        const valid = o.ignoreNulls ? this.measureValidity(o.column) : null;
+        return this.take(o.column, groupFirstLast(runs, valid, o.fn === 'last', o.ignoreNulls, scratchAlloc));
+      }
+      case 'min':
+      case 'max':
+        return this.take(o.column, groupMinMax(runs, this.measure(o.column), o.fn === 'max', scratchAlloc));
+      case 'count': {
+        const valid = o.column < 0 ? null : this.measureValidity(o.column);
+        return computedData(o.type, groupCounts(runs, valid ?? null, scratchAlloc), null, groups);
+      }
+      case 'sum':
+      case 'avg': {
+        const m = this.measure(o.column);
+        const isFloat = m.type.kind === 'float';
+        const r = isFloat ? groupFloatSum(runs, m, o.fn === 'avg', scratchAlloc) : groupIntSum(runs, m, o.fn === 'avg', scratchAlloc);
+        return computedData(o.type, r.values, r.valid, groups);
+      }
+      case 'countDistinct':
+        return computedData(o.type, this.countDistinct(o.column), null, groups);
+    }
+  }
+
+  /** NULL bytes of a column in run order (null: no NULLs); a `null`-typed column is all NULL. */
+  private measureValidity(column: number): Uint8Array | null {
+    const m = this.measure(column);
+    if (m.type.kind === 'null') return scratchAlloc(Uint8Array, m.length);
+    return m.valid;
+  }
+
+  /** Distinct non-NULL values per group: distinct (group id, value) pairs, counted once each. */
+  private countDistinct(column: number): BigInt64Array {
+    const { groups, n } = this.runs;
+    const value = toKeyColumn(this.part.columns[column]!);
+    const out = scratchAlloc(BigInt64Array, groups);
+    const counts = new Uint32Array(out.buffer, out.byteOffset, groups * 2);
+    if (value.type.kind === 'null') return out;
+    const groupCol: KeyColumn = { type: UINT32, length: n, values: this.ids, offsets: null, valid: null };
+    const pairs = groupIds([groupCol, value], n, true);
+    const seen = scratchAlloc(Uint8Array, pairs.groups);
+    const valid = value.valid;
+    const pid = pairs.ids;
+    for (let i = 0; i < n; i++) {
+      if (valid !== null && valid[i] === 0) continue;
+      const p = pid[i]!;
+      if (seen[p] === 1) continue;
+      seen[p] = 1;
+      counts[2 * this.ids[i]!]!++;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Rows grouped by destination in shared memory: the last step of every task that feeds an
+ * exchange (partition slabs by hash, ASOF sides by key range, kernel outputs by row-id range).
+ *
+ * 1. counting scatter of the destination ids: row indices grouped by destination, stable;
+ * 2. one gather per column (and of the row ids) into a SharedArena that starts in the pooled
+ *    output buffer the coordinator lent, so destination d is the contiguous region
+ *    [offsets[d], offsets[d+1]) of every gathered column;
+ * 3. one chunk descriptor per non-empty destination (regions, no per-destination buffers).
+ * Cost: O(rows × columns), one pass each. Temporaries come from the task's scratch loan.
+ */
+import * as A from 'apache-arrow';
+import { SharedArena } from '../columns/arena.js';
+import { gatherData } from '../columns/gather.js';
+import { describeData } from '../columns/shared.js';
+import { countingScatter } from '../shuffle/hash.js';
+import type { ChunkDesc, RoutedChunks } from '../types/tasks.js';
+import { scratchAlloc } from './scratch.js';
+
+export interface Grouped {
+  /** Gathered columns and row ids, destination by destination. */
+  columns: A.Data[];
+  rowIds: Uint32Array;
+  /** Destination d is rows [offsets[d], offsets[d+1]). */
+  offsets: Uint32Array;
+  /** order[k] = source row of gathered row k. */
+  order: Int32Array;
+  arena: SharedArena;
+}
+
+/** Steps 1-2: `dest[i]` in [0, destinations) per row; `rowIds[i]` the global id of row i. */
+export function groupByDestination(
+  columns: A.Data[],
+  rowIds: Uint32Array,
+  dest: Uint32Array,
+  destinations: number,
+  buffer: SharedArrayBuffer | null,
+): Grouped {
+  const n = dest.length;
+  const { offsets, order } = countingScatter(dest, destinations, scratchAlloc(Uint32Array, n));
+  const idx = new Int32Array(order.buffer, order.byteOffset, n);
+  const arena = new SharedArena(Math.max(1 << 20, Math.min(64 << 20, n * 8 * (columns.length + 1))), buffer);
+  const gathered = columns.map((c) => gatherData(c, idx, n, arena.alloc));
+  const ids = arena.alloc(Uint32Array, n);
+  for (let i = 0; i < n; i++) ids[i] = rowIds[idx[i]!]!;
+  return { columns: gathered, rowIds: ids, offsets, order: idx, arena };
+}
+
+/** Step 3: each non-empty destination's region. */
+export function routedChunks(g: Grouped): RoutedChunks {
+  const rowIdData = A.makeData({ type: new A.Uint32(), length: g.rowIds.length, data: g.rowIds });
+  const parts: RoutedChunks['parts'] = [];
+  for (let d = 0; d + 1 < g.offsets.length; d++) {
+    const start = g.offsets[d]!;
+    const len = g.offsets[d + 1]! - start;
+    if (len === 0) continue;
+    const chunk: ChunkDesc = {
+      length: len,
+      rowIds: describeData(rowIdData.slice(start, len)),
+      columns: g.columns.map((c) => describeData(c.slice(start, len))),
+    };
+    parts.push({ partition: d, chunk });
+  }
+  return { bufferBytes: g.arena.firstBytesUsed, extraBytes: g.arena.reserved, parts };
+}

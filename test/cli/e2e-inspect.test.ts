@@ -1,0 +1,103 @@
+/**
+ * `sluice head|schema|describe FILE` on every input format, through the built CLI: the same
+ * rows, columns, types, NULL counts and min/max from Parquet, Arrow IPC (file and stream,
+ * also from stdin), CSV and TSV; any output format.
+ */
+import { readFile } from 'node:fs/promises';
+import { tableFromIPC } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from './helpers.js';
+import { expectedSummary, ROWS, writeFixtures } from './fixtures.js';
+import { BUILT, sluice } from './spawn.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let files: Awaited<ReturnType<typeof writeFixtures>>;
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir());
+  files = await writeFixtures(dir);
+});
+afterAll(async () => cleanup());
+
+const FORMATS = ['parquet', 'arrow', 'arrows', 'csv', 'tsv'] as const;
+
+function parseCsv(text: string): string[][] {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split(','));
+}
+
+describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
+  it.each(FORMATS)('describe %s: rows, NULL counts, min and max of every column', async (f) => {
+    const r = await sluice(['--threads', '0', 'describe', files[f], '--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout.toString()) as Array<Record<string, unknown>>;
+    expect(rows.map(({ column, rows, nulls, min, max }) => ({ column, rows, nulls, min, max }))).toEqual(expectedSummary());
+    if (f === 'parquet' || f === 'arrow' || f === 'arrows') {
+      expect(rows.map((x) => x.type)).toEqual(['int64', 'utf8', 'float64', 'timestamp[ms]', 'bool']);
+    }
+  });
+
+  it.each(FORMATS)('schema %s: one row per column with its type', async (f) => {
+    const r = await sluice(['--threads', '0', 'schema', files[f]]);
+    expect(r.code).toBe(0);
+    const lines = parseCsv(r.stdout.toString());
+    expect(lines[0]).toEqual(['column', 'type', 'nullable']);
+    expect(lines.slice(1).map((l) => l[0])).toEqual(['id', 'name', 'price', 'ts', 'flag']);
+    if (f !== 'csv' && f !== 'tsv') expect(lines[1]).toEqual(['id', 'int64', 'false']);
+  });
+
+  it.each(FORMATS)('head %s: the first rows, in any output format', async (f) => {
+    const r = await sluice(['--threads', '0', 'head', '-n', '3', files[f]]);
+    expect(r.code).toBe(0);
+    const lines = parseCsv(r.stdout.toString());
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toEqual(['id', 'name', 'price', 'ts', 'flag']);
+    expect(lines[1]!.slice(0, 3)).toEqual(['-700', '', '-62.5']);
+    expect(lines[1]![3]).toMatch(/^2023-11-14T22:13:20(\.000)?$/);
+    expect(lines[2]!.slice(0, 3)).toEqual(['-697', 'n2', '-62.375']);
+  });
+
+  it('head on a terminal-style table, and with -o to a file', async () => {
+    const t = await sluice(['--threads', '0', '--format', 'table', 'head', files.parquet]);
+    expect(t.code).toBe(0);
+    expect(t.stdout.toString()).toMatch(/10 rows, 5 columns\n$/);
+    const out = `${dir}/head.arrow`;
+    const o = await sluice(['--threads', '0', '--quiet', 'head', '-n', '7', files.csv, '-o', out]);
+    expect(o.code).toBe(0);
+    expect(tableFromIPC(await readFile(out)).numRows).toBe(7);
+  });
+
+  it('Arrow IPC stream on stdin: head - and describe -', async () => {
+    const bytes = await readFile(files.arrows);
+    const h = await sluice(['--threads', '0', 'head', '-', '-n', '2'], { stdin: bytes });
+    expect(h.stderr).toBe('');
+    expect(h.code).toBe(0);
+    expect(parseCsv(h.stdout.toString())).toHaveLength(3);
+    const d = await sluice(['--threads', '0', 'describe', '-', '--format', 'ndjson'], { stdin: bytes });
+    expect(d.code).toBe(0);
+    const first = JSON.parse(d.stdout.toString().split('\n')[0]!);
+    expect(first).toMatchObject({ column: 'id', rows: ROWS, nulls: 0 });
+  });
+
+  it('CSV on stdin: describe - gives the same summary as the file', async () => {
+    const r = await sluice(['--threads', '0', 'describe', '-', '--format', 'json'], { stdin: await readFile(files.csv) });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout.toString()) as Array<Record<string, unknown>>;
+    expect(rows.map(({ column, rows, nulls, min, max }) => ({ column, rows, nulls, min, max }))).toEqual(expectedSummary());
+  });
+
+  it('a missing or corrupt file is one typed error line, exit 2', async () => {
+    const a = await sluice(['describe', `${dir}/nope.parquet`]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/^sluice: error: InputError \[INPUT_NOT_FOUND\]: .*nope\.parquet\n$/);
+    const bad = `${dir}/bad.arrow`;
+    await import('node:fs/promises').then((fs) => fs.writeFile(bad, 'not arrow at all'));
+    const b = await sluice(['schema', bad]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: [^\n]*\n$/);
+  });
+});
