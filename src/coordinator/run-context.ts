@@ -173,6 +173,11 @@ export class RunContext {
    */
   async loans(name: string, sizes: number[]): Promise<Loan[]> {
     const total = sizes.reduce((s, b) => s + b, 0);
+    // More than the whole budget can never be lent: say so before any waiting or spilling.
+    if (total > this.budget.limit) {
+      // The task runs alone, next to what spillable consumers may still hold: twice its need.
+      throw budgetTooSmall(this.budget.limit, Math.ceil((2 * total) / 2 ** 20) * 2 ** 20, `one ${name} task needs ${formatBytes(total)} of working memory`);
+    }
     // A task above its share (a partition bigger than planned) waits to run alone.
     const alone = total > this.limits.taskBytes;
     for (;;) {

@@ -278,12 +278,14 @@ export class Exchange {
    * own, consecutive spilled batches merged up to the size), to be read by separate tasks.
    */
   piecesOf(p: number, maxBytes: number): Array<{ input: PartitionInput; bytes: number; rows: number }> {
-    const out: Array<{ input: PartitionInput; bytes: number; rows: number }> = this.chunks[p]!.map((c) => ({
-      input: { chunks: [c], spills: [], schema: this.schema },
-      bytes: chunkDescBytes(c),
-      rows: c.length,
+    // Spilled runs first: they hold the earlier rows (what is kept came in after the last spill),
+    // so rows routed piece by piece stay in row-id order and their readers need not sort them.
+    const out: Array<{ input: PartitionInput; bytes: number; rows: number }> = coalesce(this.pieces[p]!, maxBytes).map((run) => ({
+      input: { chunks: [], spills: [run], schema: this.schema },
+      bytes: run.end - run.start,
+      rows: run.rows,
     }));
-    for (const run of coalesce(this.pieces[p]!, maxBytes)) out.push({ input: { chunks: [], spills: [run], schema: this.schema }, bytes: run.end - run.start, rows: run.rows });
+    for (const c of this.chunks[p]!) out.push({ input: { chunks: [c], spills: [], schema: this.schema }, bytes: chunkDescBytes(c), rows: c.length });
     return out;
   }
 

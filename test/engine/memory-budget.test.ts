@@ -115,3 +115,30 @@ describe.each(Object.keys(jobs))('%s', (name) => {
     });
   });
 });
+
+describe('a budget below the minimum working set', () => {
+  it('fails fast with MEMORY_BUDGET_TOO_SMALL naming the minimum, and the engine stays usable', async () => {
+    // One key: its window task cannot be split and needs far more than 64 KiB.
+    const n = 50_000;
+    const hot = new A.Table({
+      k: A.makeVector(new Int32Array(n)),
+      t: A.makeVector(Float64Array.from({ length: n }, (_, i) => (i * 7919) % n)),
+      v: A.makeVector(Float64Array.from({ length: n }, (_, i) => i % 100)),
+    });
+    const path = file('hot.arrow', hot);
+    const spillDir = mkdtempSync(join(dir, 'spill-'));
+    const engine = new Engine({ threads: 1, memoryBudget: '64KiB', spillDir });
+    try {
+      const run = engine.readIpc(path).window({ partitionBy: 'k', orderBy: 't', columns: { s: sum('v').rows(3) } }).collect();
+      await expect(run).rejects.toMatchObject({ name: 'PlanError', code: 'MEMORY_BUDGET_TOO_SMALL' });
+      await expect(run).rejects.toThrow(/raise memoryBudget \(--memory-limit\) to at least \d+(\.\d+)? MiB/);
+      expect(engine.budget.used).toBe(0);
+      expect(readdirSync(spillDir)).toEqual([]);
+      const ok = await engine.fromArrow(hot.slice(0, 100)).window({ partitionBy: 'k', orderBy: 't', columns: { s: sum('v').rows(3) } }).collect();
+      expect(ok.numRows).toBe(100);
+    } finally {
+      await engine.close();
+      rmSync(spillDir, { recursive: true, force: true });
+    }
+  });
+});
