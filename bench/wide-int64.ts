@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeData, makeTable, makeVector, TimestampNanosecond, Int64, Float64 } from 'apache-arrow';
+import { makeData, makeVector, Table, TimestampNanosecond, Int64, Float64 } from 'apache-arrow';
 
 const dist = new URL('../dist/index.js', import.meta.url).href;
 const sl = (await import(dist)) as {
@@ -36,8 +36,8 @@ const ts = sortedTimes(n, 1);
 const ts2 = sortedTimes(n, 2);
 const val = new Float64Array(n).map((_, i) => i % 97);
 const ints = new BigInt64Array(n).map((_, i) => BigInt(i) * 7_919_000_000_000n - 4_000_000_000_000_000_000n);
-const left = makeTable({ t: makeVector(makeData({ type: new TimestampNanosecond(), length: n, data: ts })), v: makeVector(makeData({ type: new Float64(), length: n, data: val })), k: makeVector(makeData({ type: new Int64(), length: n, data: ints })) });
-const right = makeTable({ t2: makeVector(makeData({ type: new TimestampNanosecond(), length: n, data: ts2 })), w: makeVector(makeData({ type: new Float64(), length: n, data: val })) });
+const left = new Table({ t: makeVector(makeData({ type: new TimestampNanosecond(), length: n, data: ts })), v: makeVector(makeData({ type: new Float64(), length: n, data: val })), k: makeVector(makeData({ type: new Int64(), length: n, data: ints })) });
+const right = new Table({ t2: makeVector(makeData({ type: new TimestampNanosecond(), length: n, data: ts2 })), w: makeVector(makeData({ type: new Float64(), length: n, data: val })) });
 
 const engine = new sl.Engine({ threads: 0 });
 const dir = mkdtempSync(join(tmpdir(), 'wide-int64-'));
