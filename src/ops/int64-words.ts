@@ -11,7 +11,8 @@
  * - Limbs: x = h*2^64 + m*2^32 + l (m, l in [0, 2^32), h an exact integer double): `limbsOfWords`
  *   multiplies a 64-bit value by an integer factor < 2^48 exactly (16-bit pieces, every partial
  *   product < 2^53); `cmpLimbs`, `limbGap`, `addLimbs` compare, subtract and add them.
- * - `divWords`: floor division of a word pair by a small positive divisor, exactly.
+ * - `divWords`: floor division of a word pair by a positive divisor up to 2^37, exactly.
+ * - word vectors: `subWordsInto`, `addWordsInto`, `negateWordsAt`, `cmpWordsAt`.
  */
 
 export const TWO32 = 4294967296;
@@ -157,8 +158,8 @@ export const divScratch = new Float64Array(2);
 
 /**
  * floor((hi*2^32 + lo) / d) and the remainder in [0, d), exactly, into `divScratch`; hi a
- * signed or unsigned 32-bit hi word, lo in [0, 2^32), d an integer in [2^11, 2^36] (so every
- * partial dividend r*2^16 + digit and the quotient stay exact doubles).
+ * signed or unsigned 32-bit hi word, lo in [0, 2^32), d an integer <= 2^37 (so every partial
+ * dividend r*2^16 + digit is an exact double) with |quotient| <= 2^53 (d >= 2^11 always is).
  */
 export function divWords(hi: number, lo: number, d: number): void {
   // long division by 16-bit digits
