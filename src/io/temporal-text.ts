@@ -89,9 +89,17 @@ export function splitTimestamp(hi: number, lo: number, unit: Unit): void {
   civilScratch[2] = rem - sod * perS;
 }
 
+let lastDays = NaN;
+let lastDate = '';
+
 /** ISO-8601 text of a split timestamp (days, second of day in [0, 86400), fraction in `unit`). */
 export function formatCivil(days: number, sod: number, frac: number, unit: Unit, zoned: boolean): string {
-  let out = `${formatDate(days)}T${pad2(Math.floor(sod / 3600))}:${pad2(Math.floor(sod / 60) % 60)}:${pad2(sod % 60)}`;
+  // columns are often sorted or clustered by time: consecutive values share their date text
+  if (days !== lastDays) {
+    lastDays = days;
+    lastDate = formatDate(days);
+  }
+  let out = `${lastDate}T${pad2(Math.floor(sod / 3600))}:${pad2(Math.floor(sod / 60) % 60)}:${pad2(sod % 60)}`;
   if (frac !== 0) out += `.${String(frac).padStart(UNIT_DIGITS[unit], '0')}`;
   return zoned ? `${out}Z` : out;
 }

@@ -49,6 +49,13 @@ export const limbScratch = new Float64Array(3);
  * words of int64/uint64, or a split double), lo in [0, 2^32), f an integer in [1, 2^48).
  */
 export function limbsOfWords(hi: number, lo: number, f: number): void {
+  if (f === 1) {
+    // the value itself: hi's sign extends into h
+    limbScratch[0] = hi < 0 ? -1 : 0;
+    limbScratch[1] = hi < 0 ? hi + TWO32 : hi;
+    limbScratch[2] = lo;
+    return;
+  }
   const neg = hi < 0;
   if (neg) {
     // magnitude of a negative value: -(hi*2^32 + lo) = (-hi - 1)*2^32 + (2^32 - lo), or -hi*2^32
