@@ -4,8 +4,8 @@
  *
  * Gaps |x - k| are exact: integers in limbs (src/ops/int64-words), doubles in double arithmetic
  * where that is provably exact (rounding is monotone, so a strict double inequality between two
- * rounded gaps holds exactly) and with BigInt rationals (v * 2^1074) only when rounded values
- * tie. +Inf - +Inf is a zero gap (+Inf equals +Inf); any other gap to an infinity is infinite.
+ * rounded gaps holds exactly) and, when rounded values tie, by their exact rounding errors
+ * (TwoSum), no BigInt per row. +Inf - +Inf is a zero gap (+Inf equals +Inf); any other gap to an infinity is infinite.
  * Tolerance is checked as a gap, never as `x - tolerance`.
  */
 import type { NormalizedKey } from './asof-key-types.js';
@@ -33,13 +33,37 @@ export function scaledDouble(v: number): bigint {
   return neg ? -r : r;
 }
 
-/** Exact sign of (s - x) - (x - p) for finite doubles: compares 2x with p + s. */
+/** The rounding error of `d = a - b` (finite, no overflow): a - b = d + error exactly (TwoSum). */
+function diffError(a: number, b: number, d: number): number {
+  const bb = d - a;
+  return a - (d - bb) + (-b - bb);
+}
+
+/**
+ * Exact sign of |s - x| - |x - p| for finite doubles, without BigInt: each difference is its
+ * rounded value plus its exact error (TwoSum); equal rounded magnitudes compare by their errors.
+ * Differences that overflow are halved first (every operand is then >= 2^970, so exactly).
+ */
 function exactGapSignF(x: number, p: number, s: number): number {
-  const a = scaledDouble(s) - scaledDouble(x);
-  const b = scaledDouble(x) - scaledDouble(p);
-  const aa = a < 0n ? -a : a;
-  const bb = b < 0n ? -b : b;
-  return aa < bb ? -1 : aa > bb ? 1 : 0;
+  let ds = s - x;
+  let dp = x - p;
+  if (!Number.isFinite(ds) || !Number.isFinite(dp)) {
+    // an overflowing gap exceeds every finite one (rounding to Infinity means > MAX + ulp/2)
+    if (Number.isFinite(ds)) return -1;
+    if (Number.isFinite(dp)) return 1;
+    x *= 0.5;
+    p *= 0.5;
+    s *= 0.5;
+    ds = s - x;
+    dp = x - p;
+  }
+  const as = Math.abs(ds);
+  const ap = Math.abs(dp);
+  if (as !== ap) return as < ap ? -1 : 1; // rounding is monotone
+  // |ds| = |dp|: |diff| = |d| + sign(d) * error
+  const es = ds < 0 ? -diffError(s, x, ds) : diffError(s, x, ds);
+  const ep = dp < 0 ? -diffError(x, p, dp) : diffError(x, p, dp);
+  return es < ep ? -1 : es > ep ? 1 : 0;
 }
 
 function scaledTol(tol: NormalizedTolerance): bigint {
@@ -53,7 +77,24 @@ export function withinF(x: number, k: number, tol: NormalizedTolerance): boolean
   if (d !== d) d = 0; // +Inf - +Inf
   if (d < tol.lo) return true;
   if (d > tol.hi) return false;
-  if (d === Infinity) return false; // tol finite here
+  if (d === 0) return true; // equal keys (a zero double difference is exact)
+  if (d === Infinity) {
+    // an infinite key, or a finite gap beyond MAX_VALUE that only a tolerance beyond it can hold
+    if (!Number.isFinite(x) || !Number.isFinite(k) || tol.hi !== Infinity) return false;
+    return exactWithin(x, k, tol);
+  }
+  // d is tol.lo or tol.hi (adjacent doubles around the value): the exact gap d + error against
+  // the value, through the exact tails value - lo and hi - value
+  const tail = d === tol.lo ? tol.loTail : -tol.hiTail;
+  if (tail === tail) return (x >= k ? diffError(x, k, d) : diffError(k, x, d)) <= tail;
+  return exactWithin(x, k, tol);
+}
+
+/**
+ * Exact rationals, only for tolerances beyond 2^106 whose tails are no doubles and gaps beyond
+ * MAX_VALUE (no ordinary data reaches them).
+ */
+function exactWithin(x: number, k: number, tol: NormalizedTolerance): boolean {
   const e = scaledDouble(x) - scaledDouble(k);
   return (e < 0n ? -e : e) <= scaledTol(tol);
 }
