@@ -14,6 +14,7 @@ import type { TypeDesc } from '../types/column.js';
 import { localAlloc, sharedAlloc } from '../columns/arena.js';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { typeToArrow } from './arrow-types.js';
+import { words64 } from '../ops/int64-words.js';
 
 export type TypedArrayCtor = TypedArrayConstructor;
 
@@ -118,11 +119,8 @@ export function is64(t: TypeDesc): boolean {
 
 /** Int32 halves of a 64-bit array: lo = u32[2i], hi = i32[2i+1] (little-endian). */
 export function halves(v: BigInt64Array | BigUint64Array): { lo: Uint32Array; hi: Int32Array; uhi: Uint32Array } {
-  return {
-    lo: new Uint32Array(v.buffer, v.byteOffset, v.length * 2),
-    hi: new Int32Array(v.buffer, v.byteOffset, v.length * 2),
-    uhi: new Uint32Array(v.buffer, v.byteOffset, v.length * 2),
-  };
+  const u = words64(v); // the one word view (src/ops/int64-words); hi words also read signed
+  return { lo: u, hi: new Int32Array(v.buffer, v.byteOffset, v.length * 2), uhi: u };
 }
 
 /** Offsets + bytes of a utf8/binary (or large) Data; row i is bytes[offsets[i] .. offsets[i+1]). */

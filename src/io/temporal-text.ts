@@ -1,7 +1,8 @@
 /**
  * ISO-8601 text for DATE and TIMESTAMP values, exact over the whole int64 range (no JS Date,
  * no millisecond rounding): civil-date arithmetic after Howard Hinnant's days_from_civil /
- * civil_from_days, integer seconds and nanoseconds as bigints.
+ * civil_from_days; values are split into days, seconds and fractions from their 32-bit words
+ * (src/ops/int64-words), never a BigInt per value.
  *
  * Formats written: `YYYY-MM-DD` and `YYYY-MM-DDTHH:MM:SS[.fraction]` (fraction only when non-zero,
  * with 3/6/9 digits for ms/us/ns), with `Z` appended for zoned timestamps (the instant in
@@ -9,6 +10,8 @@
  * Formats read: the same, with `T` or a space, optional seconds and fraction, and an optional
  * `Z` / `±HH:MM[:SS]` / `±HHMM` / `±HH` offset (converted to UTC). A date alone is midnight.
  */
+
+import { divScratch, divWords } from '../ops/int64-words.js';
 
 const NS_PER_S = 1_000_000_000n;
 const UNIT_NS: Record<'s' | 'ms' | 'us' | 'ns', bigint> = { s: NS_PER_S, ms: 1_000_000n, us: 1_000n, ns: 1n };
@@ -57,25 +60,54 @@ export function formatDate(days: number): string {
   return `${formatYear(y)}-${pad2(m)}-${pad2(d)}`;
 }
 
-/** A timestamp count of `unit` since the epoch → ISO-8601 (with `Z` when `zoned`). */
-export function formatTimestamp(value: bigint, unit: Unit, zoned: boolean): string {
-  const perS = NS_PER_S / UNIT_NS[unit];
-  let secs = value / perS;
-  let frac = value % perS;
-  if (frac < 0n) {
-    frac += perS;
-    secs -= 1n;
+/** Scratch [days since the epoch, second of the day, fraction in `unit`] of `splitTimestamp`. */
+export const civilScratch = new Float64Array(3);
+
+const PER_SECOND: Record<Unit, number> = { s: 1, ms: 1e3, us: 1e6, ns: 1e9 };
+
+/**
+ * Splits a timestamp count of `unit` given as its 64-bit words (hi signed, lo unsigned) into
+ * days, second of day and fraction, exactly and without a BigInt: one exact division of the
+ * words by a day in the unit (by a second for ns, whose day exceeds the divisor limit).
+ */
+export function splitTimestamp(hi: number, lo: number, unit: Unit): void {
+  const perS = PER_SECOND[unit];
+  if (unit === 'ns') {
+    divWords(hi, lo, perS);
+    const secs = divScratch[0]!; // |secs| < 2^34
+    const days = Math.floor(secs / 86400);
+    civilScratch[0] = days;
+    civilScratch[1] = secs - days * 86400;
+    civilScratch[2] = divScratch[1]!;
+    return;
   }
-  let days = secs / 86400n;
-  let sod = secs % 86400n;
-  if (sod < 0n) {
-    sod += 86400n;
-    days -= 1n;
+  divWords(hi, lo, 86400 * perS);
+  const rem = divScratch[1]!;
+  const sod = Math.floor(rem / perS);
+  civilScratch[0] = divScratch[0]!;
+  civilScratch[1] = sod;
+  civilScratch[2] = rem - sod * perS;
+}
+
+let lastDays = NaN;
+let lastDate = '';
+
+/** ISO-8601 text of a split timestamp (days, second of day in [0, 86400), fraction in `unit`). */
+export function formatCivil(days: number, sod: number, frac: number, unit: Unit, zoned: boolean): string {
+  // columns are often sorted or clustered by time: consecutive values share their date text
+  if (days !== lastDays) {
+    lastDays = days;
+    lastDate = formatDate(days);
   }
-  const s = Number(sod);
-  let out = `${formatDate(Number(days))}T${pad2(Math.floor(s / 3600))}:${pad2(Math.floor(s / 60) % 60)}:${pad2(s % 60)}`;
-  if (frac !== 0n) out += `.${frac.toString().padStart(UNIT_DIGITS[unit], '0')}`;
+  let out = `${lastDate}T${pad2(Math.floor(sod / 3600))}:${pad2(Math.floor(sod / 60) % 60)}:${pad2(sod % 60)}`;
+  if (frac !== 0) out += `.${String(frac).padStart(UNIT_DIGITS[unit], '0')}`;
   return zoned ? `${out}Z` : out;
+}
+
+/** A timestamp count of `unit` since the epoch (an int64) → ISO-8601 (with `Z` when `zoned`). */
+export function formatTimestamp(value: bigint, unit: Unit, zoned: boolean): string {
+  splitTimestamp(Number(BigInt.asIntN(32, value >> 32n)), Number(value & 0xffffffffn), unit);
+  return formatCivil(civilScratch[0]!, civilScratch[1]!, civilScratch[2]!, unit, zoned);
 }
 
 const DATE_RE = /^([+-]?\d{4,})-(\d{2})-(\d{2})$/;

@@ -15,15 +15,17 @@
  *   form their own runs: their bounded sides are their run's ends, and regular rows reach them
  *   only through an unbounded side. Keys are turned into exact float64 numbers once per task
  *   (ints ≤ 32 bits directly; 64-bit keys relative to a base key when the span is ≤ 2^50, read
- *   through 32-bit halves, no BigInt; decimal128 keys likewise through their four words), else
- *   compared as BigInt (exact, no overflow). Float keys use float64 arithmetic for d[i] - p and
- *   d[i] + f.
+ *   through 32-bit halves; decimal128 keys likewise through their four words), else into exact
+ *   word vectors (2 words for 64-bit keys, 4 for decimal128; src/ops/int64-words) whose bounds
+ *   k ± offset carry into an unbounded top word: exact, no overflow, no BigInt per row. Float
+ *   keys use float64 arithmetic for d[i] - p and d[i] + f.
  * Invariants: s ≤ lo[i] ≤ hi[i] ≤ e; within a group lo and hi are non-decreasing (sliding
  * kernels rely on it). Cost: O(n) per frame (two monotone pointers), O(n) memory.
  */
 import type { ResolvedFrame, ResolvedOffset, ResolvedOrderKey } from './window-spec.js';
 import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
-import { bigValue, shiftedExact } from './window-values.js';
+import { shiftedExact } from './window-values.js';
+import { addWordsInto, cmpWordsAt, highWords, negateWordsAt, splitWords, subWordsInto, TWO32, words64 } from './int64-words.js';
 
 export interface FrameBounds {
   lo: Int32Array;
@@ -32,7 +34,6 @@ export interface FrameBounds {
   maxWidth: number;
 }
 
-const TWO32 = 4294967296;
 const fresh: Allocator = (ctor, length) => new ctor(length);
 
 /**
@@ -148,7 +149,7 @@ export function makeRowEq(col: KeyColumn): (i: number, j: number) => boolean {
     const w = v as Uint32Array;
     eq = (i, j) => w[4 * i] === w[4 * j] && w[4 * i + 1] === w[4 * j + 1] && w[4 * i + 2] === w[4 * j + 2] && w[4 * i + 3] === w[4 * j + 3];
   } else if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    const u = halves(v);
+    const u = words64(v);
     eq = (i, j) => u[2 * i] === u[2 * j] && u[2 * i + 1] === u[2 * j + 1];
   } else if (v instanceof Float64Array || v instanceof Float32Array) {
     eq = (i, j) => {
@@ -167,11 +168,6 @@ export function makeRowEq(col: KeyColumn): (i: number, j: number) => boolean {
     if (a === 0 || b === 0) return a === b;
     return eq(i, j);
   };
-}
-
-/** A Uint32Array view (lo, hi halves, little-endian) over a 64-bit typed array. */
-export function halves(v: BigInt64Array | BigUint64Array): Uint32Array {
-  return new Uint32Array(v.buffer, v.byteOffset, v.length * 2);
 }
 
 function peerFrames(gs: Uint32Array, peers: PeerGroups, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
@@ -235,31 +231,23 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
   const v = col.values;
   const sign = desc ? -1 : 1;
 
-  // Direction-normalised keys: exact float64 where possible, else BigInt.
+  // Direction-normalised keys: exact float64 where possible, else K exact words per row.
   let d: Float64Array | null = null;
-  let dBig: bigint[] | null = null;
   let p = 0;
   let f = 0;
-  let pBig = 0n;
-  let fBig = 0n;
+  let words: KeyWords | null = null;
   if (col.type.kind === 'decimal') {
-    // decimal128: exact doubles relative to a base when the span allows, else BigInt.
+    // decimal128: exact doubles relative to a base when the span allows, else 4 words.
     const rel = shiftedExact(col, n, alloc);
     if (rel !== null) {
       d = rel;
       if (sign < 0) for (let i = 0; i < n; i++) d[i] = -rel[i]!;
       if (P) p = clampOffset(P, 2 ** 53);
       if (F) f = clampOffset(F, 2 ** 53);
-    } else {
-      dBig = new Array<bigint>(n).fill(0n);
-      for (let i = 0; i < n; i++) if (sp[i] === 0) dBig[i] = desc ? -bigValue(col, i) : bigValue(col, i);
-      if (P) pBig = BigInt((P as { int: string }).int);
-      if (F) fBig = BigInt((F as { int: string }).int);
-    }
+    } else words = decimalWords(v as Uint32Array, sp, desc, P, F, alloc);
   } else if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    const u = halves(v);
-    // High words read signed for int64 keys, unsigned for uint64 keys.
-    const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;
+    const u = words64(v);
+    const hw = highWords(v);
     // Approximate extremes (one rounding each) decide whether keys relative to a base key
     // stay exact float64 integers (|k - base| ≤ span + rounding slack < 2^53).
     let lo = Infinity;
@@ -281,12 +269,7 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
       }
       if (P) p = clampOffset(P, 2 ** 52);
       if (F) f = clampOffset(F, 2 ** 52);
-    } else {
-      dBig = new Array<bigint>(n).fill(0n);
-      for (let i = 0; i < n; i++) if (sp[i] === 0) dBig[i] = desc ? -v[i]! : v[i]!;
-      if (P) pBig = BigInt((P as { int: string }).int);
-      if (F) fBig = BigInt((F as { int: string }).int);
-    }
+    } else words = int64Words(u, hw, sp, desc, P, F, alloc);
   } else {
     d = alloc(Float64Array, n);
     const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
@@ -330,26 +313,129 @@ function rangeFrames(gs: Uint32Array, col: KeyColumn, desc: boolean, frame: Reso
             hi[r] = b;
           }
         }
-      } else {
-        const db = dBig!;
-        let a = i;
-        let b = i;
-        for (let r = i; r < j; r++) {
-          if (P === null) lo[r] = s;
-          else {
-            const t = db[r]! - pBig;
-            while (a < j && db[a]! < t) a++;
-            lo[r] = a;
-          }
-          if (F === null) hi[r] = e;
-          else {
-            const t = db[r]! + fBig;
-            while (b < j && db[b]! <= t) b++;
-            hi[r] = b;
-          }
-        }
-      }
+      } else if (words!.k === 2) rangeRun2(words!, s, e, i, j, P === null, F === null, lo, hi);
+      else rangeRunK(words!, s, e, i, j, P === null, F === null, lo, hi);
       i = j;
+    }
+  }
+}
+
+/**
+ * A RANGE key as k exact words per row (most significant first, top word signed, others in
+ * [0, 2^32); direction applied; NULL/NaN rows 0) and the offsets as words: k ± offset never
+ * wraps, so every bound comparison is exact.
+ */
+interface KeyWords {
+  k: number;
+  w: Float64Array;
+  p: number[];
+  f: number[];
+  /** scratch for one bound */
+  t: Float64Array;
+}
+
+function keyWords(k: number, w: Float64Array, P: ResolvedOffset | null, F: ResolvedOffset | null): KeyWords {
+  // 64-bit and decimal keys take integer offsets (in key units; decimals unscaled)
+  const split = (o: ResolvedOffset | null): number[] => (o === null ? [] : splitWords(BigInt((o as { int: string }).int), k));
+  return { k, w, p: split(P), f: split(F), t: new Float64Array(k) };
+}
+
+function int64Words(u: Uint32Array, hw: Int32Array | Uint32Array, sp: Uint8Array, desc: boolean, P: ResolvedOffset | null, F: ResolvedOffset | null, alloc: Allocator): KeyWords {
+  const n = sp.length;
+  const w = alloc(Float64Array, 2 * n);
+  for (let i = 0; i < n; i++) {
+    if (sp[i] !== 0) continue;
+    let h = hw[2 * i + 1]!;
+    let l = u[2 * i]!;
+    if (desc) {
+      if (l === 0) h = -h;
+      else {
+        h = -h - 1;
+        l = TWO32 - l;
+      }
+    }
+    w[2 * i] = h;
+    w[2 * i + 1] = l;
+  }
+  return keyWords(2, w, P, F);
+}
+
+function decimalWords(v: Uint32Array, sp: Uint8Array, desc: boolean, P: ResolvedOffset | null, F: ResolvedOffset | null, alloc: Allocator): KeyWords {
+  const n = sp.length;
+  const w = alloc(Float64Array, 4 * n);
+  for (let i = 0; i < n; i++) {
+    if (sp[i] !== 0) continue;
+    w[4 * i] = v[4 * i + 3]! | 0;
+    w[4 * i + 1] = v[4 * i + 2]!;
+    w[4 * i + 2] = v[4 * i + 1]!;
+    w[4 * i + 3] = v[4 * i]!;
+    if (desc) negateWordsAt(w, 4 * i, 4);
+  }
+  return keyWords(4, w, P, F);
+}
+
+/** RANGE bounds of the regular run [i, j) of partition [s, e) over two-word keys. */
+function rangeRun2(kw: KeyWords, s: number, e: number, i: number, j: number, pUnb: boolean, fUnb: boolean, lo: Int32Array, hi: Int32Array): void {
+  const w = kw.w;
+  const ph = kw.p[0] ?? 0;
+  const pl = kw.p[1] ?? 0;
+  const fh = kw.f[0] ?? 0;
+  const fl = kw.f[1] ?? 0;
+  let a = i;
+  let b = i;
+  for (let r = i; r < j; r++) {
+    const rh = w[2 * r]!;
+    const rl = w[2 * r + 1]!;
+    if (pUnb) lo[r] = s;
+    else {
+      let th = rh - ph;
+      let tl = rl - pl;
+      if (tl < 0) {
+        tl += TWO32;
+        th -= 1;
+      }
+      while (a < j) {
+        const ah = w[2 * a]!;
+        if (ah < th || (ah === th && w[2 * a + 1]! < tl)) a++;
+        else break;
+      }
+      lo[r] = a;
+    }
+    if (fUnb) hi[r] = e;
+    else {
+      let th = rh + fh;
+      let tl = rl + fl;
+      if (tl >= TWO32) {
+        tl -= TWO32;
+        th += 1;
+      }
+      while (b < j) {
+        const bh = w[2 * b]!;
+        if (bh < th || (bh === th && w[2 * b + 1]! <= tl)) b++;
+        else break;
+      }
+      hi[r] = b;
+    }
+  }
+}
+
+/** `rangeRun2` for k words per key (decimal128). */
+function rangeRunK(kw: KeyWords, s: number, e: number, i: number, j: number, pUnb: boolean, fUnb: boolean, lo: Int32Array, hi: Int32Array): void {
+  const { k, w, t } = kw;
+  let a = i;
+  let b = i;
+  for (let r = i; r < j; r++) {
+    if (pUnb) lo[r] = s;
+    else {
+      subWordsInto(w, k * r, kw.p, k, t);
+      while (a < j && cmpWordsAt(w, k * a, t, k) < 0) a++;
+      lo[r] = a;
+    }
+    if (fUnb) hi[r] = e;
+    else {
+      addWordsInto(w, k * r, kw.f, k, t);
+      while (b < j && cmpWordsAt(w, k * b, t, k) <= 0) b++;
+      hi[r] = b;
     }
   }
 }

@@ -17,7 +17,7 @@
  * the measure column, whatever its type.
  */
 import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
-import { halves } from './window-frames.js';
+import { words64 } from './int64-words.js';
 
 /** Strict "a before b" in the total order of the column's values (rows a, b non-NULL). */
 export function makeLess(col: KeyColumn, alloc: Allocator = (ctor, length) => new ctor(length)): (a: number, b: number) => boolean {
@@ -54,7 +54,7 @@ export function makeLess(col: KeyColumn, alloc: Allocator = (ctor, length) => ne
     };
   }
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    const u = halves(v);
+    const u = words64(v);
     // Fast path: every value an exact float64 integer (|x| < 2^53) → compare as numbers.
     const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;
     const asNum = alloc(Float64Array, v.length);

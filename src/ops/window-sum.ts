@@ -20,7 +20,7 @@
  * Cost: O(n) per measure for the prefix + O(1) per row per column; floats O(n log W) per column.
  */
 import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
-import { halves } from './window-frames.js';
+import { words64 } from './int64-words.js';
 
 const TWO32 = 4294967296;
 const fresh: Allocator = (ctor, length) => new ctor(length);
@@ -43,7 +43,7 @@ export function intPrefix(col: KeyColumn, n: number, alloc: Allocator = fresh): 
   const valid = col.valid;
   const v = col.values;
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    const u = halves(v);
+    const u = words64(v);
     const signed = v instanceof BigInt64Array;
     let abs = 0;
     for (let i = 0; i < n; i++) {

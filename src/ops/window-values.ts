@@ -10,7 +10,7 @@
  * O(n) per column; 64-bit and 128-bit values are read through 32-bit words.
  */
 import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
-import { halves } from './window-frames.js';
+import { words64 } from './int64-words.js';
 
 const TWO32 = 4294967296;
 const TWO52 = 2 ** 52;
@@ -23,7 +23,7 @@ function approxValues(col: KeyColumn, n: number, alloc: Allocator): Float64Array
     const w = v as Uint32Array;
     for (let i = 0; i < n; i++) out[i] = (((w[4 * i + 3]! | 0) * TWO32 + w[4 * i + 2]!) * TWO32 + w[4 * i + 1]!) * TWO32 + w[4 * i]!;
   } else if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    const u = halves(v);
+    const u = words64(v);
     const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;
     for (let i = 0; i < n; i++) out[i] = hw[2 * i + 1]! * TWO32 + u[2 * i]!;
   } else {
@@ -75,7 +75,7 @@ export function shiftedExact(col: KeyColumn, n: number, alloc: Allocator = (ctor
     return out;
   }
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    const u = halves(v);
+    const u = words64(v);
     const hw = v instanceof BigInt64Array ? new Int32Array(u.buffer, u.byteOffset, u.length) : u;
     const bh = hw[2 * base + 1]!;
     const bl = u[2 * base]!;

@@ -27,7 +27,8 @@ import type { TypeDesc } from '../types/column.js';
 import type { Allocator, KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { countDistinctNaive, countDistinctSliding } from './window-distinct.js';
 import { decimalPrefix, decimalSumAvg, decimalSumAvgNaive, type DecimalPrefix } from './window-decimal.js';
-import { computeFrames, computePeers, halves, type FrameBounds, type PeerGroups } from './window-frames.js';
+import { computeFrames, computePeers, type FrameBounds, type PeerGroups } from './window-frames.js';
+import { words64 } from './int64-words.js';
 import { minMaxArgs, minMaxArgsNaive } from './window-minmax.js';
 import { frameNthIndex, frameNthIndexNaive, nonNullIndex, offsetIndex, offsetIndexNaive, TAKE_DEFAULT, type NonNullIndex } from './window-nav.js';
 import { rankColumn, type RankFn } from './window-rank.js';
@@ -298,7 +299,7 @@ function column(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
     case 'denseRank':
     case 'ntile': {
       const out = ctx.alloc(INT64_CTOR, n) as BigInt64Array;
-      rankColumn(col.fn as RankFn, groupStarts, peersOf(ctx), col.n || 1, halves(out), null);
+      rankColumn(col.fn as RankFn, groupStarts, peersOf(ctx), col.n || 1, words64(out), null);
       return values(col, out, null);
     }
     case 'percentRank':
@@ -358,7 +359,7 @@ function countColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
   const { lo, hi } = fb;
   const counts = col.measure >= 0 ? countsOf(ctx, col.measure) : null;
   const out = ctx.alloc(INT64_CTOR, n) as BigInt64Array;
-  const o = halves(out);
+  const o = words64(out);
   if (ctx.naive) {
     const mv = col.measure >= 0 ? measures[col.measure]!.valid : null;
     for (let r = 0; r < n; r++) {
@@ -382,8 +383,8 @@ function countDistinctColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnO
   const ids = ctx.input.distinctIds?.[col.measure];
   if (!ids) throw new Error(`internal: countDistinct needs the dense value ids of measure ${col.measure}`);
   const out = ctx.alloc(INT64_CTOR, n) as BigInt64Array;
-  if (ctx.naive) countDistinctNaive(ids.ids, ids.count, fb.lo, fb.hi, halves(out));
-  else countDistinctSliding(ids.ids, ids.count, groupStarts, fb.lo, fb.hi, halves(out), ctx.alloc);
+  if (ctx.naive) countDistinctNaive(ids.ids, ids.count, fb.lo, fb.hi, words64(out));
+  else countDistinctSliding(ids.ids, ids.count, groupStarts, fb.lo, fb.hi, words64(out), ctx.alloc);
   return values(col, out, nullsWhereFewer(ctx, fb, countsOf(ctx, col.measure), col.minPeriods));
 }
 
@@ -423,12 +424,12 @@ function sumAvgColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
   if (isSum) {
     // uint64 sums wrap in uint64: the same bits, read unsigned
     const out = col.type.kind === 'int' && !col.type.signed ? (ctx.alloc(BigUint64Array, n) as unknown as BigInt64Array) : ctx.alloc(BigInt64Array, n);
-    intSumAvg(prefix, lo, hi, halves(out), null, counts);
+    intSumAvg(prefix, lo, hi, words64(out), null, counts);
     return values(col, out, valid);
   }
   if (col.type.kind === 'duration') {
     const out = ctx.alloc(BigInt64Array, n) as BigInt64Array;
-    intMeanRounded(prefix, lo, hi, counts, halves(out));
+    intMeanRounded(prefix, lo, hi, counts, words64(out));
     return values(col, out, valid);
   }
   const out = ctx.alloc(Float64Array, n) as Float64Array;
@@ -496,14 +497,14 @@ function intNaive(ctx: Ctx, col: ResolvedWindowColumn, mc: KeyColumn, valid: Uin
   const mv = mc.valid;
   const v = mc.values;
   const is64 = v instanceof BigInt64Array || v instanceof BigUint64Array;
-  const u = is64 ? halves(v) : null;
+  const u = is64 ? words64(v) : null;
   const signed = !(v instanceof BigUint64Array || v instanceof Uint8Array || v instanceof Uint16Array || v instanceof Uint32Array);
   const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
   const isSum = col.fn === 'sum';
   const durationAvg = !isSum && col.type.kind === 'duration';
   const unsigned = col.type.kind === 'int' && !col.type.signed;
   const out: TypedArray = isSum || durationAvg ? (unsigned ? ctx.alloc(BigUint64Array, n) : ctx.alloc(BigInt64Array, n)) : ctx.alloc(Float64Array, n);
-  const o32 = isSum || durationAvg ? halves(out as BigInt64Array) : null;
+  const o32 = isSum || durationAvg ? words64(out as BigInt64Array) : null;
   for (let r = 0; r < n; r++) {
     let l = 0;
     let mm = 0;

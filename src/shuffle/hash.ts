@@ -21,6 +21,7 @@
 import type { KeyColumn } from '../types/keys.js';
 import type { TypeDesc } from '../types/column.js';
 import { ExecutionError } from '../errors.js';
+import { words64 } from '../ops/int64-words.js';
 
 const C1 = 0xcc9e2d51;
 const C2 = 0x1b873593;
@@ -78,10 +79,8 @@ export function keyClass(t: TypeDesc): number {
   });
 }
 
-/** A Uint32Array over the same bytes as a 64-bit typed array (lo word at 2i, hi at 2i+1). */
-export function words64(values: BigInt64Array | BigUint64Array | Float64Array): Uint32Array {
-  return new Uint32Array(values.buffer, values.byteOffset, values.length * 2);
-}
+/** The 32-bit word view of 64-bit columns is the kernels' (src/ops/int64-words). */
+export { words64 };
 
 function mix(h: number, k: number): number {
   k = Math.imul(k, C1);

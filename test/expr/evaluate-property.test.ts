@@ -73,6 +73,30 @@ describe('arithmetic vs reference', () => {
     check(T.i64, i64, (a, b) => a.div(b), (x, y) => (y === 0n ? null : Number(x) / Number(y)));
     check(T.i64, i64, (a, b) => a.sub(b), (x) => w64(x - (2n ** 63n - 1n)), 2n ** 63n - 1n);
   });
+  it('int64 and uint64 on 32-bit words: extremes, small and huge divisors, constants on either side', () => {
+    const edge64 = fc.oneof(
+      i64,
+      fc.bigInt({ min: -(2n ** 53n), max: 2n ** 53n }),
+      fc.bigInt({ min: -1000n, max: 1000n }),
+      fc.constantFrom(-(2n ** 63n) + 1n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 2n ** 32n, -(2n ** 32n), 2n ** 32n - 1n, 4294967297n, 3n, -3n),
+    );
+    const u64 = fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), fc.bigInt({ min: 0n, max: 1000n }), fc.constantFrom(0n, 1n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 32n, 2n ** 53n + 1n));
+    const wu = (x: any) => BigInt.asUintN(64, x as bigint);
+    check(T.i64, edge64, (a, b) => a.mod(b), (x, y) => (y === 0n ? null : x % y));
+    check(T.i64, edge64, (a, b) => a.mul(b), (x, y) => w64(x * y));
+    check(T.i64, edge64, (a, b) => a.add(b), (x, y) => w64(x + y));
+    check(T.i64, edge64, (a, b) => a.mod(b), (x) => x % -1n, -1n);
+    check(T.i64, edge64, (a, b) => a.mod(b), (x) => x % 7n, 7n);
+    check(T.i64, edge64, (a, b) => a.mul(b), (x) => w64(x * -(2n ** 40n + 3n)), -(2n ** 40n + 3n));
+    check(T.i64, edge64, (a, b) => b.sub(a), (x) => w64(-(2n ** 63n) - x), -(2n ** 63n));
+    check(T.i64, edge64, (a, b) => b.mod(a), (x) => (x === 0n ? null : (2n ** 62n + 12345n) % x), 2n ** 62n + 12345n);
+    check(T.u64, u64, (a, b) => a.mod(b), (x, y) => (y === 0n ? null : x % y));
+    check(T.u64, u64, (a, b) => a.mul(b), (x, y) => wu(x * y));
+    check(T.u64, u64, (a, b) => a.sub(b), (x, y) => wu(x - y));
+    check(T.u64, u64, (a, b) => a.add(b), (x, y) => wu(x + y));
+    check(T.u64, u64, (a, b) => a.mod(b), (x) => x % (2n ** 64n - 1n), 2n ** 64n - 1n);
+    check(T.i64, edge64, (a) => a.neg(), (x) => w64(-x), 0n);
+  });
   it('int8 wraps at 8 bits; uint8 - literal wraps', () => {
     check(T.i8, fc.integer({ min: -128, max: 127 }), (a, b) => a.add(b), (x, y) => ((x + y + 128) & 255) - 128);
     check(T.u8, fc.integer({ min: 0, max: 255 }), (a, b) => a.sub(b), (x) => (x - 1) & 255, 1);

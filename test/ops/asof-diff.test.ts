@@ -25,6 +25,7 @@ const ts = (unit: 's' | 'ms' | 'us' | 'ns', timezone: string | null = null): Typ
 const MIN64 = -(2n ** 63n);
 const MAX64 = 2n ** 63n - 1n;
 const Y2500 = 16_725_225_600n;
+const BASE_US = 1_700_000_000_000_000n; // 2023-11-14 in µs
 
 interface Case {
   name: string;
@@ -117,6 +118,18 @@ const CASES: Case[] = [
     lv: fc.integer({ min: -3, max: 3 }),
     rv: fc.integer({ min: -3 * 24, max: 3 * 24 }).map((h) => BigInt(h) * 3_600_000_000_000n + BigInt(h % 3)),
     tol: fc.oneof(fc.constant(undefined), fc.constantFrom('0ns', '1h', '1d', '1d1ns')),
+  },
+  {
+    // span > 2^52 ns: the limb form; right keys sit at, just inside and just outside the tolerance
+    name: 'timestamp[us] vs timestamp[ns] (limb keys, gaps at the tolerance boundary)',
+    lt: ts('us'),
+    rt: ts('ns'),
+    lv: fc.oneof(fc.integer({ min: -3, max: 3 }).map((h) => BASE_US + BigInt(h) * 3_600_000_000n), fc.constantFrom(0n, MIN64 / 1000n)),
+    rv: fc.oneof(
+      fc.tuple(fc.integer({ min: -4, max: 4 }), fc.integer({ min: -1, max: 1 })).map(([h, d]) => BASE_US * 1000n + BigInt(h) * 3_600_000_000_000n + BigInt(d)),
+      fc.constantFrom(MIN64, MAX64, 0n),
+    ),
+    tol: fc.oneof(fc.constant(undefined), fc.constantFrom('1h', '2h', '1ns', '0ns', '59m59s999999999ns', '1h1ns', '106751d23h47m16s854775807ns')),
   },
   { name: 'utf8', lt: STR, rt: STR, lv: strPool, rv: strPool, tol: fc.constant(undefined), strings: true },
 ];

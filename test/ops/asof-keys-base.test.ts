@@ -198,7 +198,8 @@ describe('asofKeyBase: integer keys', () => {
       }),
       { numRuns: 200, endOnFailure: true },
     );
-    expect(rebased).toBeGreaterThan(50);
+    // about 30% of runs rebase (mean ~60 of 200); 30 keeps the coverage check without flaking
+    expect(rebased).toBeGreaterThan(30);
   });
 
   it('asofMatch results are identical with and without a base', () => {
@@ -288,7 +289,8 @@ describe('asofKeyBase: temporal keys', () => {
       ),
       { numRuns: 200, endOnFailure: true },
     );
-    expect(rebased).toBeGreaterThan(50);
+    // about 30% of runs rebase (mean ~60 of 200); 30 keeps the coverage check without flaking
+    expect(rebased).toBeGreaterThan(30);
   });
 
   it('date32 against timestamp[ns] (UTC and zoned) and year 2500 in seconds with a ns plan', () => {

@@ -25,7 +25,8 @@
  */
 import { Type, Vector, util, type Data, type DataType } from 'apache-arrow';
 import { displayFloat, exactFloat, type FloatBits } from './float-text.js';
-import { formatDate, formatDate64, formatTimeOfDay, timestampFormatter, UNITS } from './time-text.js';
+import { formatDate, formatDate64, formatTimeOfDay, timestampWordsFormatter, UNITS } from './time-text.js';
+import { highWords, words64 } from '../../ops/int64-words.js';
 
 export interface TextStyle {
   syntax: 'field' | 'json';
@@ -112,6 +113,10 @@ function viewBytes(data: Data): (i: number) => Uint8Array {
   };
 }
 
+function wordsOf(v: BigInt64Array): { lo: Uint32Array; hi: Int32Array | Uint32Array } {
+  return { lo: words64(v), hi: highWords(v) };
+}
+
 function valueText(data: Data, mode: Mode, floats: TextStyle['floats']): ValueText {
   const type = data.type as DataType & TypeFields;
   const json = mode === 'json';
@@ -175,16 +180,25 @@ function valueText(data: Data, mode: Mode, floats: TextStyle['floats']): ValueTe
       const w = type.byteWidth!;
       return (i) => q(hex(bytes, i * w, (i + 1) * w));
     }
-    case Type.Date:
+    // 64-bit temporal values are read as 32-bit words (lo at 2i, hi at 2i+1), never as BigInt
+    case Type.Date: {
       if (type.unit === 0) return (i) => q(formatDate(values[i] as number));
-      return (i) => q(formatDate64(BigInt(values[i]!)));
+      const { lo, hi } = wordsOf(data.values as BigInt64Array);
+      return (i) => q(formatDate64(hi[2 * i + 1]!, lo[2 * i]!));
+    }
     case Type.Timestamp: {
-      const text = timestampFormatter(UNITS[type.unit!]!, type.timezone);
-      return (i) => q(text(BigInt(values[i]!)));
+      const text = timestampWordsFormatter(UNITS[type.unit!]!, type.timezone);
+      const { lo, hi } = wordsOf(data.values as BigInt64Array);
+      return (i) => q(text(hi[2 * i + 1]!, lo[2 * i]!));
     }
     case Type.Time: {
       const unit = UNITS[type.unit!]!;
-      return (i) => q(formatTimeOfDay(BigInt(values[i]!), unit));
+      if (data.values instanceof BigInt64Array) {
+        const { lo, hi } = wordsOf(data.values);
+        return (i) => q(formatTimeOfDay(hi[2 * i + 1]!, lo[2 * i]!, unit));
+      }
+      const v32 = data.values as Int32Array; // time32: non-negative counts since midnight
+      return (i) => q(formatTimeOfDay(0, v32[i]! >>> 0, unit));
     }
     case Type.Duration:
       return json ? (i) => jsonInt(values[i]!) : (i) => String(values[i]);
