@@ -309,7 +309,7 @@ export async function runKernels(ctx: RunContext, op: KernelOperator, units: Par
     const scratchBytes = Math.max(job.scratchBytes, Math.ceil(perRow * 1.15 * job.rows)) + LOAN_SLACK;
     const outputBytes = out.direct ? 0 : job.outputBytes + LOAN_SLACK;
     if (scratchBytes + outputBytes > ctx.limits.taskBytes && op.splitKeys && unit.level < MAX_SPLIT_LEVEL && job.rows > 1) {
-      const subs = await split(unit, op.splitKeys, scratchBytes + outputBytes, job.rows);
+      const subs = await split(unit, op.splitKeys, scratchBytes + outputBytes);
       total += subs.length - 1;
       for (const sub of subs) await runUnit(sub);
       return;
@@ -332,8 +332,9 @@ export async function runKernels(ctx: RunContext, op: KernelOperator, units: Par
     }
   };
 
-  const split = async (unit: PartitionUnit, keys: number[][], need: number, rows: number): Promise<PartitionUnit[]> => {
-    const parts = Math.min(256, Math.ceil((2 * need) / ctx.limits.taskBytes));
+  const split = async (unit: PartitionUnit, keys: number[][], need: number): Promise<PartitionUnit[]> => {
+    // At least 4 parts: with fewer, a few keys land together too often.
+    const parts = Math.min(256, Math.max(4, Math.ceil((2 * need) / ctx.limits.taskBytes)));
     const subs: Exchange[] = [];
     for (let s = 0; s < unit.sides.length; s++) {
       const routing = { kind: 'hash' as const, keyColumns: keys[s]!, partitions: parts, seed: ctx.config.seed, level: unit.level + 1 };
@@ -341,10 +342,9 @@ export async function runKernels(ctx: RunContext, op: KernelOperator, units: Par
       owned.push(subs[s]!);
     }
     const rowsOf = (q: number): number => subs.reduce((t, e) => t + e.rowsOf(q), 0);
-    let most = 0;
-    for (let q = 0; q < parts; q++) most = Math.max(most, rowsOf(q));
-    // One key holding most rows stays one sub-unit: splitting it again would not help.
-    const level = most >= 0.9 * rows ? MAX_SPLIT_LEVEL : unit.level + 1;
+    // All rows in one sub-unit may be one hot key or a few keys that met again (a few keys
+    // into a few parts do, often): only the next levels can tell, so none is skipped.
+    const level = unit.level + 1;
     const next: PartitionUnit[] = [];
     for (let q = 0; q < parts; q++) if (rowsOf(q) > 0) next.push({ sides: subs, p: q, level });
     return next;
