@@ -176,6 +176,8 @@ function asyncSource(iterable: AsyncIterable<unknown>, where = WHERE): Source {
 /** How one file format is read: the schema of one file, and its batches. */
 export interface FileReaders {
   schema(path: string): Promise<A.Schema>;
+  /** The rows of one file when its metadata says so cheaply (no row read); null otherwise. */
+  rows(path: string): Promise<number | null>;
   /**
    * `schema`: the dataset's schema (its first file's) when reading a later file: text formats
    * read by it, binary formats are checked against it. `schemaBatch`: yield one empty batch
@@ -197,9 +199,10 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
     const src = asyncSource(readers.batches('-', { schemaBatch: true }), `${name} standard input`);
     return { ...src, label, owned: true };
   }
-  let expanded: Promise<{ dataset: Dataset; fileSchema: A.Schema; schema: A.Schema }> | null = null;
+  type Expanded = { dataset: Dataset; fileSchema: A.Schema; schema: A.Schema; size?: Promise<SourceSize> };
+  let expanded: Promise<Expanded> | null = null;
   const expand = () =>
-    (expanded ??= (async () => {
+    (expanded ??= (async (): Promise<Expanded> => {
       const dataset = await expandDataset(paths, format);
       const fileSchema = plainSchema(await readers.schema(dataset.files[0]!.path));
       const hive = hiveFields(dataset.hiveKeys, (k) => dataset.files.map((f) => f.hive.find(([key]) => key === k)![1]));
@@ -217,16 +220,25 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
     owned: true,
     schema: async () => (await expand()).schema,
     async size() {
-      const { dataset } = await expand();
-      let bytes = 0;
-      for (const f of dataset.files) {
-        try {
-          bytes += (await stat(f.path)).size;
-        } catch {
-          return { bytes: null, rows: null };
+      // Once per listing of the files (a run plans with it more than once).
+      const state = await expand();
+      state.size ??= (async (): Promise<SourceSize> => {
+        let bytes = 0;
+        let rows: number | null = 0;
+        for (const f of state.dataset.files) {
+          try {
+            bytes += (await stat(f.path)).size;
+          } catch {
+            return { bytes: null, rows: null };
+          }
+          if (rows !== null) {
+            const n = await readers.rows(f.path);
+            rows = n === null ? null : rows + n;
+          }
         }
-      }
-      return { bytes: format === 'parquet' ? bytes * PARQUET_EXPANSION : bytes, rows: null };
+        return { bytes: format === 'parquet' ? bytes * PARQUET_EXPANSION : bytes, rows };
+      })();
+      return state.size;
     },
     async *batches(signal?: AbortSignal) {
       const { dataset, fileSchema, schema } = await expand();
