@@ -44,7 +44,7 @@ export async function stageBytes(stage: Stage): Promise<number | null> {
 export async function stageRows(stage: Stage): Promise<number | null> {
   switch (stage.kind) {
     case 'scan':
-      return (await stage.source.size()).rows;
+      return (await stage.source.size({ rows: true })).rows;
     case 'rowlocal':
       return stage.countChanges ? null : stageRows(stage.input);
     case 'limit': {

@@ -27,11 +27,17 @@ export interface Source {
   readonly owned: boolean;
   schema(): Promise<A.Schema>;
   batches(signal?: AbortSignal): AsyncIterable<A.RecordBatch>;
-  /** What is known of the size before reading: for partition counts and progress totals. */
-  size(): Promise<SourceSize>;
+  /**
+   * What is known of the size before reading: for partition counts and progress totals.
+   * `rows` only when asked (files: a metadata read per file; otherwise null for files).
+   */
+  size(options?: { rows?: boolean }): Promise<SourceSize>;
 }
 
-/** `bytes`: about the bytes the rows take in memory; null when unknown (one-shot inputs). */
+/**
+ * `bytes`: about the bytes the rows take in memory; null when unknown (one-shot inputs).
+ * `rows`: exact, or null when unknown (CSV, NDJSON, standard input, one-shot inputs).
+ */
 export interface SourceSize {
   bytes: number | null;
   rows: number | null;
@@ -199,7 +205,7 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
     const src = asyncSource(readers.batches('-', { schemaBatch: true }), `${name} standard input`);
     return { ...src, label, owned: true };
   }
-  type Expanded = { dataset: Dataset; fileSchema: A.Schema; schema: A.Schema; size?: Promise<SourceSize> };
+  type Expanded = { dataset: Dataset; fileSchema: A.Schema; schema: A.Schema; bytes?: Promise<number | null>; rows?: Promise<number | null> };
   let expanded: Promise<Expanded> | null = null;
   const expand = () =>
     (expanded ??= (async (): Promise<Expanded> => {
@@ -219,26 +225,32 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
     label,
     owned: true,
     schema: async () => (await expand()).schema,
-    async size() {
+    async size(options = {}) {
       // Once per listing of the files (a run plans with it more than once).
       const state = await expand();
-      state.size ??= (async (): Promise<SourceSize> => {
+      state.bytes ??= (async () => {
         let bytes = 0;
-        let rows: number | null = 0;
         for (const f of state.dataset.files) {
           try {
             bytes += (await stat(f.path)).size;
           } catch {
-            return { bytes: null, rows: null };
-          }
-          if (rows !== null) {
-            const n = await readers.rows(f.path);
-            rows = n === null ? null : rows + n;
+            return null;
           }
         }
-        return { bytes: format === 'parquet' ? bytes * PARQUET_EXPANSION : bytes, rows };
+        return format === 'parquet' ? bytes * PARQUET_EXPANSION : bytes;
       })();
-      return state.size;
+      if (options.rows) {
+        state.rows ??= (async () => {
+          let rows = 0;
+          for (const f of state.dataset.files) {
+            const n = await readers.rows(f.path);
+            if (n === null) return null;
+            rows += n;
+          }
+          return rows;
+        })();
+      }
+      return { bytes: await state.bytes, rows: options.rows ? await state.rows! : null };
     },
     async *batches(signal?: AbortSignal) {
       const { dataset, fileSchema, schema } = await expand();
