@@ -1,40 +1,50 @@
 /**
- * One benchmark job, run once, for profiling (scripts/profile.mjs starts it under
- * `node --cpu-prof` or 0x). usage: node --import tsx bench/profile-job.ts window|asof|explode
- * [--rows N] [--threads T]
+ * One Sluice workload run for profiling (scripts/profile.mjs runs this under `node --cpu-prof`,
+ * or 0x with --0x):
+ *
+ *   profile-job.ts <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv] [--runs K] [--prepare]
+ *
+ * The data set is the benchmark's own (bench/gen, generated into .bench-data/data when
+ * missing, before the profiled part matters); memory mode loads the IPC file into an Arrow
+ * table first, file mode reads the file and writes Parquet to a temporary path. `--runs K`
+ * repeats the run (the first one includes the worker start); `--prepare` only makes the data.
  */
-import { orders, quotes, servingLog, trades } from './data.js';
-import { parseArgs } from './harness.js';
-import { loadSluice } from './sluice.js';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
+import { ensureDataset, type FileFormat } from './gen/write.js';
+import { ROOT } from './paths.js';
+import { loadSluice } from './systems/sluice-api.js';
+import { baseRows } from './suites.js';
+import { workload } from './workloads.js';
 
-const { command, args } = parseArgs(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const opt = (k: string): string | undefined => { const i = argv.indexOf(`--${k}`); return i >= 0 ? argv[i + 1] : undefined; };
+const count = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v.replace(/[mM]$/, 'e6').replace(/[kK]$/, 'e3')));
+const name = argv.find((a, i) => !a.startsWith('--') && !(i > 0 && argv[i - 1]!.startsWith('--') && argv[i - 1] !== '--prepare')) ?? 'window1';
+const w = workload(name);
+const rows = count(opt('rows')) ?? baseRows(name, { quick: false });
+const threads = count(opt('threads')) ?? 2;
+const mode = opt('mode') ?? 'memory';
+const format = (opt('format') ?? 'ipc') as FileFormat;
+const runs = count(opt('runs')) ?? 1;
+const params = { rows };
+
+const files = await ensureDataset(join(ROOT, '.bench-data', 'data'), w.data(params), [format]);
+const paths = w.inputs.map((role) => files.files[role]![format]!);
+if (argv.includes('--prepare')) process.exit(0);
 const s = await loadSluice();
-const engine = new s.Engine({ threads: args.threads });
-let rowsOut = 0;
-if (command === 'window' || command === 'all') {
-  const table = servingLog({ rows: args.rows ?? 10_000_000, users: 100_000, seed: 1 });
-  const t1 = performance.now();
-  const out = await engine.fromArrow(table).window({
-    partitionBy: 'user_id', orderBy: 'create_ts',
-    columns: Object.fromEntries([3, 7, 30, 90, 180].map((w) => [`tokens_${w}`, s.sum('tokens').rows(w - 1)])),
-  }).collect();
-  rowsOut = out.numRows;
-  process.stderr.write(`window: ${rowsOut} rows in ${((performance.now() - t1) / 1000).toFixed(3)} s (threads ${args.threads})\n`);
-} else if (command === 'asof') {
-  const n = args.rows ?? 10_000_000;
-  const l = trades({ rows: n, seed: 2 }); const r = quotes({ rows: n, seed: 3 });
-  const t1 = performance.now();
-  const out = await engine.fromArrow(l).asofJoin(engine.fromArrow(r), { on: 'ts', by: 'sym', direction: args.flags.has('nearest') ? 'nearest' : 'backward' }).collect();
-  rowsOut = out.numRows;
-  process.stderr.write(`asof: ${rowsOut} rows in ${((performance.now() - t1) / 1000).toFixed(3)} s (threads ${args.threads})\n`);
-} else if (command === 'explode') {
-  const t = orders({ rows: args.rows ?? 2_000_000, seed: 4 });
-  const t1 = performance.now();
-  const out = await engine.fromArrow(t).explode(['items', 'quantities'], { outputColumn: ['item', 'quantity'] }).collect();
-  rowsOut = out.numRows;
-  process.stderr.write(`explode: ${rowsOut} rows in ${((performance.now() - t1) / 1000).toFixed(3)} s (threads ${args.threads})\n`);
-} else {
-  process.stderr.write(`unknown job ${command}\n`);
-  process.exitCode = 2;
+const engine = new s.Engine({ threads });
+const tables = mode === 'memory' ? paths.map((p) => tableFromIPC(readFileSync(p))) : [];
+const out = join(ROOT, '.bench-data', `profile-out-${process.pid}.parquet`);
+try {
+  for (let i = 0; i < runs; i++) {
+    const inputs = mode === 'memory' ? tables.map((t) => engine.fromArrow(t)) : paths.map((p) => (format === 'ipc' ? engine.readIpc(p) : format === 'parquet' ? engine.readParquet(p) : engine.readCsv(p)));
+    const t0 = performance.now();
+    const rowsOut = mode === 'memory' ? (await w.sluice(s, inputs, params).collect()).numRows : (await w.sluice(s, inputs, params).writeParquet(out)).rowsOut;
+    process.stderr.write(`${name} (${mode}${mode === 'file' ? ` ${format} -> parquet` : ''}, ${rows} rows, threads ${threads}): ${rowsOut} rows out in ${((performance.now() - t0) / 1000).toFixed(3)} s\n`);
+  }
+} finally {
+  rmSync(out, { force: true });
+  await engine.close();
 }
-await engine.close();

@@ -84,6 +84,8 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     void queue
       .add(async () => {
         try {
+          // A job queued behind a failure only gives its loans back.
+          if (failure) return;
           const done = await ctx.task({
             kind: 'partition',
             batches: described,
@@ -138,7 +140,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     await exchange.seal();
   } catch (err) {
     failure ??= { err };
-    queue.clear();
+    // Never queue.clear(): a dropped job would keep its loans. Queued jobs see the failure.
     await queue.onIdle();
     await it.return?.(undefined);
     store?.release();

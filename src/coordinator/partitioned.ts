@@ -142,8 +142,9 @@ export class OutputRanges {
         const input = this.exchange.inputFor(r);
         const have = this.exchange.rowsOf(r);
         if (have !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${have} rows, expected ${rows}; refusing to return a partial result`);
-        // The pieces (read back whole), their concatenation and the gathered result.
-        const bytes = loadBytesOf(this.exchange, r) + 2 * rows * (this.rowBytes + 8) + LOAN_SLACK;
+        // The pieces (read back whole), their concatenation, ids and positions, and the gathered result.
+        const ex = this.exchange;
+        const bytes = ex.spillBytesOf(r) + ex.memoryBytesOf(r) + ex.spilledDataBytesOf(r) + rows * (this.rowBytes + 16) + LOAN_SLACK;
         const [scratch] = await ctx.loans('assemble', [bytes]);
         try {
           const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assemble', input, base, rows, scratch: scratch!.buffer }));

@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import * as A from 'apache-arrow';
 import { batchCopyBytes } from '../columns/shared.js';
-import { InputError, PlanError } from '../errors.js';
+import { InputError, PlanError, SluiceError } from '../errors.js';
 import {
   isRecordBatchLike,
   isTableLike,
@@ -138,9 +138,16 @@ function asyncSource(iterable: AsyncIterable<unknown>, where = WHERE): Source {
   let iterator: AsyncIterator<unknown> | null = null;
   let first: Promise<IteratorResult<unknown>> | null = null;
   let used = false;
+  // The user's iterable throwing is a failure of the input, not of the engine.
+  const next = (index: number): Promise<IteratorResult<unknown>> =>
+    iterator!.next().catch((err: unknown) => {
+      // A typed error (say from another run's stream) stays what it is.
+      if (err instanceof SluiceError) throw err;
+      throw new InputError('INPUT_SOURCE_FAILED', `${where}: reading item ${index + 1} of the async iterable failed: ${err instanceof Error ? err.message : String(err)}`, { batch: index + 1 }, { cause: err });
+    });
   const peek = () => {
     iterator ??= iterable[Symbol.asyncIterator]();
-    first ??= iterator.next();
+    first ??= next(0);
     return first;
   };
   const asBatch = (x: unknown, index: number): RecordBatchLike => {
@@ -168,7 +175,7 @@ function asyncSource(iterable: AsyncIterable<unknown>, where = WHERE): Source {
       try {
         if (!head.done) yield checkedBatch(asBatch(head.value, 0), s, 0, where);
         for (let i = 1; ; i++) {
-          const r = await iterator!.next();
+          const r = await next(i);
           if (r.done) return;
           yield checkedBatch(asBatch(r.value, i), s, i, where);
         }

@@ -132,6 +132,22 @@ function keyClass(t: TypeDesc): AsofKeyClass | null {
   }
 }
 
+/** The unit of a date, timestamp or duration type (null for other types). */
+function unitOf(t: TypeDesc): string | null {
+  return t.kind === 'date' || t.kind === 'timestamp' || t.kind === 'duration' ? t.unit : null;
+}
+
+const UNIT_ORDER = ['day', 's', 'ms', 'us', 'ns'];
+
+/** For dates and timestamps: the cast that brings the coarser side to the finer unit (exact). */
+function unitHint(l: AsofColumnRef, r: AsofColumnRef): string {
+  if (l.type.kind !== 'date' && l.type.kind !== 'timestamp') return '';
+  const leftCoarser = UNIT_ORDER.indexOf(unitOf(l.type)!) < UNIT_ORDER.indexOf(unitOf(r.type)!);
+  const [coarse, fine] = leftCoarser ? [l, r] : [r, l];
+  const to = typeToString(fine.type.kind === 'timestamp' && coarse.type.kind === 'timestamp' ? { ...fine.type, timezone: coarse.type.timezone } : fine.type);
+  return `, e.g. on the ${leftCoarser ? 'left' : 'right'} input withColumns({ ${show(coarse.name)}: col(${show(coarse.name)}).cast('${to}') })`;
+}
+
 /** Equality class of a `by` column type, or null when it cannot be a `by` column. */
 function byClass(t: TypeDesc): string | null {
   switch (t.kind) {
@@ -139,12 +155,14 @@ function byClass(t: TypeDesc): string | null {
       return 'integer';
     case 'float':
       return t.bits === 16 ? null : 'float';
+    // Hashing and grouping compare stored values, and equal times are equal values only within
+    // one unit: dates, timestamps and durations pair with the same unit only (Polars raises on
+    // such a dtype mismatch too). A zone string changes nothing: the instant is what is stored.
     case 'date':
-      return 'date';
+      return `date[${t.unit}]`;
     case 'timestamp':
-      return t.timezone === null ? 'timestamp (zone-less)' : 'timestamp (zoned)';
+      return `timestamp[${t.unit}] (${t.timezone === null ? 'zone-less' : 'zoned'})`;
     case 'duration':
-      // Equal elapsed times are equal values only within one unit (hashing and grouping read raw values).
       return `duration[${t.unit}]`;
     case 'utf8':
     case 'largeUtf8':
@@ -396,7 +414,9 @@ export function resolveAsof(options: AsofOptions, leftSchema: FieldDesc[], right
       if (cl !== cr) {
         fail(
           'BY_TYPE_MISMATCH',
-          `\`by\` columns ${show(bl.name)} (${typeToString(bl.type)}, ${cl}) and ${show(br.name)} (${typeToString(br.type)}, ${cr}) are not comparable; expected the same type class`,
+          bl.type.kind === br.type.kind && unitOf(bl.type) !== unitOf(br.type)
+            ? `\`by\` columns ${show(bl.name)} (${typeToString(bl.type)}) and ${show(br.name)} (${typeToString(br.type)}) have different units; \`by\` values match as stored, so both sides need the same unit: convert one side first${unitHint(bl, br)}`
+            : `\`by\` columns ${show(bl.name)} (${typeToString(bl.type)}, ${cl}) and ${show(br.name)} (${typeToString(br.type)}, ${cr}) are not comparable; expected the same type class`,
           { column: bl.name, leftType: typeToString(bl.type), rightType: typeToString(br.type) },
         );
       }

@@ -18,7 +18,8 @@ import { loadPartition } from './partition-input.js';
 import { scratchAlloc } from './scratch.js';
 
 export async function runAssembleTask(task: AssembleTask): Promise<ColumnsResult> {
-  const part = await loadPartition(task.input);
+  // Rows are placed by id below: their load order does not matter (no sort of interleaved pieces).
+  const part = await loadPartition(task.input, true);
   const { base, rows } = task;
   if (part.n !== rows) throw lost(`holds ${part.n} rows, expected ${rows}`, base);
   const pos = scratchAlloc(Int32Array, rows).fill(-1);

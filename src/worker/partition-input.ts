@@ -29,8 +29,11 @@ interface Piece {
   cols: A.Data[];
 }
 
-/** Columns are this task's scratch memory (or views of the shared chunks): valid until the task ends. */
-export async function loadPartition(input: PartitionInput): Promise<LoadedPartition> {
+/**
+ * Columns are this task's scratch memory (or views of the shared chunks): valid until the task
+ * ends. Rows come in row-id order, unless `anyOrder` (a caller that places rows by id itself).
+ */
+export async function loadPartition(input: PartitionInput, anyOrder = false): Promise<LoadedPartition> {
   const pieces: Piece[] = [];
   for (const chunk of input.chunks) {
     const ids = rebuildData(chunk.rowIds);
@@ -54,7 +57,7 @@ export async function loadPartition(input: PartitionInput): Promise<LoadedPartit
     if (pieces.length === 1) return pieces[0]!.cols[c]!;
     return concatData(pieces.map((p) => p.cols[c]!), scratchAlloc);
   });
-  if (!ascending(rowIds, n)) {
+  if (!anyOrder && !ascending(rowIds, n)) {
     const order = argsortWords([rowIds], n, scratchAlloc(Uint32Array, n));
     const idx = new Int32Array(order.buffer, order.byteOffset, n);
     columns = columns.map((c) => gatherData(c, idx, n, scratchAlloc));

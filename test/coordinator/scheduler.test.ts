@@ -1,44 +1,153 @@
-/** The scheduler never hangs: a failing job with more queued, and a consumer that stops early. */
+/**
+ * The scheduler never hangs and never leaves work running (issue 7 item 13): a failing job with
+ * more queued, a consumer that stops early and a failing map each return only once every
+ * started call has settled (no call still running, none started afterwards), the input stream
+ * is closed, at most `concurrency` calls run at once, and results come in input order.
+ */
 import { describe, expect, it } from 'vitest';
 import { orderedMap, runAll } from '../../src/coordinator/scheduler.js';
 
-const tick = () => new Promise((r) => setTimeout(r, 1));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Counts calls started, running now and the most running at once. */
+function tracker() {
+  const t = {
+    started: 0,
+    running: 0,
+    maxRunning: 0,
+    async run<T>(ms: number, body: () => T): Promise<T> {
+      t.started++;
+      t.running++;
+      t.maxRunning = Math.max(t.maxRunning, t.running);
+      try {
+        await sleep(ms);
+        return body();
+      } finally {
+        t.running--;
+      }
+    },
+  };
+  return t;
+}
 
 describe('runAll', () => {
   it('rejects with the first failure while later jobs are still queued, and runs no more jobs', async () => {
-    let started = 0;
-    const jobs = Array.from({ length: 10 }, (_, i) => async () => {
-      started++;
-      await tick();
-      if (i === 1) throw new Error('boom');
-      return i;
-    });
+    const t = tracker();
+    const jobs = Array.from({ length: 10 }, (_, i) => () =>
+      t.run(1, () => {
+        if (i === 1) throw new Error('boom');
+        return i;
+      }),
+    );
     await expect(runAll(jobs, 1)).rejects.toThrow('boom');
-    expect(started).toBe(2);
+    expect(t.started).toBe(2);
+    await sleep(20);
+    expect(t.started).toBe(2);
   });
 
-  it('returns results in job order', async () => {
-    const jobs = [30, 1, 10].map((ms, i) => () => new Promise<number>((r) => setTimeout(() => r(i), ms)));
-    expect(await runAll(jobs, 3)).toEqual([0, 1, 2]);
+  it('rejects only after the jobs in flight with the failing one have settled', async () => {
+    const t = tracker();
+    // Job 0 fails at once while jobs 1 and 2 are still running for much longer.
+    const jobs = [0, 30, 40, 5, 5].map((ms, i) => () =>
+      t.run(ms, () => {
+        if (i === 0) throw new Error('first');
+        if (i === 2) throw new Error('second');
+        return i;
+      }),
+    );
+    const err = await runAll(jobs, 3).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((err as Error).message).toBe('first');
+    expect(t.running).toBe(0);
+    expect(t.started).toBe(3);
+    await sleep(60);
+    expect(t.started).toBe(3);
+  });
+
+  it('returns results in job order with at most `concurrency` jobs running, reporting each completion', async () => {
+    const t = tracker();
+    const delays = [30, 1, 10, 5, 20, 1, 15, 2];
+    const jobs = delays.map((ms, i) => () => t.run(ms, () => i * 10));
+    const done: number[] = [];
+    expect(await runAll(jobs, 3, (n) => done.push(n))).toEqual(delays.map((_, i) => i * 10));
+    expect(t.maxRunning).toBe(3);
+    expect(t.running).toBe(0);
+    expect(done).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 });
 
 describe('orderedMap', () => {
-  it('yields in input order and settles everything when the consumer stops early', async () => {
-    async function* input() {
-      for (let i = 0; i < 20; i++) yield i;
+  /** An input of n items that records how far it was read and whether it was closed. */
+  function input(n: number) {
+    const state = { pulled: 0, closed: false };
+    async function* gen() {
+      try {
+        for (let i = 0; i < n; i++) {
+          state.pulled++;
+          yield i;
+        }
+      } finally {
+        state.closed = true;
+      }
     }
-    let calls = 0;
+    return { state, items: gen() };
+  }
+
+  it('yields in input order and settles everything when the consumer stops early', async () => {
+    const t = tracker();
+    const { state, items } = input(20);
     const out: number[] = [];
-    for await (const v of orderedMap(input(), async (x) => {
-      calls++;
-      await new Promise((r) => setTimeout(r, (x * 7) % 5));
-      return x * 2;
-    }, 2)) {
+    for await (const v of orderedMap(items, (x) => t.run((x * 7) % 5, () => x * 2), 2)) {
       out.push(v);
       if (out.length === 3) break;
     }
+    // The break returned only after every started call finished, and closed the input.
     expect(out).toEqual([0, 2, 4]);
-    expect(calls).toBeLessThan(20);
+    expect(t.running).toBe(0);
+    expect(state.closed).toBe(true);
+    expect(t.started).toBeLessThan(20);
+    expect(t.maxRunning).toBeLessThanOrEqual(2);
+    const started = t.started;
+    await sleep(20);
+    expect(t.started).toBe(started);
+    expect(state.pulled).toBeLessThan(20);
+  });
+
+  it('yields every result in input order whatever order the calls finish in', async () => {
+    const t = tracker();
+    const { state, items } = input(30);
+    const out: number[] = [];
+    for await (const v of orderedMap(items, (x, i) => t.run((x * 13) % 7, () => [x, i]), 3)) out.push(...v);
+    expect(out).toEqual(Array.from({ length: 30 }, (_, i) => [i, i]).flat());
+    expect(t.started).toBe(30);
+    expect(t.maxRunning).toBe(3);
+    expect(state.closed).toBe(true);
+  });
+
+  it('a failing call rejects the stream after the calls in flight settle, and closes the input', async () => {
+    const t = tracker();
+    const { state, items } = input(20);
+    const out: number[] = [];
+    const consume = async () => {
+      for await (const v of orderedMap(
+        items,
+        (x) =>
+          t.run(x === 2 ? 1 : 25, () => {
+            if (x === 2) throw new Error('bad item 2');
+            return x;
+          }),
+        3,
+      ))
+        out.push(v);
+    };
+    await expect(consume()).rejects.toThrow('bad item 2');
+    expect(out).toEqual([0, 1]);
+    expect(t.running).toBe(0);
+    expect(state.closed).toBe(true);
+    const started = t.started;
+    await sleep(40);
+    expect(t.started).toBe(started);
   });
 });
