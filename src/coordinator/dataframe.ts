@@ -27,9 +27,10 @@ import { nameList } from '../ops/key-types.js';
 import type { SortKeyInput } from '../ops/sort-spec.js';
 import type { ExplodeOptions, PlanNode, RunStats } from '../types/plan.js';
 import type { Engine } from './engine.js';
-import { runStage } from './execute.js';
+import { progressTotals, runStage } from './execute.js';
 import { explainStage, planStage, type Stage } from './planner.js';
 import type { RunContext } from './run-context.js';
+import { NO_TOTALS, type ProgressTotals } from './run-progress.js';
 import type { Source } from './sources.js';
 
 export interface ActionOptions {
@@ -187,7 +188,7 @@ export class DataFrame {
       const batches: A.RecordBatch[] = [];
       for await (const b of stream) {
         batches.push(b);
-        ctx.stats.rowsOut += b.numRows;
+        ctx.delivered(b.numRows);
       }
       return batches.length > 0 ? new A.Table(stage.schema, batches) : new A.Table(stage.schema);
     }).then(({ value, stats }) => ({ table: value, stats }));
@@ -203,7 +204,7 @@ export class DataFrame {
         const { engine } = self;
         try {
           for await (const b of runStage(ctx, stage)) {
-            ctx.stats.rowsOut += b.numRows;
+            ctx.delivered(b.numRows);
             yield b;
           }
         } catch (err) {
@@ -251,8 +252,9 @@ export class DataFrame {
     const { stats } = await this.run(signal, async (stream, stage, ctx) => {
       const counted = (async function* () {
         for await (const b of stream) {
-          ctx.stats.rowsOut += b.numRows;
           yield b;
+          // counted once the writer has taken the batch (and asks for the next one)
+          ctx.delivered(b.numRows);
         }
       })();
       await ctx.clock.during('write', writer(stage.schema, counted, ctx.signal!));
@@ -270,13 +272,18 @@ export class DataFrame {
     engine.assertOpen();
     const signal = userSignal ? AbortSignal.any([userSignal, engine.closeSignal]) : engine.closeSignal;
     let stage: Stage;
+    let totals: ProgressTotals;
     try {
       stage = await planStage(this.plan);
+      // Sources' sizes are only looked up when someone listens.
+      totals = engine.config.onProgress ? await progressTotals(stage) : NO_TOTALS;
     } catch (err) {
       throw engine.closeSignal.aborted ? asSluiceError(err, userSignal, engine.closeSignal) : err;
     }
     if (signal.aborted) throw asSluiceError(new AbortError(), userSignal, engine.closeSignal);
-    return { stage, ctx: engine.runContext(signal) };
+    const ctx = engine.runContext(signal);
+    ctx.progress.plan(totals);
+    return { stage, ctx };
   }
 
   private async run<T>(

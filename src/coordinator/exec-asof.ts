@@ -197,6 +197,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
       name: 'asof',
       // Rows split again by the by keys (both sides alike) keep every by group in one task.
       splitKeys: plan.mode === 'hash' ? [hashKeys, hashKeys] : null,
+      measured: [0], // one output row per left row
       job: ({ sides: [lx, rx], p, level }) => {
         const nL = lx!.rowsOf(p);
         // Boundary rows of neighbouring ranges belong to the first partitioning only.

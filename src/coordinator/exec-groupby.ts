@@ -220,6 +220,8 @@ async function* wholeInputInPieces(ctx: RunContext, plan: GroupByStagePlan, ex: 
   try {
     const pieces = ex.piecesOf(0, Math.max(1, Math.floor(ctx.limits.taskBytes / 4)));
     const perRow = 24; // row ids and positions in scratch (window-sum's prefix helpers allocate their own)
+    ctx.progress.announce('kernel', rows);
+    ctx.progress.start('kernel');
     const partials = await ctx.clock.during(
       'kernel',
       runAll(
@@ -228,6 +230,7 @@ async function* wholeInputInPieces(ctx: RunContext, plan: GroupByStagePlan, ex: 
           try {
             const done = await ctx.task({ kind: 'aggPartial', input, outputs: plan.outputs, total: rows, scratch: scratch!.buffer });
             if (done.value.rows !== n) throw new ExecutionError('INTERNAL', `agg: a piece held ${n} rows but its task read ${done.value.rows}; refusing to return a partial result`);
+            ctx.progress.add('kernel', n);
             return done.value;
           } finally {
             scratch!.release();
@@ -253,6 +256,7 @@ async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, input: Gro
     const op: KernelOperator = {
       name: plan.resolved.distinct ? 'distinct' : 'groupBy',
       splitKeys: tasks.splitKeys,
+      measured: [0],
       job: ({ sides: [ex], p }) => {
         const n = ex!.rowsOf(p);
         return {

@@ -150,6 +150,7 @@ export async function* execJoin(ctx: RunContext, plan: JoinStagePlan, leftStage:
     const op: KernelOperator = {
       name: 'join',
       splitKeys: hashed ? [plan.leftHash, plan.rightHash] : null,
+      measured: withRight ? [0, 1] : [0], // left rows, and right rows when unmatched ones are output too
       job: ({ sides: [l, r], p }) => {
         const nL = l!.rowsOf(p);
         const nR = r!.rowsOf(p);

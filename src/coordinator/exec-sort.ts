@@ -80,6 +80,8 @@ export async function* execSort(ctx: RunContext, plan: SortStagePlan, input: Asy
     const rows = ingested.rows;
     if (rows > MAX_ROWS) throw new ExecutionError('TOO_MANY_ROWS', `sort: ${rows} input rows exceed the ${MAX_ROWS} rows one sort can number`);
     if (rows === 0) return;
+    ctx.progress.announce('sort', rows);
+    ctx.progress.start('sort');
     // Enough ranges for each range's task (its rows read back, key words, permutation) to fit a
     // task's share with room for the sample's imprecision.
     const bytes = loadBytesOf(exchange, 0);
@@ -112,12 +114,10 @@ export async function* execSort(ctx: RunContext, plan: SortStagePlan, input: Asy
       },
       ctx.concurrency,
     );
-    let done = 0;
     try {
       for await (const batch of sorted) {
         ctx.checkAbort();
-        done += batch.numRows;
-        ctx.progress('sort', done, rows, done);
+        ctx.progress.add('sort', batch.numRows);
         yield batch;
       }
     } finally {

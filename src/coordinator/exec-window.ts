@@ -88,6 +88,7 @@ export async function* execWindow(
       name: 'window',
       // Rows split again by the PARTITION BY keys keep every group whole.
       splitKeys: plan.partitionPos.length > 0 ? [plan.partitionPos] : null,
+      measured: [0],
       job: ({ sides: [ex], p }) => {
         const n = ex!.rowsOf(p);
         return {

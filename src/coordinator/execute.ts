@@ -9,6 +9,7 @@ import { execRowLocal } from './exec-rowlocal.js';
 import { execWindow } from './exec-window.js';
 import type { Stage } from './planner.js';
 import type { RunContext } from './run-context.js';
+import type { ProgressTotals } from './run-progress.js';
 
 /**
  * About how many bytes a stage's rows take in memory, from its sources' sizes (null: not known
@@ -33,6 +34,95 @@ export async function stageBytes(stage: Stage): Promise<number | null> {
     case 'union':
       return sumOrNull(await Promise.all(stage.inputs.map(stageBytes)));
   }
+}
+
+/**
+ * How many rows a stage yields, when its sources' metadata tells before reading (null: not
+ * known). Window, sort, a left asofJoin, projections and row-local steps without a filter or
+ * explode keep their input's rows; a limit keeps at most n; group-bys and joins are not known.
+ */
+export async function stageRows(stage: Stage): Promise<number | null> {
+  switch (stage.kind) {
+    case 'scan':
+      return (await stage.source.size({ rows: true })).rows;
+    case 'rowlocal':
+      return stage.countChanges ? null : stageRows(stage.input);
+    case 'limit': {
+      const n = await stageRows(stage.input);
+      return n === null ? null : Math.min(n, stage.n);
+    }
+    case 'window':
+    case 'sort':
+    case 'project':
+      return stageRows(stage.input);
+    case 'asof':
+      return stage.plan.resolved.how === 'left' ? stageRows(stage.left) : null;
+    case 'groupBy':
+    case 'join':
+      return null;
+    case 'union':
+      return sumOrNull(await Promise.all(stage.inputs.map(stageRows)));
+  }
+}
+
+/**
+ * The progress totals of a run of `stage` (see run-progress.ts): rows read by all scans; rows
+ * routed by all blocking stages (partition); rows their kernels compute (kernel: a window's or
+ * group-by's input, an asofJoin's left rows, a join's left rows plus the right rows of a
+ * right/full join); rows sorted; rows the run yields (write).
+ */
+export async function progressTotals(stage: Stage): Promise<ProgressTotals> {
+  const totals: ProgressTotals = {
+    read: { rows: 0, stages: 0 },
+    partition: { rows: 0, stages: 0 },
+    sort: { rows: 0, stages: 0 },
+    kernel: { rows: 0, stages: 0 },
+    write: { rows: await stageRows(stage), stages: 1 },
+  };
+  const count = (phase: keyof ProgressTotals, rows: number | null): void => {
+    const t = totals[phase];
+    t.stages++;
+    t.rows = t.rows === null || rows === null ? null : t.rows + rows;
+  };
+  const walk = async (s: Stage): Promise<void> => {
+    switch (s.kind) {
+      case 'scan':
+        return count('read', await stageRows(s));
+      case 'rowlocal':
+      case 'limit':
+      case 'project':
+        return walk(s.input);
+      case 'union':
+        for (const i of s.inputs) await walk(i);
+        return;
+      case 'window':
+      case 'groupBy': {
+        // A group-by fused with its window input routes the window's input once.
+        const input = s.kind === 'groupBy' && s.fused && s.input.kind === 'window' ? s.input.input : s.input;
+        const rows = await stageRows(input);
+        count('partition', rows);
+        count('kernel', rows);
+        return walk(input);
+      }
+      case 'sort': {
+        const rows = await stageRows(s.input);
+        count('partition', rows);
+        count('sort', rows);
+        return walk(s.input);
+      }
+      case 'asof':
+      case 'join': {
+        const [left, right] = await Promise.all([stageRows(s.left), stageRows(s.right)]);
+        count('partition', left === null || right === null ? null : left + right);
+        const withRight = s.kind === 'join' && (s.plan.resolved.how === 'right' || s.plan.resolved.how === 'full');
+        count('kernel', withRight ? (left === null || right === null ? null : left + right) : left);
+        await walk(s.left);
+        return walk(s.right);
+      }
+    }
+  };
+  await walk(stage);
+  return totals;
 }
 
 function sumOrNull(sizes: Array<number | null>): number | null {
@@ -111,15 +201,14 @@ async function* conform(schema: A.Schema, input: AsyncIterable<A.RecordBatch>): 
 async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan' }>): AsyncGenerator<A.RecordBatch> {
   const it = stage.source.batches(ctx.signal)[Symbol.asyncIterator]();
   const held = ctx.budget.reserve('read');
-  let rows = 0;
+  ctx.progress.start('read');
   try {
     for (;;) {
       ctx.checkAbort();
       const r = await ctx.clock.during('read', it.next());
       if (r.done) return;
-      rows += r.value.numRows;
       ctx.stats.rowsIn += r.value.numRows;
-      ctx.progress('read', rows, 0, rows);
+      ctx.progress.add('read', r.value.numRows);
       if (stage.source.owned) {
         const bytes = batchBytes(r.value);
         if (!held.tryGrow(bytes)) ctx.stats.overflowBytes += bytes;

@@ -1,17 +1,19 @@
 /** The readers of each file format, as fileSource (sources.ts) takes them. */
 import { readCsvBatches, readCsvSchema, type CsvReadOptions } from '../io/csv.js';
-import { readIpcBatches, readIpcSchema } from '../io/ipc.js';
+import { readIpcBatches, readIpcRows, readIpcSchema } from '../io/ipc.js';
 import { readNdjsonBatches, readNdjsonSchema, type NdjsonReadOptions } from '../io/ndjson.js';
-import { readParquetBatches, readParquetSchema } from '../io/parquet.js';
+import { readParquetBatches, readParquetRows, readParquetSchema } from '../io/parquet.js';
 import type { FileReaders } from './sources.js';
 
 export const IPC_READERS: FileReaders = {
   schema: (path) => readIpcSchema(path),
+  rows: (path) => readIpcRows(path),
   batches: (path, { signal, schemaBatch }) => readIpcBatches(path, { signal, schemaBatch }),
 };
 
 export const PARQUET_READERS: FileReaders = {
   schema: (path) => readParquetSchema(path),
+  rows: (path) => readParquetRows(path),
   batches: (path, { signal, schemaBatch }) => readParquetBatches(path, { signal, schemaBatch }),
 };
 
@@ -19,6 +21,7 @@ export const PARQUET_READERS: FileReaders = {
 export function csvReaders(options: CsvReadOptions): FileReaders {
   return {
     schema: (path) => readCsvSchema(path, options),
+    rows: async () => null,
     batches: (path, { signal, schemaBatch, schema }) => readCsvBatches(path, { ...options, ...(schema ? { schema } : {}), signal, schemaBatch }),
   };
 }
@@ -27,6 +30,7 @@ export function csvReaders(options: CsvReadOptions): FileReaders {
 export function ndjsonReaders(options: NdjsonReadOptions): FileReaders {
   return {
     schema: (path) => readNdjsonSchema(path, options),
+    rows: async () => null,
     batches: (path, { signal, schemaBatch, schema }) => readNdjsonBatches(path, { ...options, ...(schema ? { schema: schema.fields } : {}), signal, schemaBatch }),
   };
 }

@@ -60,7 +60,6 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
   let slab: A.RecordBatch[] = [];
   let slabRows = 0;
   let slabBase = 0;
-  let rowsRouted = 0;
   let rows = 0;
   let slabTarget = 0;
 
@@ -98,8 +97,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
           inLoan!.release();
           scratchLoan!.release();
           await exchange.add(done.value, outLoan!);
-          rowsRouted += n;
-          ctx.progress('partition', rowsRouted, 0, rowsRouted);
+          ctx.progress.add('partition', n);
         } finally {
           inLoan!.release();
           scratchLoan!.release();
@@ -112,6 +110,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
   };
 
   const it = input[Symbol.asyncIterator]();
+  ctx.progress.start('partition');
   try {
     for (;;) {
       if (failure) break;

@@ -277,6 +277,8 @@ export interface KernelOperator {
   name: string;
   /** Positions of the hash keys among each side's routed columns; null: rows cannot be split again. */
   splitKeys: number[][] | null;
+  /** The sides whose rows the `kernel` progress counts (the rows the kernel computes outputs for). */
+  measured: number[];
   /** The task for a unit, or null when it has nothing to compute (e.g. no left rows). */
   job(unit: PartitionUnit): KernelJob | null;
 }
@@ -297,12 +299,16 @@ const LEARN_MIN_ROWS = 1024;
 export async function runKernels(ctx: RunContext, op: KernelOperator, units: PartitionUnit[], out: OutputRanges): Promise<void> {
   const owned: Exchange[] = [];
   let perRow = 0;
-  let done = 0;
-  let total = units.length;
+  // Progress in measured rows: a split unit's sub-units hold exactly its rows, so the total
+  // known once the units are is never exceeded and is reached when the last unit is done.
+  const measuredRows = (unit: PartitionUnit): number => op.measured.reduce((t, s) => t + unit.sides[s]!.rowsOf(unit.p), 0);
+  ctx.progress.announce('kernel', units.reduce((t, u) => t + measuredRows(u), 0));
+  ctx.progress.start('kernel');
 
   const runUnit = async (unit: PartitionUnit): Promise<void> => {
     const job = op.job(unit);
     if (!job) {
+      ctx.progress.add('kernel', measuredRows(unit));
       for (const side of unit.sides) side.drop(unit.p);
       return;
     }
@@ -310,12 +316,12 @@ export async function runKernels(ctx: RunContext, op: KernelOperator, units: Par
     const outputBytes = out.direct ? 0 : job.outputBytes + LOAN_SLACK;
     if (scratchBytes + outputBytes > ctx.limits.taskBytes && op.splitKeys && unit.level < MAX_SPLIT_LEVEL && job.rows > 1) {
       const subs = await split(unit, op.splitKeys, scratchBytes + outputBytes);
-      total += subs.length - 1;
       for (const sub of subs) await runUnit(sub);
       return;
     }
     const [scratch, output] = await ctx.loans(op.name, out.direct ? [scratchBytes] : [scratchBytes, outputBytes]);
     let outputLoan: Loan | null = output ?? null;
+    const rows = measuredRows(unit);
     try {
       const res = await ctx.task(job.build(out.routing(output?.buffer ?? null), scratch!.buffer));
       scratch!.release();
@@ -325,7 +331,7 @@ export async function runKernels(ctx: RunContext, op: KernelOperator, units: Par
       const loan = outputLoan;
       outputLoan = null;
       if (loan) await out.exchange.add(res.value, loan);
-      ctx.progress('kernel', ++done, total);
+      ctx.progress.add('kernel', rows);
     } finally {
       scratch!.release();
       outputLoan?.release();

@@ -20,6 +20,7 @@ import type { ExchangeEnv } from '../shuffle/exchange.js';
 import type { Phase, Progress, RunStats } from '../types/plan.js';
 import type { Done, ResultOf, Task } from '../types/tasks.js';
 import type { Executor } from './pool.js';
+import { RunProgress } from './run-progress.js';
 
 export interface EngineConfig {
   threads: number;
@@ -113,6 +114,8 @@ export class PhaseClock {
 export class RunContext {
   readonly stats: RunStats;
   readonly clock: PhaseClock;
+  /** The run's progress counters, one per phase (see run-progress.ts). */
+  readonly progress: RunProgress;
   readonly limits: RunLimits;
   private readonly peak: PeakTracker;
   private readonly started = performance.now();
@@ -149,6 +152,7 @@ export class RunContext {
       cpuMs: {},
     };
     this.clock = new PhaseClock(this.stats.phases);
+    this.progress = new RunProgress(config.onProgress);
   }
 
   /** Tasks in flight at once: one per thread (the main thread for threads: 0). */
@@ -263,6 +267,13 @@ export class RunContext {
     this.writers.delete(writer);
   }
 
+  /** The action handed `rows` more output rows to its consumer (a file writer, the table, the stream). */
+  delivered(rows: number): void {
+    this.stats.rowsOut += rows;
+    this.progress.add('write', rows);
+  }
+
+  /** Bytes went to disk: the `spill` bar counts bytes spilled so far (no total: spills are not planned). */
   spilled(bytes: number, newFile: boolean): void {
     this.stats.spilledBytes += bytes;
     if (newFile) this.stats.spillFiles++;
@@ -281,10 +292,6 @@ export class RunContext {
       untrack: (w) => this.untrack(w),
       spilled: (bytes, newFile) => this.spilled(bytes, newFile),
     };
-  }
-
-  progress(phase: Phase, done: number, total: number, rows?: number): void {
-    this.config.onProgress?.(rows === undefined ? { phase, done, total } : { phase, done, total, rows });
   }
 
   /** Ends the run: spill handles closed, spill folder removed, stats finalized. Never throws. */

@@ -27,11 +27,17 @@ export interface Source {
   readonly owned: boolean;
   schema(): Promise<A.Schema>;
   batches(signal?: AbortSignal): AsyncIterable<A.RecordBatch>;
-  /** What is known of the size before reading: for partition counts and progress totals. */
-  size(): Promise<SourceSize>;
+  /**
+   * What is known of the size before reading: for partition counts and progress totals.
+   * `rows` only when asked (files: a metadata read per file; otherwise null for files).
+   */
+  size(options?: { rows?: boolean }): Promise<SourceSize>;
 }
 
-/** `bytes`: about the bytes the rows take in memory; null when unknown (one-shot inputs). */
+/**
+ * `bytes`: about the bytes the rows take in memory; null when unknown (one-shot inputs).
+ * `rows`: exact, or null when unknown (CSV, NDJSON, standard input, one-shot inputs).
+ */
 export interface SourceSize {
   bytes: number | null;
   rows: number | null;
@@ -183,6 +189,8 @@ function asyncSource(iterable: AsyncIterable<unknown>, where = WHERE): Source {
 /** How one file format is read: the schema of one file, and its batches. */
 export interface FileReaders {
   schema(path: string): Promise<A.Schema>;
+  /** The rows of one file when its metadata says so cheaply (no row read); null otherwise. */
+  rows(path: string): Promise<number | null>;
   /**
    * `schema`: the dataset's schema (its first file's) when reading a later file: text formats
    * read by it, binary formats are checked against it. `schemaBatch`: yield one empty batch
@@ -204,9 +212,10 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
     const src = asyncSource(readers.batches('-', { schemaBatch: true }), `${name} standard input`);
     return { ...src, label, owned: true };
   }
-  let expanded: Promise<{ dataset: Dataset; fileSchema: A.Schema; schema: A.Schema }> | null = null;
+  type Expanded = { dataset: Dataset; fileSchema: A.Schema; schema: A.Schema; bytes?: Promise<number | null>; rows?: Promise<number | null> };
+  let expanded: Promise<Expanded> | null = null;
   const expand = () =>
-    (expanded ??= (async () => {
+    (expanded ??= (async (): Promise<Expanded> => {
       const dataset = await expandDataset(paths, format);
       const fileSchema = plainSchema(await readers.schema(dataset.files[0]!.path));
       const hive = hiveFields(dataset.hiveKeys, (k) => dataset.files.map((f) => f.hive.find(([key]) => key === k)![1]));
@@ -223,17 +232,32 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
     label,
     owned: true,
     schema: async () => (await expand()).schema,
-    async size() {
-      const { dataset } = await expand();
-      let bytes = 0;
-      for (const f of dataset.files) {
-        try {
-          bytes += (await stat(f.path)).size;
-        } catch {
-          return { bytes: null, rows: null };
+    async size(options = {}) {
+      // Once per listing of the files (a run plans with it more than once).
+      const state = await expand();
+      state.bytes ??= (async () => {
+        let bytes = 0;
+        for (const f of state.dataset.files) {
+          try {
+            bytes += (await stat(f.path)).size;
+          } catch {
+            return null;
+          }
         }
+        return format === 'parquet' ? bytes * PARQUET_EXPANSION : bytes;
+      })();
+      if (options.rows) {
+        state.rows ??= (async () => {
+          let rows = 0;
+          for (const f of state.dataset.files) {
+            const n = await readers.rows(f.path);
+            if (n === null) return null;
+            rows += n;
+          }
+          return rows;
+        })();
       }
-      return { bytes: format === 'parquet' ? bytes * PARQUET_EXPANSION : bytes, rows: null };
+      return { bytes: await state.bytes, rows: options.rows ? await state.rows! : null };
     },
     async *batches(signal?: AbortSignal) {
       const { dataset, fileSchema, schema } = await expand();

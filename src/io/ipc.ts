@@ -47,6 +47,8 @@ interface Block {
 
 interface OpenIpc {
   reader: RecordBatchReader;
+  /** File format: the rows of its record batches (from their message headers); stream: null. */
+  rows: number | null;
   close(): Promise<void>;
 }
 
@@ -111,7 +113,8 @@ async function footerStartOf(h: FileHandle, path: string): Promise<number> {
   return footerStart;
 }
 
-async function checkFileLayout(h: FileHandle, reader: RecordBatchReader, footerStart: number, path: string): Promise<void> {
+/** Checks the layout (see the header comment); returns the rows of the record batches. */
+async function checkFileLayout(h: FileHandle, reader: RecordBatchReader, footerStart: number, path: string): Promise<number> {
   const fail = (what: string) => malformed(path, FORMAT, what);
   // apache-arrow's file writer leaves out the leading schema message (pyarrow and Polars write
   // it): the footer's schema is the reference, and a schema message, when there is one, must
@@ -121,6 +124,7 @@ async function checkFileLayout(h: FileHandle, reader: RecordBatchReader, footerS
   const schema: Schema = footer.schema;
   const batches: Block[] = [];
   const dictionaries: Block[] = [];
+  let rows = 0;
   for (let p = 8; p < footerStart; ) {
     const head = await readAt(h, p, Math.min(8, footerStart - p), path);
     if (head.length < 4) throw fail(`stray bytes at byte ${p} before the footer`);
@@ -154,6 +158,7 @@ async function checkFileLayout(h: FileHandle, reader: RecordBatchReader, footerS
     } else if (msg.isRecordBatch() || msg.isDictionaryBatch()) {
       const problem = msg.isRecordBatch() ? batchHeaderProblem(msg.header(), body, schema) : batchHeaderProblem(msg.header().data, body, null);
       if (problem) throw fail(`the message at byte ${p}: ${problem}`);
+      if (msg.isRecordBatch()) rows += msg.header().length;
       (msg.isRecordBatch() ? batches : dictionaries).push(block);
     } else {
       throw fail(`unexpected message type ${msg.headerType} at byte ${p}`);
@@ -173,6 +178,7 @@ async function checkFileLayout(h: FileHandle, reader: RecordBatchReader, footerS
   };
   same('record batches', footer.numRecordBatches, (i) => footer.getRecordBatch(i), batches);
   same('dictionary batches', footer.numDictionaries, (i) => footer.getDictionaryBatch(i), dictionaries);
+  return rows;
 }
 
 /**
@@ -256,7 +262,7 @@ async function openIpc(path: string): Promise<OpenIpc> {
       const reader = (await RecordBatchReader.from(verifiedMessages(process.stdin, 'standard input'))) as RecordBatchReader;
       await reader.open();
       if (!reader.schema) throw malformed(path, FORMAT, 'no schema message on standard input (empty, or not the Arrow IPC stream format)');
-      return { reader, close: async () => void (await Promise.resolve(reader.cancel()).catch(() => {})) };
+      return { reader, rows: null, close: async () => void (await Promise.resolve(reader.cancel()).catch(() => {})) };
     } catch (err) {
       throw readError(err, 'standard input', FORMAT);
     }
@@ -280,9 +286,10 @@ async function openIpc(path: string): Promise<OpenIpc> {
     const reader = (await RecordBatchReader.from(source as FileHandle)) as RecordBatchReader;
     await reader.open();
     if (!reader.schema) throw malformed(path, FORMAT, 'no schema message (empty file, or not Arrow IPC)');
-    if (isFile) await checkFileLayout(handle, reader, footerStart, path);
+    const rows = isFile ? await checkFileLayout(handle, reader, footerStart, path) : null;
     return {
       reader,
+      rows,
       close: async () => {
         await Promise.resolve(reader.cancel()).catch(() => {});
         await close();
@@ -302,6 +309,16 @@ export async function readIpcSchema(path: string): Promise<Schema> {
   } finally {
     await close();
   }
+}
+
+/**
+ * The rows of an Arrow IPC file, from its record batches' message headers (read while its
+ * layout is checked; no body is read); null for the stream format, which has no footer.
+ */
+export async function readIpcRows(path: string): Promise<number | null> {
+  const { rows, close } = await openIpc(path);
+  await close();
+  return rows;
 }
 
 /**

@@ -14,7 +14,7 @@
  * (sized by the largest row group it decoded: WASM memory never shrinks).
  *
  * Protocol per read (request/response, one batch in flight, so memory stays bounded by a
- * batch): `{ op: 'open', path, batchRows, schemaOnly }` → `{ kind: 'schema', ipc }`; each
+ * batch): `{ op: 'open', path, batchRows, schemaOnly }` → `{ kind: 'schema', ipc, rows }`; each
  * `{ op: 'next' }` → `{ kind: 'batch', ipc }` (Arrow IPC stream bytes, transferred) or
  * `{ kind: 'done' }`; `{ op: 'close' }` → `{ kind: 'closed' }`. Failures are
  * `{ kind: 'error', message }` or the worker's 'error'/'exit' events.
@@ -38,8 +38,13 @@ parentPort.on('message', async (m) => {
       const pq = await pqp;
       file = await pq.ParquetFile.fromFile(await openAsBlob(m.path));
       const ipc = file.schema().intoIPCStream();
+      const meta = file.metadata();
+      const fileMeta = meta.fileMetadata();
+      const rows = Number(fileMeta.numRows());
+      fileMeta.free();
+      meta.free();
       if (!m.schemaOnly) reader = (await file.stream({ batchSize: m.batchRows })).getReader();
-      parentPort.postMessage({ kind: 'schema', ipc }, [ipc.buffer]);
+      parentPort.postMessage({ kind: 'schema', ipc, rows }, [ipc.buffer]);
     } else if (m.op === 'next') {
       const r = await reader.read();
       if (r.done) { parentPort.postMessage({ kind: 'done' }); return; }
@@ -57,7 +62,8 @@ parentPort.on('message', async (m) => {
 `;
 
 export type WorkerReply =
-  | { kind: 'schema'; ipc: Uint8Array }
+  /** `rows`: the footer's row count (FileMetaData.num_rows) */
+  | { kind: 'schema'; ipc: Uint8Array; rows: number }
   | { kind: 'batch'; ipc: Uint8Array }
   | { kind: 'done' }
   | { kind: 'closed' }

@@ -69,6 +69,20 @@ export async function readParquetSchema(path: string): Promise<Schema> {
   }
 }
 
+/** The row count of a Parquet file, from its footer (no row is read). */
+export async function readParquetRows(path: string): Promise<number> {
+  await checkFile(path);
+  const w = new ParquetReadWorker(path, { batchRows: 1, schemaOnly: true });
+  try {
+    const r = await w.next();
+    if (r.kind !== 'schema') throw workerFailure(path, r.kind === 'error' ? r.message : 'no schema');
+    if (!Number.isSafeInteger(r.rows) || r.rows < 0) throw workerFailure(path, `the footer's row count ${r.rows} is not a row count`);
+    return r.rows;
+  } finally {
+    await w.close();
+  }
+}
+
 /** Stream the rows of a Parquet file as apache-arrow RecordBatches of at most `batchRows` rows. */
 export async function* readParquetBatches(
   path: string,
