@@ -202,15 +202,20 @@ async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan'
   const it = stage.source.batches(ctx.signal)[Symbol.asyncIterator]();
   const held = ctx.budget.reserve('read');
   ctx.progress.start('read');
+  // The next batch is about as big as the last: wait for room for it before reading, so a
+  // full budget (tasks in flight) slows the reader down instead of being overrun.
+  let expected = 0;
   try {
     for (;;) {
       ctx.checkAbort();
+      if (stage.source.owned && expected > 0) await ctx.roomFor(expected);
       const r = await ctx.clock.during('read', it.next());
       if (r.done) return;
       ctx.stats.rowsIn += r.value.numRows;
       ctx.progress.add('read', r.value.numRows);
       if (stage.source.owned) {
         const bytes = batchBytes(r.value);
+        expected = bytes;
         if (!held.tryGrow(bytes)) ctx.stats.overflowBytes += bytes;
       }
       yield r.value;

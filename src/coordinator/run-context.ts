@@ -202,6 +202,18 @@ export class RunContext {
     }
   }
 
+  /**
+   * Waits until `bytes` could be reserved (cached pool buffers are evicted for it), or until no
+   * loan is out (nothing more will come back): a reader's admission before it reads a batch.
+   */
+  async roomFor(bytes: number): Promise<void> {
+    for (;;) {
+      this.checkAbort();
+      if (this.budget.free >= bytes || this.loansOut === 0) return;
+      await new Promise<void>((resolve) => this.loanReturned.push(resolve));
+    }
+  }
+
   private tryLoans(name: string, sizes: number[], exact: boolean): Loan[] | null {
     // All or none, and a failed attempt is undone quietly: it was never a loan, so giving its
     // buffers back must not wake other waiters (two waiters would wake each other forever).
