@@ -105,7 +105,11 @@ export class ThreadExecutor implements Executor {
     }
     // A worker that dies outside a task must not crash the process; the task that was running reports it.
     this.pool.on('error', () => {});
+    this.started = Promise.all(this.pool.threads.map(startedUp)).then(() => {});
   }
+
+  /** Every first worker has loaded its modules (or exited). */
+  private readonly started: Promise<void>;
 
   async run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>> {
     if (!this.pool) throw new AbortError('The engine was closed');
@@ -124,9 +128,39 @@ export class ThreadExecutor implements Executor {
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = null;
-    if (pool) await pool.destroy();
+    if (!pool) return;
+    // Terminating a worker while it still loads its ES modules can abort the whole process
+    // (Node 20: "FATAL ERROR: v8::Module::IsGraphAsync"), e.g. when a run fails at once: wait
+    // for the workers to be up first (bounded, in case one never is).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.started, new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)))]);
+    clearTimeout(timer);
+    await pool.destroy();
   }
 }
+
+const START_WAIT_MS = 10_000;
+
+/** Resolves when piscina's worker has sent its ready message (its task module is loaded), or has exited. */
+function startedUp(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      worker.off('message', onMessage);
+      worker.off('exit', done);
+      worker.off('error', done);
+      resolve();
+    };
+    const onMessage = (m: unknown): void => {
+      if (m !== null && typeof m === 'object' && PISCINA_READY in m) done();
+    };
+    worker.on('message', onMessage);
+    worker.once('exit', done);
+    worker.once('error', done);
+  });
+}
+
+/** The key of the message piscina's worker posts once its task module is loaded (piscina/dist/common.js READY). */
+const PISCINA_READY = '_WORKER_READY';
 
 /** threads: 0 — the same task code, on the main thread. */
 export class InlineExecutor implements Executor {
