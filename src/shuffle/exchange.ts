@@ -178,6 +178,9 @@ export class Exchange {
           this.spilledData[p]! += dataBytes;
           bytes += dataBytes;
           let merged = run.length === 1;
+          // At most two runs' worth of merged batches wait for a write: the reader and the
+          // tasks in flight need the rest of the budget meanwhile.
+          if (!merged && merge.size > 0 && merge.size + dataBytes > 2 * this.env.pieceBytes) await flush();
           if (!merged) {
             merged = merge.tryGrow(dataBytes, 0);
             if (!merged) {
