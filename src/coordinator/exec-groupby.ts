@@ -276,6 +276,7 @@ async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, input: Gro
     for await (const range of out.sparseRanges()) {
       ctx.checkAbort();
       if (range.length > 0) yield batchFromColumns(schema, range.columns, range.length);
+      out.consumed(range);
     }
   } finally {
     input.release();

@@ -13,7 +13,7 @@ import * as A from 'apache-arrow';
 import { sharedAlloc } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
 import { bytesToBitmap } from '../columns/bits.js';
-import { bufRefOf, rebuildData } from '../columns/shared.js';
+import { bufRefOf, dataBytes, rebuildData } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { Exchange } from '../shuffle/exchange.js';
 import { formatBytes, type Reservation } from '../memory/budget.js';
@@ -50,6 +50,16 @@ export interface SparseRange {
   length: number;
   ids: Uint32Array;
   columns: A.Data[];
+  /** Bytes the columns hold under `<name>.out.assembled` until `OutputRanges.consumed`. */
+  bytes: number;
+}
+
+/** One range of dense outputs: rows [base, base + rows) as arrow Data in row-id order. */
+export interface DenseRange {
+  base: number;
+  columns: A.Data[];
+  /** Bytes the columns hold under `<name>.out.assembled` (0: views of the dense arrays). */
+  bytes: number;
 }
 
 /**
@@ -72,6 +82,8 @@ export class OutputRanges {
   private readonly rowBytes: number;
   private readonly dense: DenseColumn[] | null = null;
   private readonly denseReservation: Reservation;
+  /** Assembled ranges' columns, from their task's end until the consumer moves past them. */
+  private readonly assembledReservation: Reservation;
 
   constructor(
     private readonly ctx: RunContext,
@@ -92,6 +104,7 @@ export class OutputRanges {
     this.ranges = Math.max(1, Math.ceil(rows / 2 ** shift));
     this.exchange = new Exchange(ctx.exchangeEnv(), `${name}.out`, fields, this.ranges);
     this.denseReservation = ctx.budget.reserve(`${name}.out.dense`);
+    this.assembledReservation = ctx.budget.reserve(`${name}.out.assembled`);
     const widths = fields.map((f) => fixedWidth(f.type));
     const bytes = widths.reduce((s, w) => s + rows * (w + 1), 0);
     if (!sparse && widths.every((w) => w > 0) && this.denseReservation.tryGrow(bytes, ctx.limits.headroom)) {
@@ -118,7 +131,7 @@ export class OutputRanges {
    * order; slices of the dense arrays, or made dense by assemble tasks (at most one per thread
    * in flight, plus one waiting).
    */
-  assembled(): AsyncGenerator<{ base: number; columns: A.Data[] }> {
+  assembled(): AsyncGenerator<DenseRange> {
     const ctx = this.ctx;
     const dense = this.dense;
     const self = this;
@@ -130,7 +143,7 @@ export class OutputRanges {
         for await (const r of ranges()) {
           const base = r * 2 ** self.shift;
           const rows = Math.min(2 ** self.shift, self.rows - base);
-          yield { base, columns: dense.map((d) => denseSlice(d, base, rows)) };
+          yield { base, columns: dense.map((d) => denseSlice(d, base, rows)), bytes: 0 };
         }
       })();
     }
@@ -149,7 +162,8 @@ export class OutputRanges {
         try {
           const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assemble', input, base, rows, scratch: scratch!.buffer }));
           this.exchange.drop(r);
-          return { base, columns: done.value.columns.map(rebuildData) };
+          const columns = done.value.columns.map(rebuildData);
+          return { base, columns, bytes: this.holdAssembled(columns, scratch!) };
         } finally {
           scratch!.release();
         }
@@ -174,7 +188,7 @@ export class OutputRanges {
         const base = r * 2 ** this.shift;
         const end = Math.min(base + 2 ** this.shift, Math.max(this.rows, 1));
         const rows = this.exchange.rowsOf(r);
-        if (rows === 0) return { base, end, length: 0, ids: new Uint32Array(0), columns: this.fields.map(emptyData) };
+        if (rows === 0) return { base, end, length: 0, ids: new Uint32Array(0), columns: this.fields.map(emptyData), bytes: 0 };
         const bytes = loadBytesOf(this.exchange, r) + 8 * rows + 2 * LOAN_SLACK;
         const input = this.exchange.inputFor(r);
         const [scratch] = await ctx.loans('assemble', [bytes]);
@@ -183,7 +197,9 @@ export class OutputRanges {
           this.exchange.drop(r);
           const v = done.value;
           if (v.length !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${v.length} rows, expected ${rows}; refusing to return a partial result`);
-          return { base, end, length: v.length, ids: rebuildData(v.rowIds).values as Uint32Array, columns: v.columns.map(rebuildData) };
+          const ids = rebuildData(v.rowIds);
+          const columns = v.columns.map(rebuildData);
+          return { base, end, length: v.length, ids: ids.values as Uint32Array, columns, bytes: this.holdAssembled([ids, ...columns], scratch!) };
         } finally {
           scratch!.release();
         }
@@ -192,9 +208,27 @@ export class OutputRanges {
     );
   }
 
+  /**
+   * A task's result columns stay counted after its loan: the loan goes back and the same bytes
+   * are reserved at once (no await between, so no other task can take them first).
+   */
+  private holdAssembled(columns: A.Data[], loan: Loan): number {
+    const bytes = columns.reduce((t, c) => t + dataBytes(c), 0);
+    loan.release();
+    this.assembledReservation.grow(bytes);
+    return bytes;
+  }
+
+  /** The consumer is done with a range (its rows went on to the caller). */
+  consumed(range: { bytes: number }): void {
+    this.assembledReservation.shrink(range.bytes);
+    range.bytes = 0;
+  }
+
   release(): void {
     this.exchange.release();
     this.denseReservation.free();
+    this.assembledReservation.free();
   }
 }
 
@@ -374,13 +408,14 @@ export async function* replayWithOutputs(
   combine: (batch: A.RecordBatch, outputs: A.Data[]) => A.RecordBatch | null,
 ): AsyncGenerator<A.RecordBatch> {
   const ranges = out.assembled()[Symbol.asyncIterator]();
-  let current: { base: number; columns: A.Data[] } | null = null;
+  let current: DenseRange | null = null;
   const size = 2 ** out.shift;
   try {
     for await (const { batch, rowBase } of store.replay()) {
       for (let start = 0; start < batch.numRows; ) {
         const id = rowBase + start;
         while (current === null || id >= current.base + size) {
+          if (current) out.consumed(current);
           const r = await ranges.next();
           if (r.done) throw new ExecutionError('INTERNAL', `internal: no output range for row ${id}`);
           current = r.value;
@@ -421,6 +456,7 @@ export async function* replayWithSparseOutputs(
         const id = rowBase + start;
         while (current === null || id >= current.end) {
           if (current !== null && at < current.length && current.ids[at]! < id) throw new ExecutionError('INTERNAL', `internal: output row keyed ${current.ids[at]} has no input row`);
+          if (current) out.consumed(current);
           const r = await ranges.next();
           if (r.done) throw new ExecutionError('INTERNAL', `internal: no output range for row ${id}`);
           current = r.value;
@@ -444,6 +480,7 @@ export async function* replayWithSparseOutputs(
         const res = rest(slice(current, at, current.length), current.ids.subarray(at));
         if (res && res.numRows > 0) yield res;
       }
+      if (current) out.consumed(current);
       const r = await ranges.next();
       if (r.done) break;
       current = r.value;

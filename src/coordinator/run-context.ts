@@ -198,7 +198,7 @@ export class RunContext {
         }
         throw new ExecutionError('MEMORY_EXHAUSTED', `internal: ${name} loans of ${formatBytes(total)} did not fit although the budget had room`);
       }
-      await new Promise<void>((resolve) => this.loanReturned.push(resolve));
+      await this.loanReturn();
     }
   }
 
@@ -210,7 +210,7 @@ export class RunContext {
     for (;;) {
       this.checkAbort();
       if (this.budget.free >= bytes || this.loansOut === 0) return;
-      await new Promise<void>((resolve) => this.loanReturned.push(resolve));
+      await this.loanReturn();
     }
   }
 
@@ -257,6 +257,11 @@ export class RunContext {
         return buffer;
       },
     };
+  }
+
+  /** Resolves at the next loan's return (or an abort). */
+  private loanReturn(): Promise<void> {
+    return new Promise<void>((resolve) => this.loanReturned.push(resolve));
   }
 
   private wakeLoanWaiters(): void {

@@ -119,6 +119,7 @@ export class Exchange {
       if (chunk.length === 0) continue;
       const ids = rebuildData(chunk.rowIds);
       const values = ids.values as Uint32Array;
+      // Chunks hold ascending ids: its first and last bound it.
       if (values[ids.offset]! < this.maxRowId[partition]!) this.interleaved[partition] = true;
       this.maxRowId[partition] = Math.max(this.maxRowId[partition]!, values[ids.offset + chunk.length - 1]!);
     }
@@ -173,17 +174,17 @@ export class Exchange {
     try {
       for (let p = 0; p < lists.length; p++) {
         if (lists[p]!.length === 0) continue;
-        for (const run of runsUpTo(lists[p]!.sort(byFirstRowId), this.env.pieceBytes)) {
+        for (const run of runsUpTo(inRowIdOrder(lists[p]!), this.env.pieceBytes)) {
           const dataBytes = run.reduce((t, c) => t + chunkDescBytes(c), 0);
           this.spilledData[p]! += dataBytes;
           bytes += dataBytes;
-          let merged = run.length === 1;
-          // At most two runs' worth of merged batches wait for a write: the reader and the
-          // tasks in flight need the rest of the budget meanwhile.
-          if (!merged && merge.size > 0 && merge.size + dataBytes > 2 * this.env.pieceBytes) await flush();
-          if (!merged) {
+          let merged = false;
+          if (run.length > 1) {
+            // At most two runs' worth of merged batches wait for a write: the reader and the
+            // tasks in flight need the rest of the budget meanwhile.
+            if (merge.size > 0 && merge.size + dataBytes > 2 * this.env.pieceBytes) await flush();
             merged = merge.tryGrow(dataBytes, 0);
-            if (!merged) {
+            if (!merged && merge.size > 0) {
               await flush();
               merged = merge.tryGrow(dataBytes, 0);
             }
@@ -338,8 +339,12 @@ function firstRowId(chunk: ChunkDesc): number {
   return (ids.values as Uint32Array)[ids.offset]!;
 }
 
-function byFirstRowId(a: ChunkDesc, b: ChunkDesc): number {
-  return firstRowId(a) - firstRowId(b);
+/** Chunks sorted by their first row id (each read once, not per comparison). */
+function inRowIdOrder(chunks: ChunkDesc[]): ChunkDesc[] {
+  return chunks
+    .map((chunk) => ({ chunk, first: firstRowId(chunk) }))
+    .sort((a, b) => a.first - b.first)
+    .map((x) => x.chunk);
 }
 
 /** Consecutive chunks grouped into runs of at most `maxBytes` (a chunk bigger than that alone). */
