@@ -12,10 +12,10 @@ import type { ResolvedWindow } from '../ops/window-spec.js';
 import { kernelBytesPerRow } from '../ops/window.js';
 import type { FieldDesc } from '../types/column.js';
 import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
-import { stageBytes } from './execute.js';
+import { stageBytes, stageRows } from './execute.js';
 import type { Stage } from './planner.js';
 import { ingest } from './ingest.js';
-import { loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
+import { bytesForTasks, loadBytesOf, OutputRanges, partitionCount, partitionsForDirect, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
 import type { RunContext } from './run-context.js';
 
 const MAX_ROWS = 0xffffffff;
@@ -53,6 +53,22 @@ function windowScratch(r: ResolvedWindow, rows: number, inputBytes: number): num
   return inputBytes + rows * (48 + kernelBytesPerRow(r) + permuted + outputs);
 }
 
+/**
+ * Hash partitions sized by the budget: each task fits its share, and when all the outputs are
+ * fixed-width, enough that they can stay direct next to the input exchange.
+ */
+async function windowPartitions(ctx: RunContext, plan: WindowStagePlan, inputStage: Stage, routedRowBytes: number, outRowBytesEst: number): Promise<number> {
+  const { resolved } = plan;
+  const bytes = await stageBytes(inputStage);
+  const inputRowBytes = rowBytesOfSchema(inputStage.schema);
+  const base = partitionCount(ctx, bytes, inputRowBytes, windowScratch(resolved, 1, routedRowBytes) + outRowBytesEst);
+  const widths = resolved.columns.map((c) => fixedWidth(c.type));
+  const rows = (await stageRows(inputStage)) ?? (bytes === null ? null : Math.ceil(bytes / Math.max(1, inputRowBytes)));
+  if (rows === null || !widths.every((w) => w > 0)) return base;
+  const denseBytes = widths.reduce((t, w) => t + rows * (w + 1), 0);
+  return partitionsForDirect(ctx, base, rows, rows * routedRowBytes, denseBytes, windowScratch(resolved, 1, routedRowBytes));
+}
+
 export async function* execWindow(
   ctx: RunContext,
   plan: WindowStagePlan,
@@ -64,10 +80,7 @@ export async function* execWindow(
   const inputSchema = inputStage.schema;
   const outRowBytesEst = resolved.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 4);
   const routedRowBytes = plan.routed.reduce((s, i) => s + rowBytesOf(schemaFromArrow(inputSchema)[i]!.type), 4);
-  const partitions =
-    resolved.partitionBy.length === 0
-      ? 1
-      : partitionCount(ctx, await stageBytes(inputStage), rowBytesOfSchema(inputSchema), windowScratch(resolved, 1, routedRowBytes) + outRowBytesEst);
+  const partitions = resolved.partitionBy.length === 0 ? 1 : await windowPartitions(ctx, plan, inputStage, routedRowBytes, outRowBytesEst);
   ctx.stats.partitions = partitions;
   const { store, exchange, rows } = await ingest(ctx, input, inputSchema, {
     name: 'window',
@@ -78,7 +91,8 @@ export async function* execWindow(
     retain: true,
   });
   const outFields: FieldDesc[] = resolved.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
-  const out = new OutputRanges(ctx, 'window', outFields, rows);
+  const taskNeeds = exchange.nonEmpty().map((p) => windowScratch(resolved, exchange.rowsOf(p), loadBytesOf(exchange, p)));
+  const out = new OutputRanges(ctx, 'window', outFields, rows, false, bytesForTasks(ctx, taskNeeds));
   try {
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);

@@ -93,6 +93,8 @@ export class OutputRanges {
     readonly rows: number,
     /** Sparse: outputs for some keys of [0, rows) only (group-by, join), assembled with their keys. */
     readonly sparse = false,
+    /** Bytes direct outputs must leave free: what the kernel tasks in flight will borrow. */
+    leaveForTasks = ctx.limits.headroom,
   ) {
     const rowBytes = fields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
     this.rowBytes = rowBytes;
@@ -107,7 +109,7 @@ export class OutputRanges {
     this.assembledReservation = ctx.budget.reserve(`${name}.out.assembled`);
     const widths = fields.map((f) => fixedWidth(f.type));
     const bytes = widths.reduce((s, w) => s + rows * (w + 1), 0);
-    if (!sparse && widths.every((w) => w > 0) && this.denseReservation.tryGrow(bytes, ctx.limits.headroom)) {
+    if (!sparse && widths.every((w) => w > 0) && this.denseReservation.tryGrow(bytes, leaveForTasks)) {
       this.dense = fields.map((field, c) => ({
         field,
         values: sharedAlloc(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows),
@@ -273,6 +275,30 @@ export function partitionCount(ctx: RunContext, bytes: number | null, inputRowBy
     throw budgetTooSmall(ctx.budget.limit, minimum, `an input of about ${formatBytes(bytes)} would need ${parts} partitions of one task's share each`);
   }
   return Math.max(ctx.config.partitions, parts);
+}
+
+/** How much the largest hash partition may exceed the mean (keys are not spread perfectly). */
+const PARTITION_SKEW = 1.5;
+const EXCHANGE_SLACK = 1.3;
+
+/**
+ * Partitions for a stage whose outputs could be direct (dense arrays by row id): at least
+ * `base`, more when smaller tasks let the dense outputs fit next to the input exchange, which
+ * saves the output exchange, its spill and the assemble pass. `taskRowBytes`: scratch per row.
+ */
+export function partitionsForDirect(ctx: RunContext, base: number, rows: number, exchangeBytes: number, denseBytes: number, taskRowBytes: number): number {
+  if (exchangeBytes > ctx.budget.limit - ctx.limits.headroom) return base; // the exchange spills anyway
+  // Exchange slabs are pooled buffers, a little larger than the rows they hold.
+  const room = ctx.budget.limit - ctx.budget.used - EXCHANGE_SLACK * exchangeBytes - denseBytes;
+  if (room <= 0) return base;
+  const parts = Math.ceil((PARTITION_SKEW * ctx.concurrency * rows * taskRowBytes) / room);
+  return parts > base && parts <= Math.min(8 * base, MAX_PARTITIONS / 4) ? parts : base;
+}
+
+/** What the kernel tasks in flight will borrow: the `concurrency` largest needs, with a margin. */
+export function bytesForTasks(ctx: RunContext, needs: number[]): number {
+  const top = needs.sort((a, b) => b - a).slice(0, ctx.concurrency);
+  return Math.min(ctx.limits.headroom, Math.ceil(1.25 * top.reduce((t, b) => t + b + LOAN_SLACK, 0)));
 }
 
 /**
