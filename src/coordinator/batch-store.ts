@@ -8,7 +8,7 @@
  */
 import type * as A from 'apache-arrow';
 import { batchBytes, batchCopyBytes } from '../columns/shared.js';
-import { ExecutionError } from '../errors.js';
+import { ExecutionError, InputError } from '../errors.js';
 import type { Reservation } from '../memory/budget.js';
 import { readSpill, SpillWriter } from '../memory/spill-file.js';
 import type { RunContext } from './run-context.js';
@@ -26,6 +26,8 @@ export class BatchStore {
     private readonly ctx: RunContext,
     private readonly name: string,
     private readonly owned: boolean,
+    /** The same batches again at replay (e.g. an Arrow IPC file read twice): nothing is kept. */
+    private readonly reread: (() => AsyncIterable<A.RecordBatch>) | null = null,
   ) {
     this.reservation = ctx.budget.reserve(`${name}.retained`);
   }
@@ -38,6 +40,10 @@ export class BatchStore {
   async push(batch: A.RecordBatch): Promise<number> {
     const rowBase = this.rows;
     this.rows += batch.numRows;
+    if (this.reread) {
+      if (batch.numRows > 0) this.items.push({ batch: null, rows: batch.numRows, rowBase, bytes: 0 });
+      return rowBase;
+    }
     const bytes = this.owned ? batchBytes(batch) : 0;
     if (!this.owned || this.reservation.tryGrow(bytes, this.ctx.limits.headroom)) {
       this.items.push({ batch, rows: batch.numRows, rowBase, bytes });
@@ -75,7 +81,29 @@ export class BatchStore {
   }
 
   /** The batches in order, with their first row ids; each in-memory batch is let go once replayed. */
-  async *replay(): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
+  replay(): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
+    return this.reread ? this.replayRead(this.reread) : this.replayKept();
+  }
+
+  /** The batches read again: the same row counts in the same order, or the input changed. */
+  private async *replayRead(reread: () => AsyncIterable<A.RecordBatch>): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
+    let k = 0;
+    let rowBase = 0;
+    for await (const batch of reread()) {
+      if (batch.numRows === 0) continue;
+      const item = this.items[k++];
+      if (!item || item.rows !== batch.numRows) {
+        throw new InputError('INPUT_CHANGED', `${this.name}: the input read a second time differs from the first read (batch ${k} has ${batch.numRows} rows, the first read had ${item ? item.rows : 'none'})`);
+      }
+      yield { batch, rowBase };
+      rowBase += batch.numRows;
+    }
+    if (rowBase !== this.rows) {
+      throw new InputError('INPUT_CHANGED', `${this.name}: the input read a second time ended after ${rowBase} of the ${this.rows} rows of the first read`);
+    }
+  }
+
+  private async *replayKept(): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
     const reader = this.spillPath ? readSpill(this.spillPath)[Symbol.asyncIterator]() : null;
     // A batch read back from disk is held (counted here) until the consumer asks for the next.
     const readBack = this.ctx.budget.reserve(`${this.name}.read-back`);

@@ -75,6 +75,7 @@ export async function* execWindow(
   input: AsyncIterable<A.RecordBatch>,
   inputStage: Stage,
   owned: boolean,
+  reread: (() => AsyncIterable<A.RecordBatch>) | null = null,
 ): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
   const inputSchema = inputStage.schema;
@@ -89,6 +90,7 @@ export async function* execWindow(
     partitions,
     owned,
     retain: true,
+    reread,
   });
   const outFields: FieldDesc[] = resolved.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
   const taskNeeds = exchange.nonEmpty().map((p) => windowScratch(resolved, exchange.rowsOf(p), loadBytesOf(exchange, p)));

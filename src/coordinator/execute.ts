@@ -129,6 +129,24 @@ function sumOrNull(sizes: Array<number | null>): number | null {
   return sizes.some((s) => s === null) ? null : sizes.reduce<number>((t, s) => t + s!, 0);
 }
 
+/**
+ * The stage's batches once more, the same ones in the same order, when the stage can give
+ * them again more cheaply than a blocking operator could keep them (a scan of Arrow IPC files,
+ * maybe with columns selected); null otherwise. The second read counts no input rows.
+ */
+export function rereadOf(ctx: RunContext, stage: Stage): (() => AsyncIterable<A.RecordBatch>) | null {
+  switch (stage.kind) {
+    case 'scan':
+      return stage.source.reread ? () => conform(stage.schema, readSource(ctx, stage, true)) : null;
+    case 'project': {
+      const input = rereadOf(ctx, stage.input);
+      return input ? () => conform(stage.schema, project(input(), stage.schema, stage.columns)) : null;
+    }
+    default:
+      return null;
+  }
+}
+
 /** Whether a stage's batches were allocated by Sluice (and may be counted and spilled). */
 export function ownsBatches(stage: Stage): boolean {
   switch (stage.kind) {
@@ -158,7 +176,7 @@ function runStageRaw(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch
     case 'limit':
       return limit(runStage(ctx, stage.input), stage.n);
     case 'window':
-      return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input));
+      return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input), rereadOf(ctx, stage.input));
     case 'asof':
       return execAsof(ctx, stage.plan, stage.left, stage.right);
     case 'sort':
@@ -198,10 +216,11 @@ async function* conform(schema: A.Schema, input: AsyncIterable<A.RecordBatch>): 
  * A source's batches. A batch Sluice read itself is counted as `read` until the consumer asks
  * for the next one (what could not be counted is reported as overflow).
  */
-async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan' }>): AsyncGenerator<A.RecordBatch> {
-  const it = stage.source.batches(ctx.signal)[Symbol.asyncIterator]();
-  const held = ctx.budget.reserve('read');
-  ctx.progress.start('read');
+async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan' }>, again = false): AsyncGenerator<A.RecordBatch> {
+  const source = stage.source;
+  const it = (again ? source.reread!(ctx.signal) : source.batches(ctx.signal))[Symbol.asyncIterator]();
+  const held = ctx.budget.reserve(again ? 'reread' : 'read');
+  if (!again) ctx.progress.start('read');
   // The next batch is about as big as the last: wait for room for it before reading, so a
   // full budget (tasks in flight) slows the reader down instead of being overrun.
   let expected = 0;
@@ -211,8 +230,10 @@ async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan'
       if (stage.source.owned && expected > 0) await ctx.roomFor(expected);
       const r = await ctx.clock.during('read', it.next());
       if (r.done) return;
-      ctx.stats.rowsIn += r.value.numRows;
-      ctx.progress.add('read', r.value.numRows);
+      if (!again) {
+        ctx.stats.rowsIn += r.value.numRows;
+        ctx.progress.add('read', r.value.numRows);
+      }
       if (stage.source.owned) {
         const bytes = batchBytes(r.value);
         expected = bytes;

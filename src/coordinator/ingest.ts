@@ -28,6 +28,8 @@ export interface IngestSpec {
   owned: boolean;
   /** Keep the input batches for the output phase. */
   retain: boolean;
+  /** The input's batches again, for the output phase, instead of keeping them (see BatchStore). */
+  reread?: (() => AsyncIterable<A.RecordBatch>) | null;
   /** Sees each input batch's routed columns with its first row id (e.g. to sample sort keys). */
   onBatch?: (routed: A.RecordBatch, rowBase: number) => void;
 }
@@ -52,7 +54,7 @@ export function slabRowsFor(ctx: RunContext, rowBytes: number): number {
 }
 
 export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch>, inputSchema: A.Schema, spec: IngestSpec): Promise<Ingested> {
-  const store = spec.retain ? new BatchStore(ctx, spec.name, spec.owned) : null;
+  const store = spec.retain ? new BatchStore(ctx, spec.name, spec.owned, spec.reread ?? null) : null;
   const ordered = spec.routed.map((i) => schemaFromArrow(inputSchema)[i]!);
   const exchange = new Exchange(ctx.exchangeEnv(), spec.name, ordered, spec.partitions);
   const queue = new PQueue({ concurrency: ctx.concurrency });

@@ -32,6 +32,12 @@ export interface Source {
    * `rows` only when asked (files: a metadata read per file; otherwise null for files).
    */
   size(options?: { rows?: boolean }): Promise<SourceSize>;
+  /**
+   * The batches of the last `batches()` again, from the same files, when reading them twice
+   * is cheaper than keeping a copy (Arrow IPC: no decoding); InputError INPUT_CHANGED when a
+   * file changed in between. Absent: the source cannot be read again cheaply.
+   */
+  reread?(signal?: AbortSignal): AsyncIterable<A.RecordBatch>;
 }
 
 /**
@@ -228,6 +234,45 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
       expanded = null; // the next action looks again
       throw err;
     }));
+  // What the last batches() read, so that reread() reads the same files or says they changed.
+  type Read = { state: Expanded; stats: Array<{ size: number; mtimeMs: number } | null> };
+  let lastRead: Read | null = null;
+  async function* read(state: Expanded, signal: AbortSignal | undefined, check: Read | null, record: Read | null): AsyncGenerator<A.RecordBatch> {
+    const { dataset, fileSchema, schema } = state;
+    const hive = schema.fields.slice(fileSchema.fields.length);
+    for (let f = 0; f < dataset.files.length; f++) {
+      const file = dataset.files[f]!;
+      const st = await stat(file.path).then(
+        (x) => ({ size: x.size, mtimeMs: x.mtimeMs }),
+        () => null,
+      );
+      if (check) {
+        const was = check.stats[f];
+        if (!st || !was || st.size !== was.size || st.mtimeMs !== was.mtimeMs) {
+          throw new InputError('INPUT_CHANGED', `${name} file ${file.path} changed while the run was reading it a second time (its rows are replayed from the file, not kept)`, {
+            path: file.path,
+          });
+        }
+      } else record?.stats.push(st);
+      const values = hive.map((h) => file.hive.find(([k]) => k === h.name)![1]);
+      const opts = f === 0 ? { signal } : { signal, schema: fileSchema };
+      for await (const raw of readers.batches(file.path, opts)) {
+        const b = sameColumns(raw, fileSchema, `${name} file ${file.path}`, f === 0 ? 'its schema read before the run' : `the first file ${dataset.files[0]!.path}`);
+        if (b.numRows === 0) continue;
+        yield hive.length === 0
+          ? b
+          : new A.RecordBatch(
+              schema,
+              A.makeData({
+                type: new A.Struct(schema.fields),
+                length: b.numRows,
+                nullCount: 0,
+                children: [...b.data.children, ...hive.map((h, i) => constantColumn(h.type, values[i]!, b.numRows))],
+              }),
+            );
+      }
+    }
+  }
   return {
     label,
     owned: true,
@@ -260,30 +305,21 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
       return { bytes: await state.bytes, rows: options.rows ? await state.rows! : null };
     },
     async *batches(signal?: AbortSignal) {
-      const { dataset, fileSchema, schema } = await expand();
+      const state = await expand();
       expanded = null; // files are listed again for the next action
-      const hive = schema.fields.slice(fileSchema.fields.length);
-      for (let f = 0; f < dataset.files.length; f++) {
-        const file = dataset.files[f]!;
-        const values = hive.map((h) => file.hive.find(([k]) => k === h.name)![1]);
-        const opts = f === 0 ? { signal } : { signal, schema: fileSchema };
-        for await (const raw of readers.batches(file.path, opts)) {
-          const b = sameColumns(raw, fileSchema, `${name} file ${file.path}`, f === 0 ? 'its schema read before the run' : `the first file ${dataset.files[0]!.path}`);
-          if (b.numRows === 0) continue;
-          yield hive.length === 0
-            ? b
-            : new A.RecordBatch(
-                schema,
-                A.makeData({
-                  type: new A.Struct(schema.fields),
-                  length: b.numRows,
-                  nullCount: 0,
-                  children: [...b.data.children, ...hive.map((h, i) => constantColumn(h.type, values[i]!, b.numRows))],
-                }),
-              );
-        }
-      }
+      const record: Read = { state, stats: [] };
+      lastRead = record;
+      yield* read(state, signal, null, record);
     },
+    ...(format === 'ipc'
+      ? {
+          async *reread(signal?: AbortSignal) {
+            const last = lastRead;
+            if (!last) throw new InputError('INPUT_CHANGED', `${label} has not been read yet, so it cannot be read again`);
+            yield* read(last.state, signal, last, null);
+          },
+        }
+      : {}),
   };
 }
 

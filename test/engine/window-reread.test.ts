@@ -1,0 +1,149 @@
+/**
+ * A window over Arrow IPC files replays its input by reading the files a second time instead
+ * of keeping (or spilling) a copy: the same result as the same rows from memory or Parquet at
+ * any budget, and a file that changes between the two reads is an InputError INPUT_CHANGED,
+ * not a wrong result.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as A from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine, InputError, sum, type DataFrame } from '../../src/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sluice-reread-'));
+const ipc = join(dir, 'in.arrow');
+const parquet = join(dir, 'in.parquet');
+const folder = join(dir, 'parts');
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+}
+
+/** `rows` rows of (user, ts, v, note) in batches of 2000. */
+function table(rows: number, seed: number): A.Table {
+  const r = rng(seed);
+  const user = new Int32Array(rows);
+  const ts = new Float64Array(rows);
+  const v = new Int32Array(rows);
+  const note: Array<string | null> = [];
+  for (let i = 0; i < rows; i++) {
+    user[i] = Math.floor(r() * 300);
+    ts[i] = Math.floor(r() * 1e6);
+    v[i] = Math.floor(r() * 1000) - 500;
+    note.push(r() < 0.1 ? null : `n${i % 97}`);
+  }
+  const whole = new A.Table({ user: A.makeVector(user), ts: A.makeVector(ts), v: A.makeVector(v), note: A.vectorFromArray(note, new A.Utf8()) });
+  const batches: A.RecordBatch[] = [];
+  for (let s = 0; s < rows; s += 2000) batches.push(...whole.slice(s, Math.min(rows, s + 2000)).batches);
+  return new A.Table(whole.schema, batches);
+}
+
+const DATA = table(40_000, 7);
+
+const rolled = (df: DataFrame): DataFrame =>
+  df.window({ partitionBy: 'user', orderBy: 'ts', columns: { s3: sum('v').rows(2), s30: sum('v').rows(29, 0), c: sum('v').rows(5, 5) } });
+
+async function rowsOf(df: DataFrame): Promise<unknown[]> {
+  const t = await df.collect();
+  return t.toArray().map((r) => r.toJSON());
+}
+
+beforeAll(async () => {
+  writeFileSync(ipc, A.tableToIPC(DATA, 'file'));
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'a.arrow'), A.tableToIPC(DATA.slice(0, 15_000), 'file'));
+  writeFileSync(join(folder, 'b.arrow'), A.tableToIPC(DATA.slice(15_000), 'file'));
+  const e = new Engine({ threads: 0 });
+  try {
+    await e.fromArrow(DATA).writeParquet(parquet);
+  } finally {
+    await e.close();
+  }
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('window over Arrow IPC files read twice', () => {
+  let expected: unknown[];
+  beforeAll(async () => {
+    const e = new Engine({ threads: 0 });
+    try {
+      expected = await rowsOf(rolled(e.fromArrow(DATA)));
+    } finally {
+      await e.close();
+    }
+  });
+
+  for (const [threads, budget] of [
+    [0, undefined],
+    [2, undefined],
+    [1, '2MiB'],
+    [2, '3MiB'],
+  ] as const) {
+    it(`gives the in-memory result (threads ${threads}, budget ${budget ?? 'default'})`, async () => {
+      const e = new Engine({ threads, memoryBudget: budget, slabRows: 3000 });
+      try {
+        expect(await rowsOf(rolled(e.readIpc(ipc)))).toEqual(expected);
+        expect(await rowsOf(rolled(e.readIpc(folder)))).toEqual(expected);
+        expect(await rowsOf(rolled(e.readIpc(ipc).select('user', 'ts', 'v')))).toEqual(expected.map((r) => {
+          const { note: _, ...rest } = r as Record<string, unknown>;
+          return rest;
+        }));
+        expect(await rowsOf(rolled(e.readParquet(parquet)))).toEqual(expected);
+        expect(e.budget.used).toBe(0);
+      } finally {
+        await e.close();
+      }
+    });
+  }
+
+  it('keeps nothing of the input: a budget too small to hold it spills less than the input', async () => {
+    const e = new Engine({ threads: 1, memoryBudget: '3MiB', slabRows: 3000 });
+    try {
+      const fromIpc = await rolled(e.readIpc(ipc)).execute();
+      const fromParquet = await rolled(e.readParquet(parquet)).execute();
+      // Parquet keeps (and here spills) its decoded input for the replay; IPC reads it again.
+      expect(fromIpc.stats.spilledBytes).toBeLessThan(fromParquet.stats.spilledBytes);
+      expect(fromIpc.stats.rowsIn).toBe(DATA.numRows);
+      expect(fromIpc.stats.peakTrackedBytes).toBeLessThanOrEqual(3 * 2 ** 20);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('a file that changes between the two reads is INPUT_CHANGED, with no output file left', async () => {
+    const path = join(dir, 'changing.arrow');
+    const out = join(dir, 'changing-out.arrow');
+    writeFileSync(path, A.tableToIPC(DATA, 'file'));
+    let rewritten = false;
+    const e = new Engine({
+      threads: 1,
+      onProgress: (p) => {
+        if (p.phase === 'kernel' && !rewritten) {
+          rewritten = true;
+          writeFileSync(path, A.tableToIPC(DATA.slice(0, 30_000), 'file'));
+        }
+      },
+    });
+    try {
+      const err = await rolled(e.readIpc(path))
+        .writeIpc(out)
+        .then(
+          () => null,
+          (x: unknown) => x,
+        );
+      expect(rewritten).toBe(true);
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).code).toBe('INPUT_CHANGED');
+      expect(String((err as Error).message)).toContain('changing.arrow');
+      expect(existsSync(out)).toBe(false);
+      expect(e.budget.used).toBe(0);
+      // The engine is still usable, and reads the file as it is now.
+      expect((await e.readIpc(path).collect()).numRows).toBe(30_000);
+    } finally {
+      await e.close();
+    }
+  });
+});
