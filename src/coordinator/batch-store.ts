@@ -13,7 +13,8 @@ import type { Reservation } from '../memory/budget.js';
 import { readSpill, SpillWriter } from '../memory/spill-file.js';
 import type { RunContext } from './run-context.js';
 
-type Item = { batch: A.RecordBatch | null; rows: number; rowBase: number; bytes: number };
+/** `reread`: the batch comes from the second read of the input (only a prefix of the items). */
+type Item = { batch: A.RecordBatch | null; rows: number; rowBase: number; bytes: number; reread: boolean };
 
 export class BatchStore {
   private readonly items: Item[] = [];
@@ -30,7 +31,15 @@ export class BatchStore {
     private readonly reread: (() => AsyncIterable<A.RecordBatch>) | null = null,
   ) {
     this.reservation = ctx.budget.reserve(`${name}.retained`);
+    this.rereading = reread !== null;
   }
+
+  /**
+   * Whether batches are still left to the second read. A batch bigger than a spilled piece
+   * would be, read again whole next to the output phase's loans, might not fit: from the first
+   * one on, batches are kept (or spilled in pieces) instead.
+   */
+  private rereading: boolean;
 
   get totalRows(): number {
     return this.rows;
@@ -40,25 +49,31 @@ export class BatchStore {
   async push(batch: A.RecordBatch): Promise<number> {
     const rowBase = this.rows;
     this.rows += batch.numRows;
-    if (this.reread) {
-      if (batch.numRows > 0) this.items.push({ batch: null, rows: batch.numRows, rowBase, bytes: 0 });
+    const bytes = this.owned ? batchBytes(batch) : 0;
+    if (this.rereading && bytes <= this.pieceBytes) {
+      if (batch.numRows > 0) this.items.push({ batch: null, rows: batch.numRows, rowBase, bytes: 0, reread: true });
       return rowBase;
     }
-    const bytes = this.owned ? batchBytes(batch) : 0;
+    this.rereading = false;
     if (!this.owned || this.reservation.tryGrow(bytes, this.ctx.limits.headroom)) {
-      this.items.push({ batch, rows: batch.numRows, rowBase, bytes });
+      this.items.push({ batch, rows: batch.numRows, rowBase, bytes, reread: false });
       return rowBase;
     }
     // Spilled in pieces small enough that reading one back fits a task's share of the budget.
-    const pieceRows = Math.max(1, Math.floor(this.ctx.limits.taskBytes / 4 / Math.max(1, bytes / Math.max(1, batch.numRows))));
+    const pieceRows = Math.max(1, Math.floor(this.pieceBytes / Math.max(1, bytes / Math.max(1, batch.numRows))));
     for (let start = 0; start < batch.numRows || start === 0; start += pieceRows) {
       const len = Math.min(pieceRows, batch.numRows - start);
       const piece = start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len);
       await this.ctx.clock.during('spill', this.write(piece));
-      this.items.push({ batch: null, rows: len, rowBase: rowBase + start, bytes: 0 });
+      this.items.push({ batch: null, rows: len, rowBase: rowBase + start, bytes: 0, reread: false });
       if (len === 0) break;
     }
     return rowBase;
+  }
+
+  /** The most bytes of input one replayed batch read back (or read again) may hold. */
+  private get pieceBytes(): number {
+    return this.ctx.limits.taskBytes / 4;
   }
 
   private async write(batch: A.RecordBatch): Promise<void> {
@@ -80,37 +95,22 @@ export class BatchStore {
     this.ctx.untrack(this.spill);
   }
 
-  /** The batches in order, with their first row ids; each in-memory batch is let go once replayed. */
-  replay(): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
-    return this.reread ? this.replayRead(this.reread) : this.replayKept();
-  }
-
-  /** The batches read again: the same row counts in the same order, or the input changed. */
-  private async *replayRead(reread: () => AsyncIterable<A.RecordBatch>): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
-    let k = 0;
-    let rowBase = 0;
-    for await (const batch of reread()) {
-      if (batch.numRows === 0) continue;
-      const item = this.items[k++];
-      if (!item || item.rows !== batch.numRows) {
-        throw new InputError('INPUT_CHANGED', `${this.name}: the input read a second time differs from the first read (batch ${k} has ${batch.numRows} rows, the first read had ${item ? item.rows : 'none'})`);
-      }
-      yield { batch, rowBase };
-      rowBase += batch.numRows;
-    }
-    if (rowBase !== this.rows) {
-      throw new InputError('INPUT_CHANGED', `${this.name}: the input read a second time ended after ${rowBase} of the ${this.rows} rows of the first read`);
-    }
-  }
-
-  private async *replayKept(): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
+  /**
+   * The batches in order, with their first row ids: the first ones read again (the same row
+   * counts in the same order, or the input changed), the rest kept or read back from the spill
+   * file; each in-memory batch is let go once replayed.
+   */
+  async *replay(): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
+    const again = this.reread && this.items[0]?.reread ? this.reread()[Symbol.asyncIterator]() : null;
     const reader = this.spillPath ? readSpill(this.spillPath)[Symbol.asyncIterator]() : null;
     // A batch read back from disk is held (counted here) until the consumer asks for the next.
     const readBack = this.ctx.budget.reserve(`${this.name}.read-back`);
     try {
-      for (const item of this.items) {
+      for (let k = 0; k < this.items.length; k++) {
+        const item = this.items[k]!;
         let batch = item.batch;
-        if (!batch) {
+        if (item.reread) batch = await this.readAgain(again!, item, k);
+        else if (!batch) {
           const r = await this.ctx.clock.during('spill', reader!.next());
           if (r.done) throw new ExecutionError('INTERNAL', `internal: spill file ${this.spillPath} ended early`);
           batch = r.value;
@@ -122,9 +122,34 @@ export class BatchStore {
         if (item.bytes > 0) this.reservation.shrink(item.bytes);
         item.bytes = 0;
       }
+      if (again && this.items.every((item) => item.reread)) {
+        const r = await again.next();
+        if (!r.done && r.value.numRows > 0) {
+          throw new InputError('INPUT_CHANGED', `${this.name}: the input read a second time has more than the ${this.rows} rows of the first read`);
+        }
+      }
     } finally {
       readBack.free();
+      await again?.return?.(undefined);
       await reader?.return?.(undefined);
+    }
+  }
+
+  /** Item k's batch from the second read, which must have the first read's rows. */
+  private async readAgain(again: AsyncIterator<A.RecordBatch>, item: Item, k: number): Promise<A.RecordBatch> {
+    for (;;) {
+      const r = await again.next();
+      if (r.done) {
+        throw new InputError('INPUT_CHANGED', `${this.name}: the input read a second time ended after ${item.rowBase} of the ${this.rows} rows of the first read`);
+      }
+      if (r.value.numRows === 0) continue;
+      if (r.value.numRows !== item.rows) {
+        throw new InputError(
+          'INPUT_CHANGED',
+          `${this.name}: the input read a second time differs from the first read (batch ${k + 1} has ${r.value.numRows} rows, the first read had ${item.rows})`,
+        );
+      }
+      return r.value;
     }
   }
 

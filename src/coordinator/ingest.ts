@@ -113,6 +113,8 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
 
   const it = input[Symbol.asyncIterator]();
   ctx.progress.start('partition');
+  // A slab that cannot be lent while nothing else is out makes the exchange spill what it keeps.
+  const unrelieve = ctx.relief(() => exchange.spillKept());
   try {
     for (;;) {
       if (failure) break;
@@ -137,10 +139,12 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     }
     if (!failure) await flush();
     await ctx.clock.during('partition', queue.onIdle());
+    unrelieve();
     if (failure) throw (failure as { err: unknown }).err;
     await store?.seal();
     await exchange.seal();
   } catch (err) {
+    unrelieve();
     failure ??= { err };
     // Never queue.clear(): a dropped job would keep its loans. Queued jobs see the failure.
     await queue.onIdle();

@@ -123,6 +123,8 @@ export class RunContext {
   private readonly writers = new Set<SpillWriter>();
   private loansOut = 0;
   private loanReturned: Array<() => void> = [];
+  /** Consumers that can give memory back by spilling what they keep (see `relief`). */
+  private readonly reliefs = new Set<() => Promise<number>>();
   private readonly onAbort = (): void => this.wakeLoanWaiters();
 
   constructor(
@@ -189,7 +191,11 @@ export class RunContext {
       const got = alone && this.loansOut > 0 ? null : (this.tryLoans(name, sizes, false) ?? this.tryLoans(name, sizes, true));
       if (got) return got;
       if (this.loansOut === 0) {
-        // Nothing will come back: report what holds the budget.
+        // Nothing will come back by itself: spillable consumers give memory back first.
+        if ((await this.relieve()) > 0) continue;
+        const late = this.tryLoans(name, sizes, true);
+        if (late) return late;
+        // Nothing can be given back: report what holds the budget.
         const r = this.budget.reserve(name);
         try {
           r.grow(sizes.reduce((s, b) => s + bufferSize(b), 0));
@@ -200,6 +206,22 @@ export class RunContext {
       }
       await this.loanReturn();
     }
+  }
+
+  /**
+   * Registers a consumer that can spill what it keeps to give memory back, for as long as it
+   * can (e.g. an exchange while rows still come in); returns the function that unregisters it.
+   * `spill` resolves to the bytes it freed.
+   */
+  relief(spill: () => Promise<number>): () => void {
+    this.reliefs.add(spill);
+    return () => this.reliefs.delete(spill);
+  }
+
+  private async relieve(): Promise<number> {
+    let freed = 0;
+    for (const spill of [...this.reliefs]) freed += await spill();
+    return freed;
   }
 
   /**

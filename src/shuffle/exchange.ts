@@ -151,6 +151,25 @@ export class Exchange {
   }
 
   /**
+   * Writes every kept chunk to the spill file and lets their buffers go (the run needs the
+   * memory); resolves to the bytes freed. Only while rows come in: no task reads them yet.
+   */
+  spillKept(): Promise<number> {
+    const next = this.tail.then(async () => {
+      if (this.chunks.every((c) => c.length === 0)) return 0;
+      const before = this.reservation.size;
+      await this.writeMerged(this.chunks.map((c) => c.slice()));
+      for (let p = 0; p < this.partitions; p++) if (this.chunks[p]!.length > 0) this.drop(p);
+      return before - this.reservation.size;
+    });
+    this.tail = next.then(
+      () => {},
+      () => {},
+    );
+    return next;
+  }
+
+  /**
    * Writes each destination's chunks as one batch (concatenated in row-id order, in memory lent
    * by the reservation `<name>.merge`; separately when that cannot be lent), in writes of a few
    * destinations at a time so merged batches never pile up.

@@ -21,8 +21,8 @@ function rng(seed: number): () => number {
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
 }
 
-/** `rows` rows of (user, ts, v, note) in batches of 2000. */
-function table(rows: number, seed: number): A.Table {
+/** `rows` rows of (user, ts, v, note) in batches of `batchRows`. */
+function table(rows: number, seed: number, batchRows = 2000): A.Table {
   const r = rng(seed);
   const user = new Int32Array(rows);
   const ts = new Float64Array(rows);
@@ -36,7 +36,7 @@ function table(rows: number, seed: number): A.Table {
   }
   const whole = new A.Table({ user: A.makeVector(user), ts: A.makeVector(ts), v: A.makeVector(v), note: A.vectorFromArray(note, new A.Utf8()) });
   const batches: A.RecordBatch[] = [];
-  for (let s = 0; s < rows; s += 2000) batches.push(...whole.slice(s, Math.min(rows, s + 2000)).batches);
+  for (let s = 0; s < rows; s += batchRows) batches.push(...whole.slice(s, Math.min(rows, s + batchRows)).batches);
   return new A.Table(whole.schema, batches);
 }
 
@@ -109,6 +109,59 @@ describe('window over Arrow IPC files read twice', () => {
       expect(fromIpc.stats.rowsIn).toBe(DATA.numRows);
       expect(fromIpc.stats.peakTrackedBytes).toBeLessThanOrEqual(3 * 2 ** 20);
     } finally {
+      await e.close();
+    }
+  });
+
+  it('batches big for the budget are kept (or spilled in pieces) instead of read again', async () => {
+    // Small batches first (read again), then big ones (kept or spilled from there on).
+    const big = join(dir, 'big.arrow');
+    const mixed = new A.Table(DATA.schema, [...DATA.slice(0, 6000).batches, ...table(40_000, 7, 17_000).slice(6000).batches]);
+    expect(mixed.batches.length).toBe(6); // 3 of 2000 rows, then 11000, 17000 and 6000
+    writeFileSync(big, A.tableToIPC(mixed, 'file'));
+    const whole = join(dir, 'whole.arrow');
+    writeFileSync(whole, A.tableToIPC(table(40_000, 7, 40_000), 'file'));
+    for (const [threads, budget, path] of [
+      [1, '1MiB', big],
+      [2, '2MiB', big],
+      [1, '1536KiB', whole],
+    ] as const) {
+      const e = new Engine({ threads, memoryBudget: budget });
+      try {
+        const run = await rolled(e.readIpc(path)).execute();
+        expect(run.stats.peakTrackedBytes).toBeLessThanOrEqual(e.budget.limit);
+        expect(await rowsOf(rolled(e.readIpc(path)))).toEqual(expected);
+        expect(e.budget.used).toBe(0);
+      } finally {
+        await e.close();
+      }
+    }
+  });
+
+  it('a slab that cannot be lent while the reader holds a big batch makes the exchange spill what it keeps', async () => {
+    const n = 400_000;
+    const user = new Int32Array(n);
+    const ts = new Float64Array(n);
+    const v = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      user[i] = (i * 7919) % 5000;
+      ts[i] = i;
+      v[i] = i % 100;
+    }
+    const t = new A.Table({ user: A.makeVector(user), ts: A.makeVector(ts), v: A.makeVector(v) });
+    const path = join(dir, 'two-batches.arrow');
+    writeFileSync(path, A.tableToIPC(new A.Table(t.schema, [...t.slice(0, 200_000).batches, ...t.slice(200_000).batches]), 'file'));
+    const job = (df: DataFrame): DataFrame => df.window({ partitionBy: 'user', orderBy: 'ts', columns: { s: sum('v').rows(3) } });
+    const roomy = new Engine({ threads: 0 });
+    const e = new Engine({ threads: 1, memoryBudget: '4MiB' });
+    try {
+      const want = await rowsOf(job(roomy.fromArrow(t)));
+      const run = await job(e.readIpc(path)).execute();
+      expect(run.stats.spilledBytes).toBeGreaterThan(0);
+      expect(await rowsOf(job(e.readIpc(path)))).toEqual(want);
+      expect(e.budget.used).toBe(0);
+    } finally {
+      await roomy.close();
       await e.close();
     }
   });
