@@ -162,11 +162,38 @@ function repeatVarBinary(data: Data, runs: RowRuns, alloc: Allocator, base: Buil
   if (!large && total > MAX_INT32) throw new RangeError(`repeatRows: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
   const out = alloc(Uint8Array, total) as Uint8Array;
   const outOffs = large ? new Float64Array(runs.length + 1) : (alloc(Int32Array, runs.length + 1) as Int32Array);
+  // Short values (most repeated labels) are written as four 32-bit words per copy: the bytes
+  // past a value's end are overwritten by the next value (the writes move forward), and the
+  // last 16 bytes of the output take the byte loop so no write passes its end.
+  const src = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const dst = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const srcEnd = bytes.byteLength - 16;
+  const dstEnd = total - 16;
   let p = 0;
   for (let r = 0; r < n; r++) {
     const a = offs[r];
     const b = offs[r + 1];
-    for (let q = outStart[r], end = outStart[r + 1]; q < end; q++) {
+    const q0 = outStart[r];
+    const q1 = outStart[r + 1];
+    if (b - a <= 16 && a <= srcEnd) {
+      const len = b - a;
+      const w0 = src.getInt32(a, true);
+      const w1 = src.getInt32(a + 4, true);
+      const w2 = src.getInt32(a + 8, true);
+      const w3 = src.getInt32(a + 12, true);
+      for (let q = q0; q < q1; q++) {
+        if (p <= dstEnd) {
+          dst.setInt32(p, w0, true);
+          dst.setInt32(p + 4, w1, true);
+          dst.setInt32(p + 8, w2, true);
+          dst.setInt32(p + 12, w3, true);
+        } else for (let k = 0; k < len; k++) out[p + k] = bytes[a + k];
+        p += len;
+        outOffs[q + 1] = p;
+      }
+      continue;
+    }
+    for (let q = q0; q < q1; q++) {
       copyBytes(bytes, a, b, out, p);
       p += b - a;
       outOffs[q + 1] = p;
