@@ -98,3 +98,55 @@ const POPCOUNT = (() => {
   for (let i = 0; i < 256; i++) t[i] = (i & 1) + t[i >> 1]!;
   return t;
 })();
+
+/** Sets bits [from, from + length) of `dst`. */
+export function setBitRange(dst: Uint8Array, from: number, length: number): void {
+  let i = from;
+  const end = from + length;
+  while (i < end && (i & 7) !== 0) {
+    dst[i >> 3]! |= 1 << (i & 7);
+    i++;
+  }
+  const whole = (end - i) >> 3;
+  if (whole > 0) {
+    const b = i >> 3;
+    if (whole > 16) dst.fill(0xff, b, b + whole);
+    else for (let k = b; k < b + whole; k++) dst[k] = 0xff;
+    i += whole << 3;
+  }
+  for (; i < end; i++) dst[i >> 3]! |= 1 << (i & 7);
+}
+
+/**
+ * dst bits [d, d + length) = src bits [s, s + length), at any bit alignment of either side;
+ * those dst bits are 0 before the call (other dst bits are kept). A byte at a time in the body.
+ */
+export function copyBitRange(src: Uint8Array, s: number, dst: Uint8Array, d: number, length: number): void {
+  let left = length;
+  while (left > 0 && (d & 7) !== 0) {
+    if ((src[s >> 3]! >> (s & 7)) & 1) dst[d >> 3]! |= 1 << (d & 7);
+    s++;
+    d++;
+    left--;
+  }
+  const whole = left >> 3;
+  if (whole > 0) {
+    const sh = s & 7;
+    const sb = s >> 3;
+    const db = d >> 3;
+    if (sh === 0) {
+      if (whole > 16) dst.set(src.subarray(sb, sb + whole), db);
+      else for (let k = 0; k < whole; k++) dst[db + k] = src[sb + k]!;
+    } else {
+      const last = src.length - 1;
+      for (let k = 0; k < whole; k++) {
+        const x = sb + k;
+        dst[db + k] = ((src[x]! >>> sh) | (x < last ? src[x + 1]! << (8 - sh) : 0)) & 0xff;
+      }
+    }
+    s += whole << 3;
+    d += whole << 3;
+    left -= whole << 3;
+  }
+  for (; left > 0; left--, s++, d++) if ((src[s >> 3]! >> (s & 7)) & 1) dst[d >> 3]! |= 1 << (d & 7);
+}

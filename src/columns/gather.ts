@@ -36,7 +36,7 @@ export type { Allocator };
 const MAX_INT32 = 0x7fffffff;
 const TWO32 = 4294967296;
 
-interface BuildProps {
+export interface BuildProps {
   type: DataType;
   length: number;
   nullCount: number;
@@ -47,19 +47,19 @@ interface BuildProps {
   children?: Data[];
   dictionary?: unknown;
 }
-const build = makeData as unknown as (props: BuildProps) => Data;
+export const build = makeData as unknown as (props: BuildProps) => Data;
 
 function allocU8(alloc: Allocator, n: number): Uint8Array {
   return alloc(Uint8Array, n) as Uint8Array;
 }
 
 /** Bytes of a validity bitmap for n rows, padded to 64 bits. */
-function bitmapBytes(n: number): number {
+export function bitmapBytes(n: number): number {
   return ((n + 63) >>> 6) << 3;
 }
 
 /** The bitmap of `data` when it has NULLs, else null. */
-function nullsOf(data: Data): Uint8Array | null {
+export function nullsOf(data: Data): Uint8Array | null {
   const bm = data.nullBitmap as Uint8Array | undefined;
   return bm && bm.length > 0 && data.nullCount > 0 ? bm : null;
 }
@@ -82,7 +82,7 @@ export function largeOffsetsToNumbers(vo: BigInt64Array, count: number): Float64
 }
 
 /** Writes non-negative numeric offsets into a new int64 offsets buffer. */
-function numbersToLargeOffsets(src: Float64Array | Int32Array, count: number, alloc: Allocator): BigInt64Array {
+export function numbersToLargeOffsets(src: Float64Array | Int32Array, count: number, alloc: Allocator): BigInt64Array {
   const out = alloc(BigInt64Array, count) as BigInt64Array;
   const u32 = new Uint32Array(out.buffer, out.byteOffset, count * 2);
   for (let i = 0; i < count; i++) {
@@ -202,7 +202,7 @@ function gatherBits(bits: Uint8Array, off: number, idx: Int32Array, n: number, a
 }
 
 /** A view of the same bytes as 32-, 16- or 8-bit words, whichever divides a row and the offset. */
-function wordView(a: TypedArray, rowBytes: number): Int32Array | Uint16Array | Uint8Array {
+export function wordView(a: TypedArray, rowBytes: number): Int32Array | Uint16Array | Uint8Array {
   if (rowBytes % 4 === 0 && a.byteOffset % 4 === 0) return new Int32Array(a.buffer, a.byteOffset, a.byteLength >>> 2);
   if (rowBytes % 2 === 0 && a.byteOffset % 2 === 0) return new Uint16Array(a.buffer, a.byteOffset, a.byteLength >>> 1);
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
@@ -240,7 +240,7 @@ function gatherFixed(values: TypedArray, stride: number, idx: Int32Array, n: num
 }
 
 /** Copies bytes src[a..b) to dst at p: a loop for short runs (no view per row), memcpy for long. */
-function copyBytes(src: Uint8Array, a: number, b: number, dst: Uint8Array, p: number): void {
+export function copyBytes(src: Uint8Array, a: number, b: number, dst: Uint8Array, p: number): void {
   if (b - a > 48) dst.set(src.subarray(a, b), p);
   else for (let k = a; k < b; k++) dst[p++] = src[k];
 }

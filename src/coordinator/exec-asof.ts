@@ -13,7 +13,7 @@
  * instead (src/coordinator/asof-range.ts), unless a condition can reject rows: then one task.
  */
 import * as A from 'apache-arrow';
-import { schemaToArrow } from '../columns/arrow-types.js';
+import { schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
 import { gatherData } from '../columns/gather.js';
 import { batchFromColumns } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
@@ -23,10 +23,10 @@ import { resolveAsof, type AsofOptions, type ResolvedAsof } from '../ops/asof-sp
 import type { FieldDesc, SchemaDesc } from '../types/column.js';
 import type { AsofTaskSpec, ChunkDesc } from '../types/tasks.js';
 import { routeByRange } from './asof-range.js';
-import { fixedWidth } from './column-widths.js';
-import { ownsBatches, runStage } from './execute.js';
+import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
+import { ownsBatches, runStage, stageBytes } from './execute.js';
 import { ingest } from './ingest.js';
-import { loadBytesOf, OutputRanges, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
+import { loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
 import type { Stage } from './planner.js';
 import type { RunContext } from './run-context.js';
 
@@ -155,7 +155,9 @@ function remapColumns(e: BoundExpr, remap: Map<number, number>): BoundExpr {
 
 export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
-  const partitions = plan.mode === 'hash' ? ctx.config.partitions : 1;
+  const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+  const partitions = plan.mode === 'hash' ? await hashPartitions(ctx, plan, leftStage, rightStage, outRowBytes) : 1;
+  if (plan.mode === 'hash') ctx.stats.partitions = partitions;
   const hashKeys = resolved.by.map((_, i) => i); // by keys are routed first on both sides
   const left = await ingest(ctx, runStage(ctx, leftStage), leftStage.schema, {
     name: 'asof-left',
@@ -192,7 +194,6 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     const leftEx = left.exchange;
     const rightEx = right.exchange;
     out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows);
-    const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
     const op: KernelOperator = {
       name: 'asof',
       // Rows split again by the by keys (both sides alike) keep every by group in one task.
@@ -207,7 +208,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
         const inputBytes = loadBytesOf(lx!, p) + loadBytesOf(rx!, p);
         return {
           rows: nL + nR,
-          scratchBytes: inputBytes + (nL + nR) * 64 + nL * outRowBytes,
+          scratchBytes: inputBytes + (nL + nR) * TASK_ROW_BYTES + nL * outRowBytes,
           outputBytes: nL * outRowBytes,
           build: (routing, scratch) => {
             const rightInput = rx!.inputFor(p);
@@ -259,6 +260,25 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     right?.exchange.release();
     out?.release();
   }
+}
+
+/** Scratch per row of an ASOF task beyond its loaded input (group ids, key words, sort, match). */
+const TASK_ROW_BYTES = 64;
+
+/**
+ * Hash partitions such that a partition's task (both sides' rows: loaded, plus TASK_ROW_BYTES
+ * each, plus the left rows' outputs) fits its share of the budget without being split again:
+ * splitting re-routes the rows through new exchanges, which spill when the first ones fill the
+ * budget's spillable half.
+ */
+async function hashPartitions(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage, outRowBytes: number): Promise<number> {
+  const [lb, rb] = await Promise.all([stageBytes(leftStage), stageBytes(rightStage)]);
+  if (lb === null || rb === null) return ctx.config.partitions;
+  const routed = (stage: Stage, cols: number[]): number => cols.reduce((t, i) => t + rowBytesOf(schemaFromArrow(stage.schema)[i]!.type), 4);
+  const leftRows = lb / Math.max(1, rowBytesOfSchema(leftStage.schema));
+  const rightRows = rb / Math.max(1, rowBytesOfSchema(rightStage.schema));
+  const need = leftRows * (routed(leftStage, plan.leftRouted) + TASK_ROW_BYTES + outRowBytes) + rightRows * (routed(rightStage, plan.rightRouted) + TASK_ROW_BYTES);
+  return partitionCount(ctx, need, 1, 1);
 }
 
 /** Positions of the rows whose `__matched` byte is 1. */

@@ -45,10 +45,13 @@ const TASK_BYTES_PER_ROW = (rowBytes: number): number => 3 * rowBytes + 32;
 
 /**
  * Rows per slab: as many as config.slabRows, as few as the budget allows: the tasks in flight
- * and the slab being made ready hold loans at once, so each gets its share of that many.
+ * and the slab being made ready hold loans at once, so each gets its share of that many
+ * (an eighth of the budget at most, so the exchanges keep their rows instead of spilling).
  */
 export function slabRowsFor(ctx: RunContext, rowBytes: number): number {
-  const share = (ctx.limits.taskBytes * ctx.concurrency) / (ctx.concurrency + 1);
+  // The loans in flight also count while an exchange decides whether it may keep its rows (it
+  // keeps them while half the budget stays free): together they stay within an eighth of it.
+  const share = Math.min(ctx.limits.taskBytes * ctx.concurrency, ctx.budget.limit / 8) / (ctx.concurrency + 1);
   const fit = Math.floor((share - 3 * LOAN_SLACK) / TASK_BYTES_PER_ROW(rowBytes));
   return Math.max(1, Math.min(ctx.config.slabRows, fit));
 }
@@ -74,7 +77,9 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     slabBase += slabRows;
     slabRows = 0;
     const inBytes = batches.reduce((s, b) => s + batchCopyBytes(b), 0) + 64 * spec.routed.length * batches.length + LOAN_SLACK;
-    const outBytes = inBytes + 8 * n + LOAN_SLACK;
+    // The routed copy of the rows (never more than their input copy) and their 32-bit row ids:
+    // the exchange keeps this buffer whole, so extra room would be held until the kernel runs.
+    const outBytes = inBytes + 4 * n + LOAN_SLACK;
     const scratchBytes = (batches.length > 1 ? inBytes : 0) + 24 * n + LOAN_SLACK;
     await ctx.clock.during('partition', queue.onSizeLessThan(1));
     if (failure) return;

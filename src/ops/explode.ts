@@ -13,13 +13,20 @@
  *      still checked. The first mismatch throws ExecutionError EXPLODE_LENGTH_MISMATCH naming
  *      the global row (rowBase + r), the input names and their lengths. Output rows: L for
  *      L > 0; for L = 0 one all-NULL row unless `ignoreEmptyAndNull`, else none.
- *   2. Build once: parent[p] = r; child_i[p] = start_i(r) + e (absolute child position, -1 on
- *      the all-NULL row); ordinality[p] = e + 1 (0 on the all-NULL row, meaning NULL).
+ *   2. The plan (`explodePlan`): per input row r its first output row `outStart[r]` (n+1
+ *      entries, a prefix sum) and its element count `len[r]` (0 for the all-NULL row or no row),
+ *      and per list its element start positions `starts_i` (n+1 numbers). Output rows
+ *      outStart[r] .. outStart[r+1]-1 belong to row r; element e of row r is child position
+ *      starts_i[r] + e. Column builders work from this (src/columns/runs: parent columns repeat
+ *      a row, element columns copy child ranges as blocks) in O(n) per column plus the bytes.
+ *   3. Or index arrays (`explodeIndices`, for the other column types): parent[p] = r;
+ *      child_i[p] = start_i(r) + e (absolute child position, -1 on the all-NULL row);
+ *      ordinality[p] = e + 1 (0 on the all-NULL row, meaning NULL).
  *
  * Invariants: parent is non-decreasing (input row order, then element position); child_i are
  * positions in list i's child Data as its offsets give them. No per-row allocation; int64
  * offsets are read once through 32-bit halves (no BigInt per row).
- * Complexity: O(n * k + out * k) time, O(out * (k + 2)) output memory.
+ * Complexity: plan O(n * k); indices O(out * (k + 2)) time and memory.
  */
 import { ExecutionError } from '../errors.js';
 
@@ -84,7 +91,23 @@ function effectiveLength(l: ExplodeListInput, s: Int32Array | Float64Array | nul
   return s === null ? (l.size as number) : s[r + 1] - s[r];
 }
 
-export function explodeIndices(input: ExplodeKernelInput): ExplodeIndices {
+export interface ExplodePlan {
+  /** Output row count. */
+  length: number;
+  /** Input rows. */
+  n: number;
+  /** First output row of each input row; outStart[n] = length. */
+  outStart: Int32Array;
+  /** Elements of each input row in the output (0: an all-NULL row, or no row when ignored). */
+  len: Int32Array;
+  /** Sum of len: output rows that carry elements (the others are all-NULL rows). */
+  elements: number;
+  /** Per input list: child position of each row's first element (n+1 entries). */
+  starts: Array<Int32Array | Float64Array>;
+}
+
+/** Step 1 (validation, sizes) and the plan of step 2. */
+export function explodePlan(input: ExplodeKernelInput): ExplodePlan {
   const { lists, ignoreEmptyAndNull } = input;
   const k = lists.length;
   if (k === 0) throw new Error('explode kernel: no input lists');
@@ -92,8 +115,11 @@ export function explodeIndices(input: ExplodeKernelInput): ExplodeIndices {
   for (const l of lists) if (l.n !== n) throw new Error(`explode kernel: inputs of ${n} and ${l.n} rows`);
   const starts = lists.map(startsOf);
 
-  // 1. validate every row (before ignoreEmptyAndNull) and size the output.
+  const temp = input.scratchInt32 ?? ((len: number) => new Int32Array(len));
+  const outStart = temp(n + 1);
+  const lens = temp(Math.max(n, 1));
   let total = 0;
+  let elements = 0;
   const l0 = lists[0];
   const s0 = starts[0];
   for (let r = 0; r < n; r++) {
@@ -101,39 +127,69 @@ export function explodeIndices(input: ExplodeKernelInput): ExplodeIndices {
     for (let i = 1; i < k; i++) {
       if (effectiveLength(lists[i], starts[i], r) !== len) throw mismatch(input, starts, r);
     }
+    outStart[r] = total;
+    lens[r] = len;
+    elements += len;
     total += len > 0 ? len : ignoreEmptyAndNull ? 0 : 1;
   }
+  // checked after every row's lengths (a mismatch is reported first); outStart wrapped if so
   if (total > MAX_INT32) throw new ExecutionError('EXPLODE_TOO_LARGE', `explode: ${total} output rows in one batch exceed ${MAX_INT32}`, {});
+  outStart[n] = total;
+  const positions = lists.map((l, i) => {
+    const s = starts[i];
+    if (s !== null) return s;
+    // fixed-size lists: row r starts at r * size
+    const size = l.size as number;
+    if (n * size > MAX_INT32) throw new ExecutionError('EXPLODE_TOO_LARGE', `explode: a fixed-size list's child positions exceed ${MAX_INT32}`, {});
+    const out = temp(n + 1);
+    for (let r = 0; r <= n; r++) out[r] = r * size;
+    return out;
+  });
+  return { length: total, n, outStart, len: lens, elements, starts: positions };
+}
 
-  // 2. build.
-  const temp = input.scratchInt32 ?? ((len: number) => new Int32Array(len));
-  const parent = temp(total);
-  const child = lists.map(() => temp(total));
-  const wantOrd = input.ordinality !== false;
-  const ord = wantOrd ? (input.allocInt32 ? input.allocInt32(total) : new Int32Array(total)) : null;
-  let p = 0;
+/** The 1-based element position of each output row, 0 on all-NULL rows. */
+export function explodeOrdinality(plan: ExplodePlan, out: Int32Array): Int32Array {
+  const { n, outStart, len } = plan;
   for (let r = 0; r < n; r++) {
-    const len = effectiveLength(l0, s0, r);
-    if (len === 0) {
-      if (ignoreEmptyAndNull) continue;
-      parent[p] = r;
-      for (let i = 0; i < k; i++) child[i][p] = -1;
-      if (ord) ord[p] = 0;
-      p++;
+    const p = outStart[r];
+    const l = len[r];
+    for (let e = 0; e < l; e++) out[p + e] = e + 1;
+  }
+  return out;
+}
+
+export function explodeIndices(input: ExplodeKernelInput): ExplodeIndices {
+  const plan = explodePlan(input);
+  const temp = input.scratchInt32 ?? ((len: number) => new Int32Array(len));
+  const total = plan.length;
+  const parent = parentIndices(plan, temp(total));
+  const child = plan.starts.map((s) => childIndices(plan, s, temp(total)));
+  const wantOrd = input.ordinality !== false;
+  const ord = wantOrd ? explodeOrdinality(plan, input.allocInt32 ? input.allocInt32(total) : new Int32Array(total)) : null;
+  return { length: total, parent, child, ordinality: ord };
+}
+
+/** parent[p] = the input row of output row p. */
+export function parentIndices(plan: Pick<ExplodePlan, 'n' | 'outStart'>, out: Int32Array): Int32Array {
+  const { n, outStart } = plan;
+  for (let r = 0; r < n; r++) out.fill(r, outStart[r], outStart[r + 1]);
+  return out;
+}
+
+/** child[p] = the child position of output row p in the list whose starts are `s`, -1 on all-NULL rows. */
+export function childIndices(plan: Pick<ExplodePlan, 'n' | 'outStart' | 'len'>, s: Int32Array | Float64Array, out: Int32Array): Int32Array {
+  const { n, outStart, len } = plan;
+  for (let r = 0; r < n; r++) {
+    const p = outStart[r];
+    const l = len[r];
+    if (l === 0) {
+      if (outStart[r + 1] > p) out[p] = -1;
       continue;
     }
-    const end = p + len;
-    parent.fill(r, p, end);
-    for (let i = 0; i < k; i++) {
-      const s = starts[i];
-      const c = child[i];
-      let e = s === null ? r * (lists[i].size as number) : s[r];
-      for (let q = p; q < end; q++) c[q] = e++;
-    }
-    if (ord) for (let q = p, e = 1; q < end; q++) ord[q] = e++;
-    p = end;
+    for (let e = s[r], q = p, end = p + l; q < end; q++) out[q] = e++;
   }
-  return { length: total, parent, child, ordinality: ord };
+  return out;
 }
 
 function mismatch(input: ExplodeKernelInput, starts: Array<Int32Array | Float64Array | null>, r: number): ExecutionError {

@@ -5,22 +5,23 @@
  *   1. View each evaluated input (List, LargeList, FixedSizeList or Map `Data`, any offset) as
  *      kernel arrays: its row offsets (already relative to the slice, absolute into the child),
  *      or its fixed size, and one validity byte per row.
- *   2. `explodeIndices` validates lengths (EXPLODE_LENGTH_MISMATCH before anything else) and
- *      returns parent / child / ordinality index arrays.
- *   3. Each output column is one gather: a kept column by parent indices; a list's elements by
- *      its child indices into the list's child Data (LIST<STRUCT> stays one struct column); a
- *      MAP's keys and values by the same indices into the entries struct's two children;
- *      ordinality is the kernel's Int32Array, with a validity bitmap only for all-empty rows.
+ *   2. `explodePlan` validates lengths (EXPLODE_LENGTH_MISMATCH before anything else) and
+ *      returns each input row's first output row and element count.
+ *   3. Each output column is built from the plan (src/columns/runs): a kept column repeats each
+ *      row; a list's elements are its child's ranges, which already lie in output order, copied
+ *      as blocks (LIST<STRUCT> stays one struct column); a MAP's keys and values are the same
+ *      ranges of the entries struct's two children; ordinality is numbered per row, with a
+ *      validity bitmap only for all-NULL rows.
  *
  * Outputs are contiguous (offset 0) and allocated by `alloc` (shared memory by default).
  * Complexity: O(n * inputs + out * columns + copied bytes).
  */
 import { Data, Int32, Type, makeData } from 'apache-arrow';
 import type { FixedSizeList } from 'apache-arrow';
-import { gatherData } from '../columns/gather.js';
 import { sharedAlloc } from '../columns/arena.js';
 import type { Allocator } from '../columns/gather.js';
-import { explodeIndices } from '../ops/explode.js';
+import { copyRanges, repeatRows } from '../columns/runs.js';
+import { explodeOrdinality, explodePlan } from '../ops/explode.js';
 import type { ExplodeListInput } from '../ops/explode.js';
 import type { ResolvedExplode } from '../ops/explode-spec.js';
 
@@ -35,29 +36,26 @@ export function explodeBatch(
   if (inputs.length !== spec.inputKinds.length) {
     throw new Error(`explodeBatch: ${inputs.length} evaluated inputs for ${spec.inputKinds.length} explode inputs`);
   }
-  const wantOrd = spec.ordinality !== null;
-  const idx = explodeIndices({
+  const plan = explodePlan({
     lists: inputs.map((d, i) => listInput(d, spec.inputKinds[i], spec.inputNames[i])),
     names: spec.inputNames,
     ignoreEmptyAndNull: spec.ignoreEmptyAndNull,
     rowBase,
-    ordinality: wantOrd,
-    allocInt32: (n) => alloc(Int32Array, n) as Int32Array,
     scratchInt32,
   });
-  const n = idx.length;
+  const n = plan.length;
   return spec.sources.map((src) => {
     switch (src.kind) {
       case 'column':
-        return gatherData(columns[src.column], idx.parent, n, alloc);
+        return repeatRows(columns[src.column], plan, alloc, scratchInt32);
       case 'element':
-        return gatherData(inputs[src.input].children[0], idx.child[src.input], n, alloc);
+        return copyRanges(inputs[src.input].children[0], plan, plan.starts[src.input], alloc, scratchInt32);
       case 'mapKey':
-        return gatherData(inputs[src.input].children[0].children[0], idx.child[src.input], n, alloc);
+        return copyRanges(inputs[src.input].children[0].children[0], plan, plan.starts[src.input], alloc, scratchInt32);
       case 'mapValue':
-        return gatherData(inputs[src.input].children[0].children[1], idx.child[src.input], n, alloc);
+        return copyRanges(inputs[src.input].children[0].children[1], plan, plan.starts[src.input], alloc, scratchInt32);
       case 'ordinality':
-        return ordinalityData(idx.ordinality as Int32Array, n, alloc);
+        return ordinalityData(explodeOrdinality(plan, alloc(Int32Array, n) as Int32Array), n, plan.length - plan.elements, alloc);
     }
   });
 }
@@ -92,9 +90,7 @@ function validBytes(d: Data): Uint8Array | null {
   return out;
 }
 
-function ordinalityData(ord: Int32Array, n: number, alloc: Allocator): Data {
-  let nulls = 0;
-  for (let i = 0; i < n; i++) if (ord[i] === 0) nulls++;
+function ordinalityData(ord: Int32Array, n: number, nulls: number, alloc: Allocator): Data {
   let nullBitmap: Uint8Array | undefined;
   if (nulls > 0) {
     nullBitmap = alloc(Uint8Array, ((n + 63) >>> 6) << 3) as Uint8Array;

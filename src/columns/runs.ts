@@ -1,0 +1,341 @@
+/**
+ * Columns built from runs of rows (explode's outputs), without a per-output-row index gather.
+ *
+ * `RowRuns` says where each input row r goes: output rows outStart[r] .. outStart[r+1]-1 (a
+ * prefix sum; length = outStart[n]), of which the first len[r] carry elements (the rest, at
+ * most one row here, is an all-NULL row).
+ *
+ * repeatRows(data, runs): output rows of r are copies of row r of `data` (explode's parent
+ *   columns): fixed-width words written in a short loop per row, strings/binary copied once per
+ *   output row, validity and bool bits set a range per row.
+ * copyRanges(data, runs, starts): output row outStart[r] + e is row starts[r] + e of `data` for
+ *   e < len[r], the rest of r's rows NULL (explode's element columns, `data` being the list's
+ *   child). Consecutive rows whose ranges touch form one run: fixed-width values and string
+ *   bytes move as one block copy per run, string offsets are rebased by one shift per run, and
+ *   validity bits are copied a byte at a time.
+ * Other types (nested, null) fall back to an index gather (src/columns/gather).
+ *
+ * Outputs follow gather's invariants: offset 0, exact nullCount, a bitmap only with NULLs,
+ * every buffer from `alloc` (zero-filled). Complexity O(n + output rows + bytes) per column.
+ */
+import { Type, type Data, type DataType } from 'apache-arrow';
+import { childIndices, parentIndices } from '../ops/explode.js';
+import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import { countSet, copyBitRange, setBitRange } from './bits.js';
+import {
+  bitmapBytes,
+  build,
+  copyBytes,
+  gatherData,
+  nullsOf,
+  numbersToLargeOffsets,
+  offsetsOf,
+  wordView,
+  type Allocator,
+  type BuildProps,
+} from './gather.js';
+
+const MAX_INT32 = 0x7fffffff;
+
+export interface RowRuns {
+  /** Input rows. */
+  n: number;
+  /** Output rows (outStart[n]). */
+  length: number;
+  /** First output row of each input row (n+1 entries). */
+  outStart: Int32Array;
+  /** Rows of each input row that carry values (copyRanges); the rest of its rows are NULL. */
+  len: Int32Array;
+  /** Sum of len. */
+  elements: number;
+}
+
+type Temp = (length: number) => Int32Array;
+const plainTemp: Temp = (length) => new Int32Array(length);
+
+// ---------------------------------------------------------------------------------------------
+// repeat
+
+/** Each row r of `data` repeated outStart[r+1] - outStart[r] times. */
+export function repeatRows(data: Data, runs: RowRuns, alloc: Allocator, temp: Temp = plainTemp): Data {
+  const type = data.type as DataType;
+  const count = runs.length;
+  switch (type.typeId) {
+    case Type.Int:
+    case Type.Float:
+    case Type.Date:
+    case Type.Time:
+    case Type.Timestamp:
+    case Type.Duration:
+    case Type.Interval:
+    case Type.Decimal:
+    case Type.FixedSizeBinary:
+      return build({ ...repeatValidity(data, runs, alloc), data: repeatFixed(data.values as TypedArray, data.stride, runs, alloc) });
+    case Type.Dictionary:
+      return build({ ...repeatValidity(data, runs, alloc), data: repeatFixed(data.values as TypedArray, 1, runs, alloc), dictionary: data.dictionary });
+    case Type.Bool:
+      return build({ ...repeatValidity(data, runs, alloc), data: repeatBits(data.values as Uint8Array, data.offset, runs, alloc) });
+    case Type.Utf8:
+    case Type.Binary:
+    case Type.LargeUtf8:
+    case Type.LargeBinary:
+      return repeatVarBinary(data, runs, alloc, repeatValidity(data, runs, alloc));
+    default:
+      return gatherData(data, parentIndices(runs, temp(count)), count, alloc);
+  }
+}
+
+function repeatValidity(data: Data, runs: RowRuns, alloc: Allocator): BuildProps {
+  const { n, outStart } = runs;
+  const base: BuildProps = { type: data.type as DataType, length: runs.length, nullCount: 0 };
+  const bm = nullsOf(data);
+  if (!bm) return base;
+  const off = data.offset;
+  let nulls = 0;
+  for (let r = 0; r < n; r++) {
+    const b = off + r;
+    if (((bm[b >>> 3] >>> (b & 7)) & 1) === 0) nulls += outStart[r + 1] - outStart[r];
+  }
+  if (nulls === 0) return base;
+  const out = alloc(Uint8Array, bitmapBytes(runs.length)) as Uint8Array;
+  for (let r = 0; r < n; r++) {
+    const b = off + r;
+    if ((bm[b >>> 3] >>> (b & 7)) & 1) setBitRange(out, outStart[r], outStart[r + 1] - outStart[r]);
+  }
+  return { ...base, nullCount: nulls, nullBitmap: out };
+}
+
+function repeatBits(bits: Uint8Array, off: number, runs: RowRuns, alloc: Allocator): Uint8Array {
+  const { n, outStart } = runs;
+  const out = alloc(Uint8Array, bitmapBytes(runs.length)) as Uint8Array;
+  for (let r = 0; r < n; r++) {
+    const b = off + r;
+    if ((bits[b >>> 3] >>> (b & 7)) & 1) setBitRange(out, outStart[r], outStart[r + 1] - outStart[r]);
+  }
+  return out;
+}
+
+function repeatFixed(values: TypedArray, stride: number, runs: RowRuns, alloc: Allocator): TypedArray {
+  const ctor = values.constructor as TypedArrayConstructor;
+  const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
+  const out = alloc(ctor, runs.length * stride);
+  if (runs.length === 0 || rowBytes === 0) return out;
+  const { n, outStart } = runs;
+  const src = wordView(values, rowBytes);
+  const dst = wordView(out, rowBytes);
+  const w = rowBytes / src.BYTES_PER_ELEMENT;
+  if (w === 1) {
+    for (let r = 0; r < n; r++) {
+      const v = src[r];
+      for (let q = outStart[r], end = outStart[r + 1]; q < end; q++) dst[q] = v;
+    }
+  } else if (w === 2) {
+    for (let r = 0; r < n; r++) {
+      const lo = src[2 * r];
+      const hi = src[2 * r + 1];
+      for (let q = outStart[r], end = outStart[r + 1]; q < end; q++) {
+        dst[2 * q] = lo;
+        dst[2 * q + 1] = hi;
+      }
+    }
+  } else {
+    for (let r = 0; r < n; r++) {
+      for (let q = outStart[r], end = outStart[r + 1]; q < end; q++) {
+        for (let k = 0, s = r * w, d = q * w; k < w; k++) dst[d + k] = src[s + k];
+      }
+    }
+  }
+  return out;
+}
+
+function isLarge(type: DataType): boolean {
+  return type.typeId === Type.LargeUtf8 || type.typeId === Type.LargeBinary;
+}
+
+function repeatVarBinary(data: Data, runs: RowRuns, alloc: Allocator, base: BuildProps): Data {
+  const large = isLarge(data.type as DataType);
+  const { n, outStart } = runs;
+  const offs = offsetsOf(data);
+  const bytes = data.values as Uint8Array;
+  let total = 0;
+  for (let r = 0; r < n; r++) total += (offs[r + 1] - offs[r]) * (outStart[r + 1] - outStart[r]);
+  if (!large && total > MAX_INT32) throw new RangeError(`repeatRows: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
+  const out = alloc(Uint8Array, total) as Uint8Array;
+  const outOffs = large ? new Float64Array(runs.length + 1) : (alloc(Int32Array, runs.length + 1) as Int32Array);
+  // Short values (most repeated labels) are written as four 32-bit words per copy: the bytes
+  // past a value's end are overwritten by the next value (the writes move forward), and the
+  // last 16 bytes of the output take the byte loop so no write passes its end.
+  const src = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const dst = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const srcEnd = bytes.byteLength - 16;
+  const dstEnd = total - 16;
+  let p = 0;
+  for (let r = 0; r < n; r++) {
+    const a = offs[r];
+    const b = offs[r + 1];
+    const q0 = outStart[r];
+    const q1 = outStart[r + 1];
+    if (b - a <= 16 && a <= srcEnd) {
+      const len = b - a;
+      const w0 = src.getInt32(a, true);
+      const w1 = src.getInt32(a + 4, true);
+      const w2 = src.getInt32(a + 8, true);
+      const w3 = src.getInt32(a + 12, true);
+      for (let q = q0; q < q1; q++) {
+        if (p <= dstEnd) {
+          dst.setInt32(p, w0, true);
+          dst.setInt32(p + 4, w1, true);
+          dst.setInt32(p + 8, w2, true);
+          dst.setInt32(p + 12, w3, true);
+        } else for (let k = 0; k < len; k++) out[p + k] = bytes[a + k];
+        p += len;
+        outOffs[q + 1] = p;
+      }
+      continue;
+    }
+    for (let q = q0; q < q1; q++) {
+      copyBytes(bytes, a, b, out, p);
+      p += b - a;
+      outOffs[q + 1] = p;
+    }
+  }
+  const valueOffsets = large ? numbersToLargeOffsets(outOffs, runs.length + 1, alloc) : (outOffs as Int32Array);
+  return build({ ...base, data: out, valueOffsets });
+}
+
+// ---------------------------------------------------------------------------------------------
+// ranges
+
+/**
+ * Calls `run(s, d, e)` for each maximal run: rows s .. s+e-1 of the data go to output rows
+ * d .. d+e-1 (consecutive input rows whose ranges touch in both), in output order.
+ */
+function forEachRun(runs: RowRuns, starts: Int32Array | Float64Array, run: (s: number, d: number, e: number) => void): void {
+  const { n, outStart, len } = runs;
+  let r = 0;
+  while (r < n) {
+    const first = len[r];
+    if (first === 0) {
+      r++;
+      continue;
+    }
+    const s = starts[r];
+    const d = outStart[r];
+    let e = first;
+    r++;
+    for (;;) {
+      // rows with no output rows at all (ignored NULL/empty lists) do not break a run
+      while (r < n && len[r] === 0 && outStart[r + 1] === outStart[r]) r++;
+      if (r >= n || len[r] === 0 || starts[r] !== s + e || outStart[r] !== d + e) break;
+      e += len[r];
+      r++;
+    }
+    run(s, d, e);
+  }
+}
+
+/** Output row outStart[r] + e = row starts[r] + e of `data` (e < len[r]); r's other rows NULL. */
+export function copyRanges(data: Data, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator, temp: Temp = plainTemp): Data {
+  const type = data.type as DataType;
+  const count = runs.length;
+  switch (type.typeId) {
+    case Type.Int:
+    case Type.Float:
+    case Type.Date:
+    case Type.Time:
+    case Type.Timestamp:
+    case Type.Duration:
+    case Type.Interval:
+    case Type.Decimal:
+    case Type.FixedSizeBinary:
+      return build({ ...rangesValidity(data, runs, starts, alloc), data: rangesFixed(data.values as TypedArray, data.stride, runs, starts, alloc) });
+    case Type.Dictionary:
+      return build({ ...rangesValidity(data, runs, starts, alloc), data: rangesFixed(data.values as TypedArray, 1, runs, starts, alloc), dictionary: data.dictionary });
+    case Type.Bool: {
+      const out = alloc(Uint8Array, bitmapBytes(count)) as Uint8Array;
+      const bits = data.values as Uint8Array;
+      const off = data.offset;
+      forEachRun(runs, starts, (s, d, e) => copyBitRange(bits, off + s, out, d, e));
+      return build({ ...rangesValidity(data, runs, starts, alloc), data: out });
+    }
+    case Type.Utf8:
+    case Type.Binary:
+    case Type.LargeUtf8:
+    case Type.LargeBinary:
+      return rangesVarBinary(data, runs, starts, alloc, rangesValidity(data, runs, starts, alloc));
+    default:
+      return gatherData(data, childIndices(runs, starts, temp(count)), count, alloc);
+  }
+}
+
+function rangesValidity(data: Data, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator): BuildProps {
+  const count = runs.length;
+  const base: BuildProps = { type: data.type as DataType, length: count, nullCount: 0 };
+  const bm = nullsOf(data);
+  const nullRows = count - runs.elements;
+  if (!bm && nullRows === 0) return base;
+  const out = alloc(Uint8Array, bitmapBytes(count)) as Uint8Array;
+  let valid = 0;
+  const off = data.offset;
+  forEachRun(runs, starts, (s, d, e) => {
+    if (bm) {
+      copyBitRange(bm, off + s, out, d, e);
+      valid += countSet(bm, off + s, e);
+    } else {
+      setBitRange(out, d, e);
+      valid += e;
+    }
+  });
+  if (valid === count) return base;
+  return { ...base, nullCount: count - valid, nullBitmap: out };
+}
+
+function rangesFixed(values: TypedArray, stride: number, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator): TypedArray {
+  const ctor = values.constructor as TypedArrayConstructor;
+  const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
+  const out = alloc(ctor, runs.length * stride);
+  if (runs.length === 0 || rowBytes === 0) return out;
+  const src = wordView(values, rowBytes);
+  const dst = wordView(out, rowBytes);
+  const w = rowBytes / src.BYTES_PER_ELEMENT;
+  forEachRun(runs, starts, (s, d, e) => {
+    const a = s * w;
+    const b = (s + e) * w;
+    // a view per run for long runs (memcpy), a loop for short ones
+    if (b - a > 16) dst.set(src.subarray(a, b), d * w);
+    else for (let k = a, p = d * w; k < b; k++) dst[p++] = src[k];
+  });
+  return out;
+}
+
+function rangesVarBinary(data: Data, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator, base: BuildProps): Data {
+  const large = isLarge(data.type as DataType);
+  const { n, outStart, len } = runs;
+  const count = runs.length;
+  const offs = offsetsOf(data);
+  const bytes = data.values as Uint8Array;
+  let total = 0;
+  for (let r = 0; r < n; r++) {
+    const l = len[r];
+    if (l > 0) total += offs[starts[r] + l] - offs[starts[r]];
+  }
+  if (!large && total > MAX_INT32) throw new RangeError(`copyRanges: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
+  const out = alloc(Uint8Array, total) as Uint8Array;
+  const outOffs = large ? new Float64Array(count + 1) : (alloc(Int32Array, count + 1) as Int32Array);
+  // Runs in output order; output rows between runs (NULL rows) hold empty values.
+  let p = 0;
+  let q = 0;
+  forEachRun(runs, starts, (s, d, e) => {
+    for (; q < d; q++) outOffs[q + 1] = p;
+    const a = offs[s];
+    const shift = p - a;
+    for (let k = 0; k < e; k++) outOffs[d + k + 1] = offs[s + k + 1] + shift;
+    const b = offs[s + e];
+    copyBytes(bytes, a, b, out, p);
+    p += b - a;
+    q = d + e;
+  });
+  for (; q < count; q++) outOffs[q + 1] = p;
+  const valueOffsets = large ? numbersToLargeOffsets(outOffs, count + 1, alloc) : (outOffs as Int32Array);
+  return build({ ...base, data: out, valueOffsets });
+}
