@@ -4,7 +4,8 @@
  * by (group, key, row id) → the pure kernel (src/ops/asof-join) → per left row its right match
  * → one output row per left row, with its left row id: `__matched` (1 = a match) and the
  * right payload columns gathered by the match (NULL without one), grouped by row-id range
- * (./routed-chunks) for the output exchange.
+ * (./routed-chunks) for the output exchange; or (rows output, preserveOrder: false) the left
+ * rows themselves with the payload gathered beside them.
  * Rows that can never match (NULL by values without nullsEqual, by values absent on the right)
  * are sorted past the last group and simply get no match.
  * A residual condition is evaluated vectorized over each round of candidate pairs: the columns
@@ -21,7 +22,7 @@ import type { AsofTask, KernelResult } from '../types/tasks.js';
 import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { scatterDirect, takeDirect } from './direct-output.js';
-import { groupByDestination, routedChunks } from './routed-chunks.js';
+import { groupByDestination, identityOrder, routedChunks, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { encodeSortKey } from './sort-keys.js';
 import { argsortWords } from './sort.js';
@@ -94,6 +95,22 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
     scatterDirect(matched, null, left.rowIds, out.columns[0]!);
     spec.payload.forEach((pos, c) => takeDirect(right.columns[pos]!, pick, left.rowIds, out.columns[c + 1]!));
     return { bufferBytes: 0, extraBytes: 0, parts: [], rows: nL, rightRows: right.n };
+  }
+  if (out.kind === 'rows') {
+    // Left rows in row-id order (their load order), matched ones only when dropping the rest.
+    let keep: Int32Array;
+    let kept = nL;
+    if (spec.dropUnmatched) {
+      kept = 0;
+      for (let i = 0; i < nL; i++) kept += matched[i]!;
+      keep = scratchAlloc(Int32Array, kept);
+      for (let i = 0, k = 0; i < nL; i++) if (matched[i]) keep[k++] = i;
+    } else keep = identityOrder(nL);
+    const picked = scratchAlloc(Int32Array, kept);
+    for (let k = 0; k < kept; k++) picked[k] = pick[keep[k]!]!;
+    const payload = spec.payload.map((pos) => right.columns[pos]!);
+    const order = [...left.columns.map(() => keep), ...payload.map(() => picked)];
+    return { ...rowsRegion([...left.columns, ...payload], order, left.rowIds, keep, kept, out.buffer), rows: nL, rightRows: right.n };
   }
   const columns: A.Data[] = [
     A.makeData({ type: new A.Uint8(), length: nL, data: matched }),

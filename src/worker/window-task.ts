@@ -5,7 +5,8 @@
  * measure columns (nested measures: only their validity) → the pure kernel (src/ops/window) →
  * outputs written in place by row id (direct: fixed-width results, takes gathered from the
  * permuted measure), or as arrow Data in sorted order (./window-output: takes gathered from the
- * measure column of any type) grouped by row-id range (./routed-chunks) for the output exchange.
+ * measure column of any type) grouped by row-id range (./routed-chunks) for the output exchange,
+ * or (rows output, preserveOrder: false) appended to the partition's rows in sorted order.
  * Everything but the routed outputs lives in the task's scratch loan.
  */
 import type * as A from 'apache-arrow';
@@ -20,7 +21,7 @@ import { scatterDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { permuteKey } from './permute.js';
-import { groupByDestination, routedChunks } from './routed-chunks.js';
+import { groupByDestination, identityOrder, routedChunks, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { argsortKeys } from './sort.js';
 import { takeFixedValues, windowOutputData } from './window-output.js';
@@ -125,8 +126,16 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
     });
     return { bufferBytes: 0, extraBytes: 0, parts: [], rows: n, rightRows: 0 };
   }
+  const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, o.kind === 'take' ? part.columns[task.measures[o.measure]!]! : null, perm, scratchAlloc));
+  if (out.kind === 'rows') {
+    // Sorted order: the input columns are gathered by the sort (a copy they need anyway), the
+    // outputs, already in that order, are copied as they are.
+    const sorted = new Int32Array(perm.buffer, perm.byteOffset, n);
+    const same = identityOrder(n);
+    const order = [...part.columns.map(() => sorted), ...columns.map(() => same)];
+    return { ...rowsRegion([...part.columns, ...columns], order, part.rowIds, sorted, n, out.buffer), rows: n, rightRows: 0 };
+  }
   const dest = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) dest[i] = rowIds[i]! >>> out.rangeShift;
-  const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, o.kind === 'take' ? part.columns[task.measures[o.measure]!]! : null, perm, scratchAlloc));
   return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0 };
 }
