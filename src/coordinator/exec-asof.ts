@@ -27,6 +27,7 @@ import type { Exchange } from '../shuffle/exchange.js';
 import type { AsofTaskSpec, ChunkDesc, OutputRouting, RowsOutput } from '../types/tasks.js';
 import { routeByRange } from './asof-range.js';
 import { fixedWidth } from './column-widths.js';
+import { SortSampler } from './sort-sample.js';
 import { ownsBatches, runStage } from './execute.js';
 import { ingest } from './ingest.js';
 import { streamKernelRows } from './kernel-rows.js';
@@ -168,6 +169,8 @@ function remapColumns(e: BoundExpr, remap: Map<number, number>): BoundExpr {
 export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
   const partitions = plan.mode === 'hash' ? ctx.config.partitions : 1;
+  // The range path's splitters come from left keys sampled by row id as they are ingested.
+  const sampler = plan.mode === 'range' ? new SortSampler([plan.task.leftOn], [{ descending: false, nullsFirst: true }]) : null;
   const left = await ingest(ctx, runStage(ctx, leftStage), leftStage.schema, {
     name: 'asof-left',
     routed: plan.leftRouted,
@@ -175,6 +178,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     partitions,
     owned: ownsBatches(leftStage),
     retain: plan.preserveOrder,
+    ...(sampler ? { onBatch: (batch: A.RecordBatch, rowBase: number) => sampler.add(batch, rowBase) } : {}),
   });
   let right: Awaited<ReturnType<typeof ingest>> | null = null;
   let out: OutputRanges | null = null;
@@ -193,7 +197,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     // Without by keys: from one partition to key ranges, so every thread gets work.
     let extras: (p: number) => ChunkDesc[] = () => [];
     if (plan.mode === 'range') {
-      const ranged = await routeByRange(ctx, plan, left, right);
+      const ranged = await routeByRange(ctx, plan, left, right, sampler!.keyValues(0));
       if (ranged) {
         left.exchange = ranged.left;
         right.exchange = ranged.right;
