@@ -210,7 +210,8 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
     const schema = schemaToArrow(plan.outputSchema);
     /** The kernel operator, with the output bytes of a partition of nL left rows and the left exchange. */
-    const operator = <O extends OutputRouting | RowsOutput>(outputBytes: (lx: Exchange, p: number, nL: number) => number, stable: boolean): KernelOperator<O> => ({
+    /** `rows`: a rows output (the left rows load into its region unless only matched ones leave). */
+    const operator = <O extends OutputRouting | RowsOutput>(outputBytes: (lx: Exchange, p: number, nL: number) => number, rows: boolean): KernelOperator<O> => ({
       name: 'asof',
       // Rows split again by the by keys (both sides alike) keep every by group in one task.
       splitKeys: plan.mode === 'hash' ? [plan.task.leftBy, plan.task.rightBy] : null,
@@ -223,11 +224,12 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
         if (nL === 0) return null;
         const scratch = (inputBytes: number): number => inputBytes + (nL + nR) * 64 + nL * outRowBytes;
         const output = outputBytes(lx!, p, nL);
+        const inRegion = rows && !plan.task.dropUnmatched ? dataBytesOf(lx!, p) : 0;
         return {
           rows: nL + nR,
-          scratchBytes: scratch(loadBytesOf(lx!, p) + loadBytesOf(rx!, p)),
+          scratchBytes: scratch(loadBytesOf(lx!, p) - inRegion + loadBytesOf(rx!, p)),
           outputBytes: output,
-          ...(stable ? { stableBytes: scratch(stableLoadBytesOf(lx!, p) + stableLoadBytesOf(rx!, p) + 64 * extra.length) + output + 2 * LOAN_SLACK } : {}),
+          ...(rows ? { stableBytes: scratch(stableLoadBytesOf(lx!, p) - inRegion + stableLoadBytesOf(rx!, p) + 64 * extra.length) + output + 2 * LOAN_SLACK } : {}),
           build: (routing, scratchBuffer) => {
             const rightInput = rx!.inputFor(p);
             return {
@@ -251,7 +253,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     });
 
     if (!plan.preserveOrder) {
-      // The region: every left column and the row ids copied, then the payload columns.
+      // The region: every left column and the row ids, then the payload columns.
       const payloadBytes = outRowBytes - 2; // without `__matched`
       const slack = 32 * (plan.outputSchema.length + 1);
       const op = operator<RowsOutput>((lx, p, nL) => dataBytesOf(lx, p) + nL * payloadBytes + slack, true);

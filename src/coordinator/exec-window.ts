@@ -137,8 +137,8 @@ export async function* execWindow(
 
 /**
  * preserveOrder: false: every input column goes through the exchange (nothing retained) and each
- * partition's task returns its rows in the kernel's sorted order (group, order keys, row id)
- * with the new columns appended, handed on partition by partition (./kernel-rows).
+ * partition's task loads its rows into its output region and returns them in their own order
+ * (row ids) with the new columns appended, handed on partition by partition (./kernel-rows).
  */
 async function* execWindowRows(
   ctx: RunContext,
@@ -155,7 +155,7 @@ async function* execWindowRows(
   const outRowBytes = resolved.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 4);
   const rowBytes = rowBytesOfSchema(inputSchema);
   const partitions =
-    resolved.partitionBy.length === 0 ? 1 : partitionCount(ctx, await stageBytes(inputStage), rowBytes, windowScratch(resolved, 1, 2 * rowBytes) + rowBytes + outRowBytes);
+    resolved.partitionBy.length === 0 ? 1 : partitionCount(ctx, await stageBytes(inputStage), rowBytes, windowScratch(resolved, 1, rowBytes) + rowBytes + outRowBytes);
   ctx.stats.partitions = partitions;
   const { exchange, rows } = await ingest(ctx, input, inputSchema, {
     name: 'window',
@@ -176,13 +176,15 @@ async function* execWindowRows(
       measured: [0],
       job: ({ sides: [ex], p }) => {
         const n = ex!.rowsOf(p);
-        // The region: every routed column and the row ids copied, and the new columns.
+        // The region: every routed column and the row ids, and the new columns.
         const outputBytes = dataBytesOf(ex!, p) + n * outRowBytes + regionSlack;
+        // The rows are loaded into the region: scratch holds only what reading them back needs.
+        const data = dataBytesOf(ex!, p);
         return {
           rows: n,
-          scratchBytes: windowScratch(resolved, n, loadBytesOf(ex!, p)),
+          scratchBytes: windowScratch(resolved, n, loadBytesOf(ex!, p) - data),
           outputBytes,
-          stableBytes: windowScratch(resolved, n, stableLoadBytesOf(ex!, p)) + outputBytes + 2 * LOAN_SLACK,
+          stableBytes: windowScratch(resolved, n, stableLoadBytesOf(ex!, p) - data) + outputBytes + 2 * LOAN_SLACK,
           build: (out, scratch) => ({
             kind: 'window',
             input: ex!.inputFor(p),

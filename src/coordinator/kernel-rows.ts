@@ -6,7 +6,7 @@
  *   consumer, unit by unit in partition order, as soon as the head unit's task is done.
  *
  * No output exchange, no retained input, no replay. The order is the units' (partition index,
- * sub-partitions of a split unit in their index order) and within one the kernel's own: the
+ * sub-partitions of a split unit in their index order) and within one the rows' own (row ids): the
  * same on every run with the same input, partitioning, threads and budget, because whether a
  * unit is split is decided from its rows and column bytes only (KernelJob.stableBytes).
  *

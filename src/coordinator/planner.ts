@@ -228,7 +228,7 @@ function windowLines(stage: Extract<Stage, { kind: 'window' }>, indent: string, 
       ? []
       : stage.plan.preserveOrder
         ? [`${next}output: input order (row ids), columns appended`]
-        : [`${next}output: order: partition order (preserveOrder: false), each partition's rows in its sort order, columns appended; every column routed, no retained input, no output exchange`]),
+        : [`${next}output: order: partition order (preserveOrder: false), each partition's rows in input order, columns appended; every column routed, no retained input, no output exchange`]),
   ];
 }
 

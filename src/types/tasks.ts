@@ -128,8 +128,8 @@ export type OutputRouting =
 
 /**
  * A kernel task's rows themselves as its output (preserveOrder: false): every column of the
- * partition as loaded, then the outputs, in the task's own row order, gathered into one region
- * of shared memory that starts in the pooled `buffer` (more when it is full, reported). The
+ * partition, loaded in row-id order, then the outputs in that order, all in one region of
+ * shared memory that starts in the pooled `buffer` (more when it is full, reported). The
  * coordinator hands the region on to the consumer: no output exchange, no replay.
  */
 export interface RowsOutput {
@@ -147,7 +147,7 @@ export interface WindowTask {
   measures: number[];
   window: ResolvedWindow;
   naive: boolean;
-  /** rows: the partition's rows in the kernel's sorted order (group, order keys, row id), outputs appended. */
+  /** rows: the partition's rows in row-id order (loaded into the region), outputs appended. */
   out: OutputRouting | RowsOutput;
   scratch: SharedArrayBuffer | null;
 }

@@ -22,7 +22,7 @@ import type { AsofTask, KernelResult } from '../types/tasks.js';
 import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { scatterDirect, takeDirect } from './direct-output.js';
-import { groupByDestination, identityOrder, routedChunks, rowsRegion } from './routed-chunks.js';
+import { groupByDestination, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { encodeSortKey } from './sort-keys.js';
 import { argsortWords } from './sort.js';
@@ -35,7 +35,12 @@ interface SortedSide {
 
 export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
   const spec = task.spec;
-  const [left, right] = await Promise.all([loadPartition(task.left), loadPartition(task.right)]);
+  const out = task.out;
+  // Rows output: the left rows are loaded straight into the region they leave in (unless only
+  // the matched ones leave: then they are gathered there).
+  const arena = out.kind === 'rows' ? rowsArena(out.buffer) : null;
+  const leftInto = arena && !spec.dropUnmatched ? arena.alloc : null;
+  const [left, right] = await Promise.all([loadPartition(task.left, false, leftInto), loadPartition(task.right)]);
   const lk = left.columns.map(toKeyColumn);
   const rk = right.columns.map(toKeyColumn);
 
@@ -90,27 +95,30 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
     pick[l] = rs.perm[m]!;
     matched[l] = 1;
   }
-  const out = task.out;
+  if (out.kind === 'rows') {
+    const region = arena!;
+    if (!spec.dropUnmatched) {
+      const payload = spec.payload.map((pos) => gatherData(right.columns[pos]!, pick, nL, region.alloc));
+      return { ...rowsRegion(region, [...left.columns, ...payload], left.rowIds, nL), rows: nL, rightRows: right.n };
+    }
+    let kept = 0;
+    for (let i = 0; i < nL; i++) kept += matched[i]!;
+    const keep = scratchAlloc(Int32Array, kept);
+    const picked = scratchAlloc(Int32Array, kept);
+    for (let i = 0, k = 0; i < nL; i++) {
+      if (!matched[i]) continue;
+      keep[k] = i;
+      picked[k++] = pick[i]!;
+    }
+    const ids = region.alloc(Uint32Array, kept);
+    for (let k = 0; k < kept; k++) ids[k] = left.rowIds[keep[k]!]!;
+    const columns = [...left.columns.map((c) => gatherData(c, keep, kept, region.alloc)), ...spec.payload.map((pos) => gatherData(right.columns[pos]!, picked, kept, region.alloc))];
+    return { ...rowsRegion(region, columns, ids, kept), rows: nL, rightRows: right.n };
+  }
   if (out.kind === 'direct') {
     scatterDirect(matched, null, left.rowIds, out.columns[0]!);
     spec.payload.forEach((pos, c) => takeDirect(right.columns[pos]!, pick, left.rowIds, out.columns[c + 1]!));
     return { bufferBytes: 0, extraBytes: 0, parts: [], rows: nL, rightRows: right.n };
-  }
-  if (out.kind === 'rows') {
-    // Left rows in row-id order (their load order), matched ones only when dropping the rest.
-    let keep: Int32Array;
-    let kept = nL;
-    if (spec.dropUnmatched) {
-      kept = 0;
-      for (let i = 0; i < nL; i++) kept += matched[i]!;
-      keep = scratchAlloc(Int32Array, kept);
-      for (let i = 0, k = 0; i < nL; i++) if (matched[i]) keep[k++] = i;
-    } else keep = identityOrder(nL);
-    const picked = scratchAlloc(Int32Array, kept);
-    for (let k = 0; k < kept; k++) picked[k] = pick[keep[k]!]!;
-    const payload = spec.payload.map((pos) => right.columns[pos]!);
-    const order = [...left.columns.map(() => keep), ...payload.map(() => picked)];
-    return { ...rowsRegion([...left.columns, ...payload], order, left.rowIds, keep, kept, out.buffer), rows: nL, rightRows: right.n };
   }
   const columns: A.Data[] = [
     A.makeData({ type: new A.Uint8(), length: nL, data: matched }),

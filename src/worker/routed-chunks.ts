@@ -12,7 +12,7 @@
 import * as A from 'apache-arrow';
 import { SharedArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { dataBytes, describeData } from '../columns/shared.js';
+import { describeData } from '../columns/shared.js';
 import { countingScatter } from '../shuffle/hash.js';
 import type { ChunkDesc, RoutedChunks } from '../types/tasks.js';
 import { scratchAlloc } from './scratch.js';
@@ -64,25 +64,14 @@ export function routedChunks(g: Grouped): RoutedChunks {
   return { bufferBytes: g.arena.firstBytesUsed, extraBytes: g.arena.reserved, parts };
 }
 
-/**
- * A kernel's rows output (RowsOutput): column c is `columns[c]` gathered by `order[c]` (row k
- * of the region = that column's row order[c][k]), row ids by `idOrder`, all into one region that
- * starts in the pooled `buffer`, as destination 0.
- */
-export function rowsRegion(columns: A.Data[], order: Int32Array[], rowIds: Uint32Array, idOrder: Int32Array, n: number, buffer: SharedArrayBuffer | null): RoutedChunks {
-  const bytes = columns.reduce((t, c) => t + dataBytes(c), 4 * n);
-  const arena = new SharedArena(Math.max(1 << 20, Math.min(64 << 20, bytes)), buffer);
-  const gathered = columns.map((c, k) => gatherData(c, order[k]!, n, arena.alloc));
-  const ids = arena.alloc(Uint32Array, n);
-  for (let i = 0; i < n; i++) ids[i] = rowIds[idOrder[i]!]!;
-  const rowIdData = A.makeData({ type: new A.Uint32(), length: n, data: ids });
-  const parts: RoutedChunks['parts'] = n === 0 ? [] : [{ partition: 0, chunk: { length: n, rowIds: describeData(rowIdData), columns: gathered.map((c) => describeData(c)) } }];
-  return { bufferBytes: arena.firstBytesUsed, extraBytes: arena.reserved, parts };
+/** The region of a kernel's rows output (RowsOutput): shared memory starting in the pooled buffer. */
+export function rowsArena(buffer: SharedArrayBuffer | null): SharedArena {
+  return new SharedArena(4 << 20, buffer);
 }
 
-/** 0, 1, ..., n - 1 (an order that keeps the rows where they are). */
-export function identityOrder(n: number): Int32Array {
-  const idx = scratchAlloc(Int32Array, n);
-  for (let i = 0; i < n; i++) idx[i] = i;
-  return idx;
+/** A rows output's columns and row ids, all allocated from `arena`, as destination 0. */
+export function rowsRegion(arena: SharedArena, columns: A.Data[], rowIds: Uint32Array, n: number): RoutedChunks {
+  const rowIdData = A.makeData({ type: new A.Uint32(), length: n, data: rowIds.subarray(0, n) });
+  const parts: RoutedChunks['parts'] = n === 0 ? [] : [{ partition: 0, chunk: { length: n, rowIds: describeData(rowIdData), columns: columns.map((c) => describeData(c)) } }];
+  return { bufferBytes: arena.firstBytesUsed, extraBytes: arena.reserved, parts };
 }
