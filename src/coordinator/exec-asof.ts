@@ -209,8 +209,10 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     const units = leftEx.nonEmpty().map((p) => ({ sides: [leftEx, rightEx], p, level: 0 }));
     const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
     const schema = schemaToArrow(plan.outputSchema);
-    /** The kernel operator, with the output bytes of a partition of nL left rows and the left exchange. */
-    /** `rows`: a rows output (the left rows load into its region unless only matched ones leave). */
+    /**
+     * The kernel operator, with the output bytes of a partition (nL left rows in `lx`); `rows`: a
+     * rows output (the left rows load into its region unless only the matched ones leave).
+     */
     const operator = <O extends OutputRouting | RowsOutput>(outputBytes: (lx: Exchange, p: number, nL: number) => number, rows: boolean): KernelOperator<O> => ({
       name: 'asof',
       // Rows split again by the by keys (both sides alike) keep every by group in one task.
