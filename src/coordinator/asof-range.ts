@@ -1,8 +1,11 @@
 /**
  * Range partitioning for an ASOF join without `by` keys, so every thread gets work:
  *
- * 1. splitters: quantiles of a sample of the left keys (≤ 4096 rows from the in-memory slabs),
- *    equal ones merged; range i holds keys k with s[i-1] <= k < s[i], so equal keys share a range;
+ * 1. splitters: quantiles of a sample of the left keys taken while they were ingested (the rows
+ *    whose row id is a multiple of a stride: ./sort-sample), equal ones merged; range i holds
+ *    keys k with s[i-1] <= k < s[i], so equal keys share a range. The sample depends only on
+ *    the input, so the ranges are the same on every run (preserveOrder: false hands the rows on
+ *    range by range);
  * 2. route tasks (src/worker/route-task) move both sides' rows into per-range regions, and
  *    report each range's least and greatest right key rows;
  * 3. each range's right input gets, besides its own rows, the greatest-key rows of the nearest
@@ -15,7 +18,7 @@
  */
 import type * as A from 'apache-arrow';
 import { localAlloc } from '../columns/arena.js';
-import { concatData, gatherData } from '../columns/gather.js';
+import { gatherData } from '../columns/gather.js';
 import { describeData, rebuildData, toKeyColumn, toSharedData } from '../columns/shared.js';
 import { compareAsofKeys, normalizeAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
 import { Exchange } from '../shuffle/exchange.js';
@@ -25,8 +28,6 @@ import type { Ingested } from './ingest.js';
 import { reroute } from './reroute.js';
 import type { RunContext } from './run-context.js';
 
-const SAMPLE_ROWS = 4096;
-
 export interface RangeRouted {
   left: Exchange;
   right: Exchange;
@@ -35,8 +36,9 @@ export interface RangeRouted {
   extras(p: number): ChunkDesc[];
 }
 
-export async function routeByRange(ctx: RunContext, plan: AsofStagePlan, left: Ingested, right: Ingested): Promise<RangeRouted | null> {
-  const splitters = sampleSplitters(left.exchange.inputFor(0).chunks, plan.task.leftOn, plan, ctx.config.partitions);
+/** `sample`: left key values sampled at ingest (null: none). */
+export async function routeByRange(ctx: RunContext, plan: AsofStagePlan, left: Ingested, right: Ingested, sample: A.Data | null): Promise<RangeRouted | null> {
+  const splitters = sample ? sampleSplitters(sample, plan, ctx.config.partitions) : null;
   if (!splitters) return null;
   const ranges = splitters.length + 1;
   const splitterDesc = describeData(toSharedData(splitters));
@@ -83,18 +85,8 @@ export async function routeByRange(ctx: RunContext, plan: AsofStagePlan, left: I
 }
 
 /** Sorted, distinct splitter keys (raw left key type), or null when one range is all there is. */
-function sampleSplitters(chunks: ChunkDesc[], keyPos: number, plan: AsofStagePlan, partitions: number): A.Data | null {
-  if (partitions < 2 || chunks.length === 0) return null;
-  const per = Math.max(1, Math.ceil(SAMPLE_ROWS / chunks.length));
-  const samples: A.Data[] = [];
-  for (const c of chunks) {
-    const key = rebuildData(c.columns[keyPos]!);
-    const m = Math.min(per, key.length);
-    const idx = new Int32Array(m);
-    for (let k = 0; k < m; k++) idx[k] = Math.floor(((k + 0.5) * key.length) / m);
-    samples.push(gatherData(key, idx, m, localAlloc));
-  }
-  const sample = samples.length === 1 ? samples[0]! : concatData(samples, localAlloc);
+function sampleSplitters(sample: A.Data, plan: AsofStagePlan, partitions: number): A.Data | null {
+  if (partitions < 2 || sample.length === 0) return null;
   const keys: NormalizedKey = normalizeAsofKey(toKeyColumn(sample), plan.resolved.key);
   const valid: number[] = [];
   for (let i = 0; i < sample.length; i++) if (keys.valid === null || keys.valid[i] === 1) valid.push(i);

@@ -9,6 +9,8 @@
  * the columns the output takes from it too, so it is never held whole; one task per partition
  * gives each left row its match and the right columns gathered by it (`__matched` first),
  * routed by left row id; then the left batches are replayed in order with those attached.
+ * With preserveOrder: false the left side routes every column and is not retained: each task
+ * returns its left rows with the right columns beside them (./kernel-rows).
  * Without `by` keys all rows share one group: both sides are range-partitioned on the key
  * instead (src/coordinator/asof-range.ts), unless a condition can reject rows: then one task.
  */
@@ -21,14 +23,17 @@ import { bindPredicate, type BoundExpr } from '../expr/bind.js';
 import { toPredicateNode, type Expr } from '../expr/builders.js';
 import { resolveAsof, type AsofOptions, type ResolvedAsof } from '../ops/asof-spec.js';
 import type { FieldDesc, SchemaDesc } from '../types/column.js';
-import type { AsofTaskSpec, ChunkDesc } from '../types/tasks.js';
+import type { Exchange } from '../shuffle/exchange.js';
+import type { AsofTaskSpec, ChunkDesc, OutputRouting, RowsOutput } from '../types/tasks.js';
 import { routeByRange } from './asof-range.js';
 import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
+import { SortSampler } from './sort-sample.js';
 import { ownsBatches, runStage, stageBytes } from './execute.js';
 import { ingest } from './ingest.js';
-import { loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
+import { streamKernelRows } from './kernel-rows.js';
+import { dataBytesOf, loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator } from './partitioned.js';
 import type { Stage } from './planner.js';
-import type { RunContext } from './run-context.js';
+import { LOAN_SLACK, type RunContext } from './run-context.js';
 
 const MAX_RIGHT_ROWS = 0x7fffffff;
 
@@ -36,6 +41,8 @@ export interface AsofStagePlan {
   resolved: ResolvedAsof;
   /** hash: on the by keys; range: on the join key (no by keys); single: one task. */
   mode: 'hash' | 'range' | 'single';
+  /** false: rows leave in left-partition order, without the retained left input and its replay (./kernel-rows). */
+  preserveOrder: boolean;
   outputSchema: FieldDesc[];
   leftRouted: number[];
   rightRouted: number[];
@@ -49,8 +56,10 @@ export interface AsofStagePlan {
 
 export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc): AsofStagePlan {
   const resolved = resolveAsof(options as AsofOptions, left, right);
+  const preserveOrder = (options as AsofOptions).preserveOrder !== false;
   const outputSchema = resolved.output;
-  const leftRouted: number[] = [];
+  // Rows outputs route every left column, first and in order (the tasks return the left rows).
+  const leftRouted: number[] = preserveOrder ? [] : left.map((_, i) => i);
   const rightRouted: number[] = [];
   const route = (side: 'left' | 'right', index: number): number => {
     const list = side === 'left' ? leftRouted : rightRouted;
@@ -102,11 +111,13 @@ export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc):
     condition,
     conditionColumns,
     payload,
+    dropUnmatched: !preserveOrder && resolved.how === 'inner',
   };
   const mode = resolved.by.length > 0 ? 'hash' : condition ? 'single' : 'range';
   return {
     resolved,
     mode,
+    preserveOrder,
     outputSchema,
     leftRouted,
     rightRouted,
@@ -129,7 +140,9 @@ export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc):
         `${next}sort per partition: (by group, ${resolved.on.left.name}, row id) on each side, LSD radix argsort, once`,
         `${next}key comparison: ${resolved.key.cls}${resolved.key.unit ? ` in ${resolved.key.unit}` : ''}, exact gaps`,
         `${next}match: merge cursors per group${condition ? `; condition ${condition.name} checked in vectorized rounds (walks on to the next eligible row)` : ', O(n + m)'}`,
-        `${next}output: right columns gathered in the task by match, routed by left row id; left order${resolved.how === 'inner' ? '; unmatched left rows dropped' : ''}`,
+        preserveOrder
+          ? `${next}output: right columns gathered in the task by match, routed by left row id; left order${resolved.how === 'inner' ? '; unmatched left rows dropped' : ''}`
+          : `${next}output: right columns gathered in the task by match beside the left rows; order: partition order (preserveOrder: false), left rows in input order within a partition${resolved.how === 'inner' ? '; unmatched left rows dropped in the task' : ''}`,
       ];
     },
   };
@@ -158,14 +171,16 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
   const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
   const partitions = plan.mode === 'hash' ? await hashPartitions(ctx, plan, leftStage, rightStage, outRowBytes) : 1;
   if (plan.mode === 'hash') ctx.stats.partitions = partitions;
-  const hashKeys = resolved.by.map((_, i) => i); // by keys are routed first on both sides
+  // The range path's splitters come from left keys sampled by row id as they are ingested.
+  const sampler = plan.mode === 'range' ? new SortSampler([plan.task.leftOn], [{ descending: false, nullsFirst: true }]) : null;
   const left = await ingest(ctx, runStage(ctx, leftStage), leftStage.schema, {
     name: 'asof-left',
     routed: plan.leftRouted,
-    hashKeys,
+    hashKeys: plan.task.leftBy,
     partitions,
     owned: ownsBatches(leftStage),
-    retain: true,
+    retain: plan.preserveOrder,
+    ...(sampler ? { onBatch: (batch: A.RecordBatch, rowBase: number) => sampler.add(batch, rowBase) } : {}),
   });
   let right: Awaited<ReturnType<typeof ingest>> | null = null;
   let out: OutputRanges | null = null;
@@ -173,7 +188,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     right = await ingest(ctx, runStage(ctx, rightStage), rightStage.schema, {
       name: 'asof-right',
       routed: plan.rightRouted,
-      hashKeys,
+      hashKeys: plan.task.rightBy,
       partitions,
       owned: ownsBatches(rightStage),
       retain: false,
@@ -184,7 +199,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     // Without by keys: from one partition to key ranges, so every thread gets work.
     let extras: (p: number) => ChunkDesc[] = () => [];
     if (plan.mode === 'range') {
-      const ranged = await routeByRange(ctx, plan, left, right);
+      const ranged = await routeByRange(ctx, plan, left, right, sampler!.keyValues(0));
       if (ranged) {
         left.exchange = ranged.left;
         right.exchange = ranged.right;
@@ -193,11 +208,16 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     }
     const leftEx = left.exchange;
     const rightEx = right.exchange;
-    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows);
-    const op: KernelOperator = {
+    const units = leftEx.nonEmpty().map((p) => ({ sides: [leftEx, rightEx], p, level: 0 }));
+    const schema = schemaToArrow(plan.outputSchema);
+    /**
+     * The kernel operator, with the output bytes of a partition (nL left rows in `lx`); `rows`: a
+     * rows output (the left rows load into its region unless only the matched ones leave).
+     */
+    const operator = <O extends OutputRouting | RowsOutput>(outputBytes: (lx: Exchange, p: number, nL: number) => number, rows: boolean): KernelOperator<O> => ({
       name: 'asof',
       // Rows split again by the by keys (both sides alike) keep every by group in one task.
-      splitKeys: plan.mode === 'hash' ? [hashKeys, hashKeys] : null,
+      splitKeys: plan.mode === 'hash' ? [plan.task.leftBy, plan.task.rightBy] : null,
       measured: [0], // one output row per left row
       job: ({ sides: [lx, rx], p, level }) => {
         const nL = lx!.rowsOf(p);
@@ -205,12 +225,15 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
         const extra = level === 0 ? extras(p) : [];
         const nR = rx!.rowsOf(p) + extra.length;
         if (nL === 0) return null;
-        const inputBytes = loadBytesOf(lx!, p) + loadBytesOf(rx!, p);
+        const scratch = (inputBytes: number): number => inputBytes + (nL + nR) * TASK_ROW_BYTES + nL * outRowBytes;
+        const output = outputBytes(lx!, p, nL);
+        const inRegion = rows && !plan.task.dropUnmatched ? dataBytesOf(lx!, p) : 0;
         return {
           rows: nL + nR,
-          scratchBytes: inputBytes + (nL + nR) * TASK_ROW_BYTES + nL * outRowBytes,
-          outputBytes: nL * outRowBytes,
-          build: (routing, scratch) => {
+          scratchBytes: scratch(loadBytesOf(lx!, p) - inRegion + loadBytesOf(rx!, p)),
+          outputBytes: output,
+          ...(rows ? { stableBytes: scratch(stableLoadBytesOf(lx!, p) - inRegion + stableLoadBytesOf(rx!, p) + 64 * extra.length) + output + 2 * LOAN_SLACK } : {}),
+          build: (routing, scratchBuffer) => {
             const rightInput = rx!.inputFor(p);
             return {
               kind: 'asof',
@@ -218,7 +241,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
               right: extra.length > 0 ? { ...rightInput, chunks: [...rightInput.chunks, ...extra] } : rightInput,
               spec: plan.task,
               out: routing,
-              scratch,
+              scratch: scratchBuffer,
             };
           },
           done: (res) => {
@@ -230,12 +253,28 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
           },
         };
       },
-    };
-    await runKernels(ctx, op, leftEx.nonEmpty().map((p) => ({ sides: [leftEx, rightEx], p, level: 0 })), out);
+    });
+
+    if (!plan.preserveOrder) {
+      // The region: every left column and the row ids, then the payload columns.
+      const payloadBytes = outRowBytes - 2; // without `__matched`
+      const slack = 32 * (plan.outputSchema.length + 1);
+      const op = operator<RowsOutput>((lx, p, nL) => dataBytesOf(lx, p) + nL * payloadBytes + slack, true);
+      // Region column of each output column: left columns are routed first, in order.
+      const width = leftStage.schema.fields.length;
+      const at = plan.assemble.map((a) => (a.side === 'left' ? a.index : width + a.out - 1));
+      for await (const b of streamKernelRows(ctx, op, units)) {
+        ctx.checkAbort();
+        yield batchFromColumns(schema, at.map((c) => b.columns[c]!), b.length);
+      }
+      return;
+    }
+
+    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows);
+    await runKernels(ctx, operator<OutputRouting>((_lx, _p, nL) => nL * outRowBytes, false), units, out);
     leftEx.release();
     rightEx.release();
 
-    const schema = schemaToArrow(plan.outputSchema);
     const inner = resolved.how === 'inner';
     const combine = (batch: A.RecordBatch, outputs: A.Data[]): A.RecordBatch | null => {
       let columns = plan.assemble.map((a) => (a.side === 'left' ? batch.data.children[a.index]! : outputs[a.out]!));

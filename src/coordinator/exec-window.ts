@@ -2,26 +2,42 @@
  * Executes a window stage on the shared blocking path (./partitioned.ts): ingest (hash
  * partitioning by the PARTITION BY keys; one partition without them), one task per non-empty
  * partition (sort once + kernel), outputs routed by row id, then the input replayed in order
- * with the new columns attached.
+ * with the new columns attached; or, with preserveOrder: false, each partition's rows handed on
+ * with their new columns as its task ends (./kernel-rows).
  */
 import * as A from 'apache-arrow';
-import { fieldToArrow, schemaFromArrow } from '../columns/arrow-types.js';
-import { appendColumns } from '../columns/shared.js';
+import { fieldToArrow, schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
+import { appendColumns, batchFromColumns } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
 import { kernelBytesPerRow } from '../ops/window.js';
 import type { FieldDesc } from '../types/column.js';
+import type { RowsOutput } from '../types/tasks.js';
 import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
 import { stageBytes, stageRows } from './execute.js';
 import type { Stage } from './planner.js';
 import { ingest } from './ingest.js';
-import { bytesForTasks, loadBytesOf, OutputRanges, partitionCount, partitionsForDirect, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
-import type { RunContext } from './run-context.js';
+import { streamKernelRows } from './kernel-rows.js';
+import {
+  bytesForTasks,
+  dataBytesOf,
+  loadBytesOf,
+  OutputRanges,
+  partitionCount,
+  partitionsForDirect,
+  replayWithOutputs,
+  runKernels,
+  stableLoadBytesOf,
+  type KernelOperator,
+} from './partitioned.js';
+import { LOAN_SLACK, type RunContext } from './run-context.js';
 
 const MAX_ROWS = 0xffffffff;
 
 export interface WindowStagePlan {
   resolved: ResolvedWindow;
+  /** false: rows leave in partition order, without the retained input and its replay (./kernel-rows). */
+  preserveOrder: boolean;
   /** Input column indices routed to the workers, and the roles' positions among them. */
   routed: number[];
   partitionPos: number[];
@@ -29,8 +45,9 @@ export interface WindowStagePlan {
   measurePos: number[];
 }
 
-export function planWindowRouting(resolved: ResolvedWindow): WindowStagePlan {
-  const routed: number[] = [];
+/** `first`: columns routed ahead of the roles' (every input column, for rows outputs). */
+export function planWindowRouting(resolved: ResolvedWindow, preserveOrder = true, first: number[] = []): WindowStagePlan {
+  const routed: number[] = [...first];
   const pos = (index: number): number => {
     let p = routed.indexOf(index);
     if (p < 0) p = routed.push(index) - 1;
@@ -39,7 +56,7 @@ export function planWindowRouting(resolved: ResolvedWindow): WindowStagePlan {
   const partitionPos = resolved.partitionBy.map((c) => pos(c.index));
   const orderPos = resolved.orderBy.map((c) => pos(c.index));
   const measurePos = resolved.measures.map((c) => pos(c.index));
-  return { resolved, routed, partitionPos, orderPos, measurePos };
+  return { resolved, preserveOrder, routed, partitionPos, orderPos, measurePos };
 }
 
 /**
@@ -77,6 +94,7 @@ export async function* execWindow(
   owned: boolean,
   reread: (() => AsyncIterable<A.RecordBatch>) | null = null,
 ): AsyncGenerator<A.RecordBatch> {
+  if (!plan.preserveOrder) return yield* execWindowRows(ctx, plan, input, inputStage, owned);
   const { resolved } = plan;
   const inputSchema = inputStage.schema;
   const outRowBytesEst = resolved.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 4);
@@ -141,5 +159,83 @@ export async function* execWindow(
     exchange.release();
     store!.release();
     out.release();
+  }
+}
+
+/**
+ * preserveOrder: false: every input column goes through the exchange (nothing retained) and each
+ * partition's task loads its rows into its output region and returns them in their own order
+ * (row ids) with the new columns appended, handed on partition by partition (./kernel-rows).
+ */
+async function* execWindowRows(
+  ctx: RunContext,
+  stagePlan: WindowStagePlan,
+  input: AsyncIterable<A.RecordBatch>,
+  inputStage: Stage,
+  owned: boolean,
+): AsyncGenerator<A.RecordBatch> {
+  const { resolved } = stagePlan;
+  const inputSchema = inputStage.schema;
+  const width = inputSchema.fields.length;
+  // Every input column first, in order: the region's columns are then the output schema's.
+  const plan = planWindowRouting(resolved, false, Array.from({ length: width }, (_, i) => i));
+  const outRowBytes = resolved.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 4);
+  const rowBytes = rowBytesOfSchema(inputSchema);
+  const partitions =
+    resolved.partitionBy.length === 0 ? 1 : partitionCount(ctx, await stageBytes(inputStage), rowBytes, windowScratch(resolved, 1, rowBytes) + rowBytes + outRowBytes);
+  ctx.stats.partitions = partitions;
+  const { exchange, rows } = await ingest(ctx, input, inputSchema, {
+    name: 'window',
+    routed: plan.routed,
+    hashKeys: plan.partitionPos,
+    partitions,
+    owned,
+    retain: false,
+  });
+  try {
+    if (rows > MAX_ROWS) {
+      throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
+    }
+    const regionSlack = 32 * (width + resolved.columns.length + 1);
+    const op: KernelOperator<RowsOutput> = {
+      name: 'window',
+      splitKeys: plan.partitionPos.length > 0 ? [plan.partitionPos] : null,
+      measured: [0],
+      job: ({ sides: [ex], p }) => {
+        const n = ex!.rowsOf(p);
+        // The region: every routed column and the row ids, and the new columns.
+        const outputBytes = dataBytesOf(ex!, p) + n * outRowBytes + regionSlack;
+        // The rows are loaded into the region: scratch holds only what reading them back needs.
+        const data = dataBytesOf(ex!, p);
+        return {
+          rows: n,
+          scratchBytes: windowScratch(resolved, n, loadBytesOf(ex!, p) - data),
+          outputBytes,
+          stableBytes: windowScratch(resolved, n, stableLoadBytesOf(ex!, p) - data) + outputBytes + 2 * LOAN_SLACK,
+          build: (out, scratch) => ({
+            kind: 'window',
+            input: ex!.inputFor(p),
+            partitionBy: plan.partitionPos,
+            orderBy: plan.orderPos,
+            measures: plan.measurePos,
+            window: resolved,
+            naive: ctx.config.windowAlgorithm === 'naive',
+            out,
+            scratch,
+          }),
+          done: (res) => {
+            if (res.rows !== n) throw new ExecutionError('INTERNAL', `window: a partition held ${n} rows but its task read ${res.rows}; refusing to return a partial result`);
+            ex!.drop(p);
+          },
+        };
+      },
+    };
+    const schema = schemaToArrow(resolved.outputSchema);
+    for await (const b of streamKernelRows(ctx, op, exchange.nonEmpty().map((p) => ({ sides: [exchange], p, level: 0 })))) {
+      ctx.checkAbort();
+      yield batchFromColumns(schema, b.columns, b.length);
+    }
+  } finally {
+    exchange.release();
   }
 }

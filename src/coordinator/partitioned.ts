@@ -310,6 +310,19 @@ export function loadBytesOf(ex: Exchange, p: number): number {
   return data + ex.spillBytesOf(p) + (ex.mayInterleave(p) ? data + 12 * ex.rowsOf(p) : 0);
 }
 
+/** Column bytes (with the row ids) of destination p's rows, in memory or spilled. */
+export function dataBytesOf(ex: Exchange, p: number): number {
+  return ex.memoryBytesOf(p) + ex.spilledDataBytesOf(p);
+}
+
+/**
+ * A bound of loadBytesOf from the rows' column bytes only (spilled or out of order: one more
+ * copy, and the sort by id), the same whether or not they spilled or arrived out of order.
+ */
+export function stableLoadBytesOf(ex: Exchange, p: number): number {
+  return 2 * dataBytesOf(ex, p) + 12 * ex.rowsOf(p);
+}
+
 /** One kernel task's rows: destination `p` of each side's exchange (left first). */
 export interface PartitionUnit {
   sides: Exchange[];
@@ -318,29 +331,39 @@ export interface PartitionUnit {
   level: number;
 }
 
-/** What a blocking operator tells the shared path about one partition's kernel task. */
-export interface KernelJob {
+/**
+ * What a blocking operator tells the shared path about one partition's kernel task; `O` is
+ * where its outputs go (routed by row id, or the rows themselves: ./kernel-rows.ts).
+ */
+export interface KernelJob<O = OutputRouting> {
   /** Rows the task reads (both sides). */
   rows: number;
   /** Scratch bytes the task needs by the operator's estimate. */
   scratchBytes: number;
-  /** Bytes of the routed output rows (fixed-width part; more is reported as extra memory). */
+  /** Bytes of the output rows (fixed-width part; more is reported as extra memory). */
   outputBytes: number;
+  /**
+   * Scratch and output by an estimate from the rows and their column bytes only (not from
+   * whether they spilled or arrived out of order, nor from what earlier tasks measured): when
+   * given, whether to split the unit is decided from it alone, so the decision is the same on
+   * every run (rows outputs, whose order follows the splits).
+   */
+  stableBytes?: number;
   /** Builds the task once its loans are granted. */
-  build(out: OutputRouting, scratch: SharedArrayBuffer): WindowTask | AsofTask | GroupByTask | WindowGroupByTask | JoinTask;
+  build(out: O, scratch: SharedArrayBuffer): WindowTask | AsofTask | GroupByTask | WindowGroupByTask | JoinTask;
   /** Checks the reply (rows in = rows out) and releases the partition's inputs. */
   done(result: KernelResult): void;
 }
 
 /** A blocking operator's kernel, as the shared path runs it. */
-export interface KernelOperator {
+export interface KernelOperator<O = OutputRouting> {
   name: string;
   /** Positions of the hash keys among each side's routed columns; null: rows cannot be split again. */
   splitKeys: number[][] | null;
   /** The sides whose rows the `kernel` progress counts (the rows the kernel computes outputs for). */
   measured: number[];
   /** The task for a unit, or null when it has nothing to compute (e.g. no left rows). */
-  job(unit: PartitionUnit): KernelJob | null;
+  job(unit: PartitionUnit): KernelJob<O> | null;
 }
 
 /** Splits stop after this many levels, or when one sub-partition keeps most rows (one hot key). */
@@ -349,63 +372,91 @@ const MAX_SPLIT_LEVEL = 3;
 /** Jobs smaller than this teach nothing about per-row memory (fixed costs dominate them). */
 const LEARN_MIN_ROWS = 1024;
 
-/**
- * Runs the operator's kernel tasks, at most one per thread, each with its loans (scratch, and
- * an output buffer when outputs are routed); outputs go to `out`. A unit whose task would need
- * more than one task's share of the budget is first split again by a re-mix of its keys' hash
- * (both sides alike), so its groups spread over sub-units that fit; sub-units run in the slot
- * of the unit they came from. Scratch loans follow what earlier tasks measured per row.
- */
-export async function runKernels(ctx: RunContext, op: KernelOperator, units: PartitionUnit[], out: OutputRanges): Promise<void> {
-  const owned: Exchange[] = [];
-  let perRow = 0;
-  // Progress in measured rows: a split unit's sub-units hold exactly its rows, so the total
-  // known once the units are is never exceeded and is reached when the last unit is done.
-  const measuredRows = (unit: PartitionUnit): number => op.measured.reduce((t, s) => t + unit.sides[s]!.rowsOf(unit.p), 0);
-  ctx.progress.announce('kernel', units.reduce((t, u) => t + measuredRows(u), 0));
-  ctx.progress.start('kernel');
+/** How one unit's task runs: split again first, or with loans of these sizes. */
+export type UnitPlan<O> =
+  | { kind: 'empty' }
+  | { kind: 'split'; need: number }
+  | { kind: 'run'; job: KernelJob<O>; scratchBytes: number; outputBytes: number };
 
-  const runUnit = async (unit: PartitionUnit): Promise<void> => {
-    const job = op.job(unit);
-    if (!job) {
-      ctx.progress.add('kernel', measuredRows(unit));
-      for (const side of unit.sides) side.drop(unit.p);
-      return;
-    }
-    const scratchBytes = Math.max(job.scratchBytes, Math.ceil(perRow * 1.15 * job.rows)) + LOAN_SLACK;
-    const outputBytes = out.direct ? 0 : job.outputBytes + LOAN_SLACK;
-    if (scratchBytes + outputBytes > ctx.limits.taskBytes && op.splitKeys && unit.level < MAX_SPLIT_LEVEL && job.rows > 1) {
-      const subs = await split(unit, op.splitKeys, scratchBytes + outputBytes);
-      for (const sub of subs) await runUnit(sub);
-      return;
-    }
-    const [scratch, output] = await ctx.loans(op.name, out.direct ? [scratchBytes] : [scratchBytes, outputBytes]);
+/**
+ * What the drivers of kernel tasks share (runKernels below, streamKernelRows in ./kernel-rows):
+ * loan sizes from the operator's estimates and from what earlier tasks measured per row, the
+ * decision to split a unit too big for one task's share, the split itself (a re-mix of its
+ * keys' hash, both sides alike, into sub-units that fit), and the `kernel` progress.
+ */
+export class KernelUnits<O> {
+  private perRow = 0;
+  private readonly owned: Exchange[] = [];
+
+  constructor(
+    private readonly ctx: RunContext,
+    readonly op: KernelOperator<O>,
+    units: PartitionUnit[],
+    /** Whether outputs need a loan of their own (not written in place). */
+    private readonly outputLoan: boolean,
+  ) {
+    // Progress in measured rows: a split unit's sub-units hold exactly its rows, so the total
+    // known once the units are is never exceeded and is reached when the last unit is done.
+    ctx.progress.announce('kernel', units.reduce((t, u) => t + this.measuredRows(u), 0));
+    ctx.progress.start('kernel');
+  }
+
+  measuredRows(unit: PartitionUnit): number {
+    return this.op.measured.reduce((t, s) => t + unit.sides[s]!.rowsOf(unit.p), 0);
+  }
+
+  plan(unit: PartitionUnit): UnitPlan<O> {
+    const job = this.op.job(unit);
+    if (!job) return { kind: 'empty' };
+    const scratchBytes = Math.max(job.scratchBytes, Math.ceil(this.perRow * 1.15 * job.rows)) + LOAN_SLACK;
+    const outputBytes = this.outputLoan ? job.outputBytes + LOAN_SLACK : 0;
+    const need = job.stableBytes ?? scratchBytes + outputBytes;
+    if (need > this.ctx.limits.taskBytes && this.op.splitKeys && unit.level < MAX_SPLIT_LEVEL && job.rows > 1) return { kind: 'split', need };
+    return { kind: 'run', job, scratchBytes, outputBytes };
+  }
+
+  /** A unit with nothing to compute: its rows count as done and go. */
+  skip(unit: PartitionUnit): void {
+    this.ctx.progress.add('kernel', this.measuredRows(unit));
+    for (const side of unit.sides) side.drop(unit.p);
+  }
+
+  /**
+   * Runs a planned task with its loans; `take` receives the reply and the output loan (null
+   * without one), which it keeps or releases.
+   */
+  async run(unit: PartitionUnit, plan: Extract<UnitPlan<O>, { kind: 'run' }>, routing: (buffer: SharedArrayBuffer | null) => O, take: (res: KernelResult, output: Loan | null) => Promise<void>): Promise<void> {
+    const { ctx } = this;
+    const { job } = plan;
+    const [scratch, output] = await ctx.loans(this.op.name, this.outputLoan ? [plan.scratchBytes, plan.outputBytes] : [plan.scratchBytes]);
     let outputLoan: Loan | null = output ?? null;
-    const rows = measuredRows(unit);
+    const rows = this.measuredRows(unit);
     try {
-      const res = await ctx.task(job.build(out.routing(output?.buffer ?? null), scratch!.buffer));
+      const res = await ctx.task(job.build(routing(output?.buffer ?? null), scratch!.buffer));
       scratch!.release();
-      if (job.rows >= LEARN_MIN_ROWS) perRow = Math.max(perRow, (res.scratch.used + res.scratch.overflow) / job.rows);
+      if (job.rows >= LEARN_MIN_ROWS) this.perRow = Math.max(this.perRow, (res.scratch.used + res.scratch.overflow) / job.rows);
       ctx.stats.overflowBytes += res.scratch.overflow;
       job.done(res.value);
       const loan = outputLoan;
       outputLoan = null;
-      if (loan) await out.exchange.add(res.value, loan);
+      await take(res.value, loan);
       ctx.progress.add('kernel', rows);
     } finally {
       scratch!.release();
       outputLoan?.release();
     }
-  };
+  }
 
-  const split = async (unit: PartitionUnit, keys: number[][], need: number): Promise<PartitionUnit[]> => {
+  async split(unit: PartitionUnit, need: number): Promise<PartitionUnit[]> {
+    const { ctx, op } = this;
+    const keys = op.splitKeys!;
     // At least 4 parts: with fewer, a few keys land together too often.
     const parts = Math.min(256, Math.max(4, Math.ceil((2 * need) / ctx.limits.taskBytes)));
     const subs: Exchange[] = [];
     for (let s = 0; s < unit.sides.length; s++) {
       const routing = { kind: 'hash' as const, keyColumns: keys[s]!, partitions: parts, seed: ctx.config.seed, level: unit.level + 1 };
       subs.push(await reroute(ctx, unit.sides[s]!, unit.p, routing, `${op.name}.split${unit.level + 1}`));
-      owned.push(subs[s]!);
+      this.owned.push(subs[s]!);
     }
     const rowsOf = (q: number): number => subs.reduce((t, e) => t + e.rowsOf(q), 0);
     // All rows in one sub-unit may be one hot key or a few keys that met again (a few keys
@@ -414,13 +465,38 @@ export async function runKernels(ctx: RunContext, op: KernelOperator, units: Par
     const next: PartitionUnit[] = [];
     for (let q = 0; q < parts; q++) if (rowsOf(q) > 0) next.push({ sides: subs, p: q, level });
     return next;
-  };
+  }
 
+  /** The exchanges of split units; call when no task can read them. */
+  release(): void {
+    for (const e of this.owned) e.release();
+  }
+}
+
+/**
+ * Runs the operator's kernel tasks, at most one per thread, each with its loans (scratch, and
+ * an output buffer when outputs are routed); outputs go to `out`. A unit whose task would need
+ * more than one task's share of the budget is first split again (KernelUnits); sub-units run
+ * in the slot of the unit they came from.
+ */
+export async function runKernels(ctx: RunContext, op: KernelOperator, units: PartitionUnit[], out: OutputRanges): Promise<void> {
+  const k = new KernelUnits(ctx, op, units, !out.direct);
+  const runUnit = async (unit: PartitionUnit): Promise<void> => {
+    const plan = k.plan(unit);
+    if (plan.kind === 'empty') return k.skip(unit);
+    if (plan.kind === 'split') {
+      for (const sub of await k.split(unit, plan.need)) await runUnit(sub);
+      return;
+    }
+    await k.run(unit, plan, (buffer) => out.routing(buffer), async (res, loan) => {
+      if (loan) await out.exchange.add(res, loan);
+    });
+  };
   try {
     await ctx.clock.during('kernel', runAll(units.map((u) => () => runUnit(u)), ctx.concurrency));
     await out.exchange.seal();
   } finally {
-    for (const e of owned) e.release();
+    k.release();
   }
 }
 

@@ -99,7 +99,8 @@ export async function planStage(node: PlanNode): Promise<Stage> {
     case 'window': {
       const input = await planStage(node.input);
       const resolved: ResolvedWindow = resolveWindow(node.options as WindowOptions, desc(input));
-      return { kind: 'window', schema: schemaToArrow(resolved.outputSchema), input, plan: planWindowRouting(resolved) };
+      const preserveOrder = (node.options as WindowOptions).preserveOrder !== false;
+      return { kind: 'window', schema: schemaToArrow(resolved.outputSchema), input, plan: planWindowRouting(resolved, preserveOrder) };
     }
     case 'asofJoin': {
       const [left, right] = await Promise.all([planStage(node.left), planStage(node.right)]);
@@ -223,7 +224,11 @@ function windowLines(stage: Extract<Stage, { kind: 'window' }>, indent: string, 
     `${next}partitioning: ${r.partitionBy.length === 0 ? 'none (no PARTITION BY): 1 partition' : `hash(${r.partitionBy.map((c) => c.column).join(', ')}) into ${parts} partitions, seeded`}`,
     `${next}sort per partition: (${[...r.partitionBy.map((c) => `${c.column} group`), ...r.orderBy.map((o) => `${o.column} ${o.descending ? 'DESC' : 'ASC'} NULLS ${o.nulls.toUpperCase()}`), 'row id'].join(', ')}) by LSD radix argsort, once`,
     ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? (c.fn === 'count' ? '*' : '') : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c, r)}`),
-    ...(fused ? [] : [`${next}output: input order (row ids), columns appended`]),
+    ...(fused
+      ? []
+      : stage.plan.preserveOrder
+        ? [`${next}output: input order (row ids), columns appended`]
+        : [`${next}output: order: partition order (preserveOrder: false), each partition's rows in input order, columns appended; every column routed, no retained input, no output exchange`]),
   ];
 }
 

@@ -79,6 +79,12 @@ export class SortSampler {
     return this.count;
   }
 
+  /** The sampled values of key `k`, in row-id order (none: an empty sample). */
+  keyValues(k: number): A.Data | null {
+    if (this.count === 0) return null;
+    return this.parts.length === 1 ? this.parts[0]!.keys[k]! : concatData(this.parts.map((p) => p.keys[k]!), localAlloc);
+  }
+
   /**
    * `ranges - 1` splitter rows in shared memory (one column per key and their row ids), or null
    * when the sample has fewer than two rows.

@@ -54,6 +54,8 @@ export interface AsofOptions {
   nullsEqual?: boolean;
   timeZone?: string;
   suffix?: string;
+  /** false: rows come out in left-partition order instead of left input order (see the README). */
+  preserveOrder?: boolean;
 }
 
 export interface AsofColumnRef {
@@ -84,7 +86,7 @@ export interface ResolvedAsof {
 }
 
 const KNOWN = new Set([
-  'on', 'by', 'direction', 'tolerance', 'allowExactMatches', 'condition', 'how', 'nullsEqual', 'timeZone', 'suffix',
+  'on', 'by', 'direction', 'tolerance', 'allowExactMatches', 'condition', 'how', 'nullsEqual', 'timeZone', 'suffix', 'preserveOrder',
 ]);
 
 function fail(code: string, message: string, details: Record<string, unknown> = {}): never {

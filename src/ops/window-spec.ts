@@ -453,6 +453,8 @@ export interface WindowOptions {
   partitionBy?: string | string[];
   orderBy?: OrderByInput | { column: string; descending?: boolean; nulls?: 'first' | 'last' };
   columns: Record<string, unknown>;
+  /** false: rows come out in partition order instead of input order (see the README). */
+  preserveOrder?: boolean;
 }
 
 const INT64: TypeDesc = { kind: 'int', bits: 64, signed: true };

@@ -23,6 +23,7 @@ export const asofShape = {
   nullsEqual: bool().optional(),
   timeZone: name("an IANA time zone name such as 'UTC' or 'Europe/Paris'").optional(),
   suffix: name('a non-empty string').optional(),
+  preserveOrder: bool().optional(),
 };
 
 export const asofOptions = options(asofShape);

@@ -23,6 +23,7 @@ export const windowShape = {
   partitionBy: names().optional(),
   orderBy: orderBy().optional(),
   columns: entries("an object { name: window function } with at least one column, e.g. { tokens_7d: sum('tokens').rows(6) }", windowFn()),
+  preserveOrder: bool().optional(),
 };
 
 export const windowOptions = options(windowShape);

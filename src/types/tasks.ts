@@ -126,6 +126,17 @@ export type OutputRouting =
   | { kind: 'routed'; rangeShift: number; ranges: number; buffer: SharedArrayBuffer | null }
   | { kind: 'direct'; columns: Array<{ values: BufRef; nulls: BufRef }> };
 
+/**
+ * A kernel task's rows themselves as its output (preserveOrder: false): every column of the
+ * partition, loaded in row-id order, then the outputs in that order, all in one region of
+ * shared memory that starts in the pooled `buffer` (more when it is full, reported). The
+ * coordinator hands the region on to the consumer: no output exchange, no replay.
+ */
+export interface RowsOutput {
+  kind: 'rows';
+  buffer: SharedArrayBuffer | null;
+}
+
 /** Which column of the chunked partition plays which role is op-specific. */
 export interface WindowTask {
   kind: 'window';
@@ -136,7 +147,8 @@ export interface WindowTask {
   measures: number[];
   window: ResolvedWindow;
   naive: boolean;
-  out: OutputRouting;
+  /** rows: the partition's rows in row-id order (loaded into the region), outputs appended. */
+  out: OutputRouting | RowsOutput;
   scratch: SharedArrayBuffer | null;
 }
 
@@ -157,6 +169,8 @@ export interface AsofTaskSpec {
   conditionColumns: Array<{ side: 'left' | 'right'; pos: number }>;
   /** Right routed columns that become output columns (gathered per left row by its match). */
   payload: number[];
+  /** Rows output (how: 'inner'): left rows without a match are left out. */
+  dropUnmatched: boolean;
 }
 
 export interface AsofTask {
@@ -164,8 +178,11 @@ export interface AsofTask {
   left: PartitionInput;
   right: PartitionInput;
   spec: AsofTaskSpec;
-  /** Output rows: one per left row (by left row id): `__matched` (uint8) then the payload. */
-  out: OutputRouting;
+  /**
+   * Output rows: one per left row (by left row id): `__matched` (uint8) then the payload; or
+   * (rows) the left rows in row-id order, every left column then the payload.
+   */
+  out: OutputRouting | RowsOutput;
   scratch: SharedArrayBuffer | null;
 }
 

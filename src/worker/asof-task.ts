@@ -4,7 +4,8 @@
  * by (group, key, row id) → the pure kernel (src/ops/asof-join) → per left row its right match
  * → one output row per left row, with its left row id: `__matched` (1 = a match) and the
  * right payload columns gathered by the match (NULL without one), grouped by row-id range
- * (./routed-chunks) for the output exchange.
+ * (./routed-chunks) for the output exchange; or (rows output, preserveOrder: false) the left
+ * rows themselves with the payload gathered beside them.
  * Rows that can never match (NULL by values without nullsEqual, by values absent on the right)
  * are sorted past the last group and simply get no match.
  * A residual condition is evaluated vectorized over each round of candidate pairs: the columns
@@ -21,7 +22,7 @@ import type { AsofTask, KernelResult } from '../types/tasks.js';
 import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { scatterDirect, takeDirect } from './direct-output.js';
-import { groupByDestination, routedChunks } from './routed-chunks.js';
+import { groupByDestination, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { encodeSortKey } from './sort-keys.js';
 import { argsortWords } from './sort.js';
@@ -34,7 +35,12 @@ interface SortedSide {
 
 export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
   const spec = task.spec;
-  const [left, right] = await Promise.all([loadPartition(task.left), loadPartition(task.right)]);
+  const out = task.out;
+  // Rows output: the left rows are loaded straight into the region they leave in (unless only
+  // the matched ones leave: then they are gathered there).
+  const arena = out.kind === 'rows' ? rowsArena(out.buffer) : null;
+  const leftInto = arena && !spec.dropUnmatched ? arena.alloc : null;
+  const [left, right] = await Promise.all([loadPartition(task.left, false, leftInto), loadPartition(task.right)]);
   const lk = left.columns.map(toKeyColumn);
   const rk = right.columns.map(toKeyColumn);
 
@@ -89,7 +95,26 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
     pick[l] = rs.perm[m]!;
     matched[l] = 1;
   }
-  const out = task.out;
+  if (out.kind === 'rows') {
+    const region = arena!;
+    if (!spec.dropUnmatched) {
+      const payload = spec.payload.map((pos) => gatherData(right.columns[pos]!, pick, nL, region.alloc));
+      return { ...rowsRegion(region, [...left.columns, ...payload], left.rowIds, nL), rows: nL, rightRows: right.n };
+    }
+    let kept = 0;
+    for (let i = 0; i < nL; i++) kept += matched[i]!;
+    const keep = scratchAlloc(Int32Array, kept);
+    const picked = scratchAlloc(Int32Array, kept);
+    for (let i = 0, k = 0; i < nL; i++) {
+      if (!matched[i]) continue;
+      keep[k] = i;
+      picked[k++] = pick[i]!;
+    }
+    const ids = region.alloc(Uint32Array, kept);
+    for (let k = 0; k < kept; k++) ids[k] = left.rowIds[keep[k]!]!;
+    const columns = [...left.columns.map((c) => gatherData(c, keep, kept, region.alloc)), ...spec.payload.map((pos) => gatherData(right.columns[pos]!, picked, kept, region.alloc))];
+    return { ...rowsRegion(region, columns, ids, kept), rows: nL, rightRows: right.n };
+  }
   if (out.kind === 'direct') {
     scatterDirect(matched, null, left.rowIds, out.columns[0]!);
     spec.payload.forEach((pos, c) => takeDirect(right.columns[pos]!, pick, left.rowIds, out.columns[c + 1]!));

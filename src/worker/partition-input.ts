@@ -13,6 +13,7 @@ import { typeToArrow } from '../columns/arrow-types.js';
 import { concatData, gatherData } from '../columns/gather.js';
 import { rebuildData } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
+import type { Allocator } from '../types/keys.js';
 import type { PartitionInput, SpillPiece } from '../types/tasks.js';
 import { scratchAlloc } from './scratch.js';
 import { argsortWords } from './sort.js';
@@ -32,8 +33,10 @@ interface Piece {
 /**
  * Columns are this task's scratch memory (or views of the shared chunks): valid until the task
  * ends. Rows come in row-id order, unless `anyOrder` (a caller that places rows by id itself).
+ * `into`: the columns and row ids are copied into memory from that allocator instead (a rows
+ * output's region, which outlives the task), each exactly once.
  */
-export async function loadPartition(input: PartitionInput, anyOrder = false): Promise<LoadedPartition> {
+export async function loadPartition(input: PartitionInput, anyOrder = false, into: Allocator | null = null): Promise<LoadedPartition> {
   const pieces: Piece[] = [];
   for (const chunk of input.chunks) {
     const ids = rebuildData(chunk.rowIds);
@@ -52,18 +55,25 @@ export async function loadPartition(input: PartitionInput, anyOrder = false): Pr
     rowIds.set((p.ids.values as Uint32Array).subarray(0, p.ids.length), at);
     at += p.ids.length;
   }
+  const sort = !anyOrder && !ascending(rowIds, n);
+  // Copied once: straight into `into`, unless a sort by id follows (then that gather is the copy).
+  const concatInto = into && !sort ? into : scratchAlloc;
   let columns = input.schema.map((field, c) => {
     if (pieces.length === 0) return A.vectorFromArray([], typeToArrow(field.type)).data[0]! as A.Data;
-    if (pieces.length === 1) return pieces[0]!.cols[c]!;
-    return concatData(pieces.map((p) => p.cols[c]!), scratchAlloc);
+    if (pieces.length === 1 && concatInto === scratchAlloc) return pieces[0]!.cols[c]!;
+    return concatData(pieces.map((p) => p.cols[c]!), concatInto);
   });
-  if (!anyOrder && !ascending(rowIds, n)) {
+  if (sort) {
     const order = argsortWords([rowIds], n, scratchAlloc(Uint32Array, n));
     const idx = new Int32Array(order.buffer, order.byteOffset, n);
-    columns = columns.map((c) => gatherData(c, idx, n, scratchAlloc));
-    const sorted = scratchAlloc(Uint32Array, n);
+    columns = columns.map((c) => gatherData(c, idx, n, into ?? scratchAlloc));
+    const sorted = (into ?? scratchAlloc)(Uint32Array, n);
     for (let i = 0; i < n; i++) sorted[i] = rowIds[idx[i]!]!;
     rowIds = sorted;
+  } else if (into) {
+    const copy = into(Uint32Array, n);
+    copy.set(rowIds);
+    rowIds = copy;
   }
   return { n, rowIds, columns };
 }

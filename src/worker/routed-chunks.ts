@@ -63,3 +63,15 @@ export function routedChunks(g: Grouped): RoutedChunks {
   }
   return { bufferBytes: g.arena.firstBytesUsed, extraBytes: g.arena.reserved, parts };
 }
+
+/** The region of a kernel's rows output (RowsOutput): shared memory starting in the pooled buffer. */
+export function rowsArena(buffer: SharedArrayBuffer | null): SharedArena {
+  return new SharedArena(4 << 20, buffer);
+}
+
+/** A rows output's columns and row ids, all allocated from `arena`, as destination 0. */
+export function rowsRegion(arena: SharedArena, columns: A.Data[], rowIds: Uint32Array, n: number): RoutedChunks {
+  const rowIdData = A.makeData({ type: new A.Uint32(), length: n, data: rowIds.subarray(0, n) });
+  const parts: RoutedChunks['parts'] = n === 0 ? [] : [{ partition: 0, chunk: { length: n, rowIds: describeData(rowIdData), columns: columns.map((c) => describeData(c)) } }];
+  return { bufferBytes: arena.firstBytesUsed, extraBytes: arena.reserved, parts };
+}

@@ -5,7 +5,9 @@
  * measure columns (nested measures: only their validity) → the pure kernel (src/ops/window) →
  * outputs written in place by row id (direct: fixed-width results, takes gathered from the
  * permuted measure), or as arrow Data in sorted order (./window-output: takes gathered from the
- * measure column of any type) grouped by row-id range (./routed-chunks) for the output exchange.
+ * measure column of any type) grouped by row-id range (./routed-chunks) for the output exchange,
+ * or (rows output, preserveOrder: false) gathered back to the partition's own row order and
+ * appended to its rows, which were loaded straight into the output region.
  * Everything but the routed outputs lives in the task's scratch loan.
  */
 import type * as A from 'apache-arrow';
@@ -14,13 +16,13 @@ import { bitmapToBytes } from '../columns/bits.js';
 import { gatherData } from '../columns/gather.js';
 import { toKeyColumn } from '../columns/shared.js';
 import { computeWindow, computeWindowNaive, type WindowColumnOut, type WindowKernelInput } from '../ops/window.js';
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
 import type { KernelResult, WindowTask } from '../types/tasks.js';
 import { scatterDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { permuteKey } from './permute.js';
-import { groupByDestination, routedChunks } from './routed-chunks.js';
+import { groupByDestination, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { argsortKeys } from './sort.js';
 import { takeFixedValues, windowOutputData } from './window-output.js';
@@ -91,9 +93,10 @@ function computeSorted(part: LoadedPartition, task: WindowSpec): { outs: WindowC
 
 /**
  * The window outputs of a loaded partition as arrow Data in the partition's own row order (row
- * id order), for an operator fused after the window in the same task (src/worker/groupby-task).
+ * id order), in memory from `alloc`: for an operator fused after the window in the same task
+ * (src/worker/groupby-task), or a rows output (preserveOrder: false).
  */
-export function windowColumnsInRowOrder(part: LoadedPartition, task: WindowSpec): A.Data[] {
+export function windowColumnsInRowOrder(part: LoadedPartition, task: WindowSpec, alloc: Allocator = scratchAlloc): A.Data[] {
   const { outs, perm } = computeSorted(part, task);
   const n = part.n;
   // Sorted position of each row: gathering the sorted outputs by it puts them in row order.
@@ -101,19 +104,23 @@ export function windowColumnsInRowOrder(part: LoadedPartition, task: WindowSpec)
   for (let i = 0; i < n; i++) position[perm[i]!] = i;
   return outs.map((o, c) => {
     const sorted = windowOutputData(o, task.window.columns[c]!, o.kind === 'take' ? part.columns[task.measures[o.measure]!]! : null, perm, scratchAlloc);
-    return gatherData(sorted, position, n, scratchAlloc);
+    return gatherData(sorted, position, n, alloc);
   });
 }
 
 export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
-  const part = await loadPartition(task.input);
+  const out = task.out;
+  // Rows output: the partition is loaded straight into the region the rows leave in.
+  const region = out.kind === 'rows' ? rowsArena(out.buffer) : null;
+  const part = await loadPartition(task.input, false, region?.alloc ?? null);
   const n = part.n;
+  // The rows in their own order (row ids), the outputs gathered back to it, in the region.
+  if (out.kind === 'rows') return { ...rowsRegion(region!, [...part.columns, ...windowColumnsInRowOrder(part, task, region!.alloc)], part.rowIds, n), rows: n, rightRows: 0 };
   const { outs, perm, measures } = computeSorted(part, task);
   const window = task.window;
 
   const rowIds = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[perm[i]!]!;
-  const out = task.out;
   if (out.kind === 'direct') {
     // Every result is fixed-width here: a take is gathered from the permuted measure.
     outs.forEach((o, c) => {
@@ -125,8 +132,8 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
     });
     return { bufferBytes: 0, extraBytes: 0, parts: [], rows: n, rightRows: 0 };
   }
+  const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, o.kind === 'take' ? part.columns[task.measures[o.measure]!]! : null, perm, scratchAlloc));
   const dest = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) dest[i] = rowIds[i]! >>> out.rangeShift;
-  const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, o.kind === 'take' ? part.columns[task.measures[o.measure]!]! : null, perm, scratchAlloc));
   return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0 };
 }

@@ -61,3 +61,26 @@ describe('window steps in job files', () => {
     await expect(buildJob(engine, job({ a: { fn: 'lag', column: 'sym', default: 3 } }), '.')).rejects.toThrow(/Expected a string/);
   });
 });
+
+describe('preserveOrder in job files', () => {
+  const step = (preserveOrder: unknown) =>
+    parseJob({
+      sources: { t: { type: 'demo', dataset: 'trades', rows: 200, seed: 3 } },
+      steps: [{ op: 'window', partitionBy: 'sym', orderBy: 'ts', columns: { n: { fn: 'rowNumber' } }, preserveOrder }],
+    });
+
+  it('a window step with preserveOrder: false gives the same rows, in partition order', async () => {
+    const unordered = await buildJob(engine, step(false), '.');
+    expect(await unordered.explain()).toContain('order: partition order (preserveOrder: false)');
+    const a = await unordered.collect();
+    const b = await (await buildJob(engine, step(true), '.')).collect();
+    expect(a.numRows).toBe(200);
+    const key = (t: typeof a) => Array.from({ length: t.numRows }, (_, i) => `${String(t.getChild('ts')!.get(i))}|${String(t.getChild('sym')!.get(i))}|${String(t.getChild('n')!.get(i))}`).sort();
+    expect(key(a)).toStrictEqual(key(b));
+  });
+
+  it('rejects a preserveOrder that is not true or false, with the step path', () => {
+    expect(() => step('no')).toThrow(JobError);
+    expect(() => step('no')).toThrow(/steps\[0\]\.preserveOrder/);
+  });
+});

@@ -41,8 +41,8 @@ describe('the misspellings and mistypes of issue 7.1', () => {
   it('window({ partition_by }) is UNKNOWN_OPTION with "did you mean `partitionBy`?"', async () => {
     const e = await planError(() => df().window({ partition_by: 'u', orderBy: 't', columns: { s: sum('v') } } as never));
     expect(e.code).toBe('UNKNOWN_OPTION');
-    expect(e.message).toBe('window(): unknown option `partition_by`; did you mean `partitionBy`? Known options: partitionBy, orderBy, columns');
-    expect(e.details).toMatchObject({ option: 'partition_by', known: ['partitionBy', 'orderBy', 'columns'], suggestion: 'partitionBy' });
+    expect(e.message).toBe('window(): unknown option `partition_by`; did you mean `partitionBy`? Known options: partitionBy, orderBy, columns, preserveOrder');
+    expect(e.details).toMatchObject({ option: 'partition_by', known: ['partitionBy', 'orderBy', 'columns', 'preserveOrder'], suggestion: 'partitionBy' });
   });
 
   it("explode(e, { outputCol }) is UNKNOWN_OPTION suggesting outputColumn", async () => {

@@ -1,0 +1,114 @@
+/**
+ * The blocking path without the order restored (preserveOrder: false on window and asofJoin):
+ *
+ *   partitions (every input column routed, nothing retained) ─► one kernel task each, which
+ *   returns its partition's rows with the outputs appended (RowsOutput) ─► handed on to the
+ *   consumer, unit by unit in partition order, as soon as the head unit's task is done.
+ *
+ * No output exchange, no retained input, no replay. The order is the units' (partition index,
+ * sub-partitions of a split unit in their index order) and within one the rows' own (row ids): the
+ * same on every run with the same input, partitioning, threads and budget, because whether a
+ * unit is split is decided from its rows and column bytes only (KernelJob.stableBytes).
+ *
+ * Memory: at most one unit per thread is started and not yet consumed; each holds its task's
+ * loans while it runs, then only its rows (the output loan's buffer, counted as
+ * `<name>.out.rows` until the consumer moves past the unit's last batch; the buffer never goes
+ * back to the pool, the consumer may keep the batches). A unit whose task needs more than one
+ * task's share runs alone: it starts only once it is the head and nothing else is held.
+ */
+import type * as A from 'apache-arrow';
+import { rebuildData } from '../columns/shared.js';
+import type { KernelResult, RowsOutput } from '../types/tasks.js';
+import { KernelUnits, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import type { Loan, RunContext } from './run-context.js';
+
+/** Rows per batch handed on (views of a unit's region, no copy), about a reader's batch. */
+const BATCH_ROWS = 1 << 16;
+
+/** A run of rows of one unit's region: its columns (every input column, then the outputs). */
+export interface RowsBatch {
+  length: number;
+  columns: A.Data[];
+}
+
+type Outcome = { kind: 'rows'; columns: A.Data[]; length: number; bytes: number } | { kind: 'split'; subs: PartitionUnit[] } | { kind: 'none' };
+
+interface Slot {
+  unit: PartitionUnit;
+  outcome: Promise<Outcome> | null;
+}
+
+export async function* streamKernelRows(ctx: RunContext, op: KernelOperator<RowsOutput>, units: PartitionUnit[]): AsyncGenerator<RowsBatch> {
+  const k = new KernelUnits(ctx, op, units, true);
+  const held = ctx.budget.reserve(`${op.name}.out.rows`);
+  const slots: Slot[] = units.map((unit) => ({ unit, outcome: null }));
+  const started: Array<Promise<Outcome>> = [];
+
+  const keep = (res: KernelResult, loan: Loan | null): Outcome => {
+    const part = res.parts[0];
+    if (!part || !loan) {
+      loan?.release();
+      return { kind: 'none' };
+    }
+    const buffer = loan.handOver(held);
+    // Shared memory beyond the loan (the estimate was short) is counted too, or reported.
+    let extra = res.extraBytes;
+    if (!held.tryGrow(extra)) {
+      ctx.stats.overflowBytes += extra;
+      extra = 0;
+    }
+    const chunk = part.chunk;
+    return { kind: 'rows', columns: chunk.columns.map(rebuildData), length: chunk.length, bytes: buffer.byteLength + extra };
+  };
+
+  const start = async (slot: Slot, plan: ReturnType<KernelUnits<RowsOutput>['plan']>): Promise<Outcome> => {
+    if (plan.kind === 'empty') {
+      k.skip(slot.unit);
+      return { kind: 'none' };
+    }
+    if (plan.kind === 'split') return { kind: 'split', subs: await k.split(slot.unit, plan.need) };
+    let outcome: Outcome = { kind: 'none' };
+    await k.run(slot.unit, plan, (buffer) => ({ kind: 'rows', buffer }), async (res, loan) => {
+      outcome = keep(res, loan);
+    });
+    return outcome;
+  };
+
+  try {
+    for (;;) {
+      // Start units in order while fewer than one per thread are started and not consumed.
+      for (let i = 0; i < slots.length && i < ctx.concurrency; i++) {
+        const slot = slots[i]!;
+        if (slot.outcome) continue;
+        const plan = k.plan(slot.unit);
+        const alone = plan.kind === 'run' && plan.scratchBytes + plan.outputBytes > ctx.limits.taskBytes;
+        if (alone && i > 0) break;
+        slot.outcome = start(slot, plan);
+        slot.outcome.catch(() => {}); // observed when it is the head
+        started.push(slot.outcome);
+        if (alone) break;
+      }
+      const head = slots[0];
+      if (!head) break;
+      const outcome = await ctx.clock.during('kernel', head.outcome!);
+      slots.shift();
+      if (outcome.kind === 'split') {
+        slots.unshift(...outcome.subs.map((unit) => ({ unit, outcome: null })));
+        continue;
+      }
+      if (outcome.kind === 'none') continue;
+      for (let at = 0; at < outcome.length; at += BATCH_ROWS) {
+        const length = Math.min(BATCH_ROWS, outcome.length - at);
+        ctx.checkAbort();
+        yield { length, columns: at === 0 && length === outcome.length ? outcome.columns : outcome.columns.map((c) => c.slice(at, length)) };
+      }
+      held.shrink(outcome.bytes);
+    }
+  } finally {
+    // Nothing left running: tasks in flight finish (queued ones see an abort), then every
+    // unit's rows not handed on are let go.
+    await Promise.allSettled(started);
+    held.free();
+    k.release();
+  }
+}
