@@ -178,12 +178,13 @@ function rehash(t: Table): void {
  * Build the table over rows 0..n-1. Rows with a NULL key: when nullsEqual they group together;
  * otherwise each gets `nullId` (-1) or, when nullId is 'fresh', a new singleton group.
  */
-function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: boolean, ids: Int32Array | Uint32Array): Table {
+function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: boolean, ids: Int32Array | Uint32Array, store?: JoinTableStore, hashOut?: Uint32Array): Table {
   const accs = columns.map(accessor);
-  const hashes = hashColumns(columns, n, GROUP_SEED);
+  const hashes = hashColumns(columns, n, GROUP_SEED, hashOut);
   const nulls = nullsEqual ? null : nullRows(columns, n);
-  let slots: Int32Array = new Int32Array(tableCap(Math.min(n, 4096))).fill(-1);
-  const t: Table = { accs, hashes, slots, mask: slots.length - 1, ghash: new Uint32Array(n), first: new Uint32Array(n), groups: 0 };
+  // Preallocated storage has slots for 2n rows: the table never grows, so it stays where it is.
+  let slots: Int32Array = store ? store.slots.fill(-1) : new Int32Array(tableCap(Math.min(n, 4096))).fill(-1);
+  const t: Table = { accs, hashes, slots, mask: slots.length - 1, ghash: store?.ghash ?? new Uint32Array(n), first: store?.first ?? new Uint32Array(n), groups: 0 };
   const { ghash, first } = t;
   let mask = t.mask;
   let inTable = 0;
@@ -394,8 +395,14 @@ export function matchGroupIds(
     return { buildIds, probeIds, groups: 0 };
   }
   const t = build(build_, nb, nullsEqual, false, buildIds);
+  probeInto(t, probe, np, nullsEqual, probeIds);
+  return { buildIds, probeIds, groups: t.groups };
+}
+
+/** probeIds[i] = the table's group of probe row i, or -1 (absent, or a NULL key unless nullsEqual). */
+function probeInto(t: Table, probe: KeyColumn[], np: number, nullsEqual: boolean, probeIds: Int32Array, hashOut?: Uint32Array): void {
   const accs = probe.map(accessor);
-  const hashes = hashColumns(probe, np, GROUP_SEED);
+  const hashes = hashColumns(probe, np, GROUP_SEED, hashOut);
   const nulls = nullsEqual ? null : nullRows(probe, np);
   const { slots, mask, ghash, first } = t;
   const baccs = t.accs;
@@ -416,7 +423,33 @@ export function matchGroupIds(
     }
     probeIds[i] = id;
   }
-  return { buildIds, probeIds, groups: t.groups };
+}
+
+/**
+ * Storage of a join table that outlives the task building it (a broadcast join builds once
+ * and probes from every thread): `slots` a power of two >= 2 × rows, `ghash`/`first` one
+ * entry per build row.
+ */
+export interface JoinTableStore {
+  slots: Int32Array;
+  ghash: Uint32Array;
+  first: Uint32Array;
+}
+
+/**
+ * matchGroupIds' build half into `store`: build row ids (-1 for NULL keys unless nullsEqual)
+ * and the number of groups. probeJoinTable with the same columns and store finds them.
+ */
+export function buildJoinTable(columns: KeyColumn[], n: number, nullsEqual: boolean, store: JoinTableStore, ids: Int32Array, hashOut?: Uint32Array): number {
+  if (store.slots.length < 2 * n || (store.slots.length & (store.slots.length - 1)) !== 0) throw new RangeError(`buildJoinTable: ${store.slots.length} slots for ${n} rows`);
+  return build(columns, n, nullsEqual, false, ids, store, hashOut).groups;
+}
+
+/** matchGroupIds' probe half against a table buildJoinTable made (over `buildColumns`). */
+export function probeJoinTable(buildColumns: KeyColumn[], store: JoinTableStore, groups: number, probe: KeyColumn[], np: number, nullsEqual: boolean, probeIds: Int32Array, hashOut?: Uint32Array): void {
+  if (buildColumns.length !== probe.length) throw new RangeError(`probeJoinTable: ${buildColumns.length} build key columns vs ${probe.length} probe key columns`);
+  const t: Table = { accs: buildColumns.map(accessor), hashes: EMPTY_U32, slots: store.slots, mask: store.slots.length - 1, ghash: store.ghash, first: store.first, groups };
+  probeInto(t, probe, np, nullsEqual, probeIds, hashOut);
 }
 
 /**
