@@ -22,7 +22,7 @@ import { schemaToArrow } from '../columns/arrow-types.js';
 import { SharedArena } from '../columns/arena.js';
 import { concatData } from '../columns/gather.js';
 import { batchBytes, batchCopyBytes, batchFromColumns, dataBytes, descBytes, describeBatch, describeData, isAllShared, rebuildData, selectColumns, toSharedData } from '../columns/shared.js';
-import { joinTableBytes } from '../ops/join-table-layout.js';
+import { fastIntKey, joinTableBytes } from '../ops/join-table-layout.js';
 import type { JoinTableDesc } from '../types/tasks.js';
 import type { Reservation } from '../memory/budget.js';
 import type { JoinStagePlan } from './exec-join.js';
@@ -92,9 +92,11 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
     const tableRes = ctx.budget.reserve('join.table');
     let table: JoinTableDesc;
     try {
-      const [tableLoan, scratch] = await ctx.loans('join.build', [tableBytes + LOAN_SLACK, 16 * rows + 2 * keys.length * rows + LOAN_SLACK]);
+      const [tableLoan, scratch] = await ctx.loans('join.build', [tableBytes + LOAN_SLACK, 8 * rows + 2 * keys.length * rows + LOAN_SLACK]);
       try {
-        const res = await ctx.clock.during('kernel', ctx.task({ kind: 'joinBuild', right: columns.map((c) => describeData(c)), rows, keys, scales: plan.task.scales, nullsEqual: plan.task.nullsEqual, table: tableLoan!.buffer, scratch: scratch!.buffer }));
+        const int = keys.length === 1 && fastIntKey(plan.resolved.keys[0]!.left.type, plan.resolved.keys[0]!.right.type, plan.task.scales[0]!.type);
+        const build = { kind: 'joinBuild', right: columns.map((c) => describeData(c)), rows, keys, scales: plan.task.scales, nullsEqual: plan.task.nullsEqual, int } as const;
+        const res = await ctx.clock.during('kernel', ctx.task({ ...build, table: tableLoan!.buffer, scratch: scratch!.buffer }));
         ctx.stats.overflowBytes += res.scratch.overflow;
         tableLoan!.handOver(tableRes);
         table = res.value;

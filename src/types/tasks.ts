@@ -391,22 +391,25 @@ export interface JoinBuildTask {
   keys: number[];
   scales: KeyScale[];
   nullsEqual: boolean;
+  /** The table's int layout (src/ops/join-table-layout fastIntKey). */
+  int: boolean;
   table: SharedArrayBuffer;
   scratch: SharedArrayBuffer | null;
 }
 
-/** A built broadcast-join table: shared views every probe task reads (never writes). */
+/** A built broadcast-join table (src/worker/join-table): shared views every probe task reads. */
 export interface JoinTableDesc {
   rows: number;
   groups: number;
   /** Most right rows of one key: bounds the output rows per left row. */
   maxGroup: number;
+  /** The int layout (one integer-like key pair, src/ops/join-table-layout fastIntKey). */
+  int: boolean;
+  /** int layout with nullsEqual: the NULL-key rows (len 0: none). */
+  nullRun: number;
+  nullLen: number;
   keys: SharedKeyColumn[];
   slots: BufRef;
-  ghash: BufRef;
-  first: BufRef;
-  /** Right rows grouped by key, in right input order: group g is order[starts[g] .. starts[g + 1]). */
-  starts: BufRef;
   order: BufRef;
 }
 

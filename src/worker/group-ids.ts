@@ -17,7 +17,7 @@
 import type { KeyColumn } from '../types/keys.js';
 import { hashColumns, keyClass, KeyClass, words64 } from '../shuffle/hash.js';
 
-const GROUP_SEED = 0x2f1e7a3b;
+export const GROUP_SEED = 0x2f1e7a3b;
 
 const R_NUM = 0; // JS number per row: ints <= 32 bits, bool, date32, float32/64
 const R_I64 = 1; // lo/hi words: int64/uint64, date64, timestamp, duration
@@ -25,7 +25,7 @@ const R_BYTES = 2; // utf8/binary
 const R_NULL = 3; // type null: every row is NULL
 const R_DEC = 4; // decimal128: four words per row in w
 
-interface Acc {
+export interface Acc {
   cls: number;
   repr: number;
   num: ArrayLike<number>;
@@ -40,7 +40,8 @@ const EMPTY_U32 = new Uint32Array(0);
 const EMPTY_U8 = new Uint8Array(0);
 const EMPTY_I32 = new Int32Array(0);
 
-function accessor(c: KeyColumn): Acc {
+/** A key column's values as the equality below reads them. */
+export function accessor(c: KeyColumn): Acc {
   const cls = keyClass(c.type);
   const v = c.values;
   const a: Acc = { cls, repr: R_NUM, num: EMPTY_U32, w: EMPTY_U32, signed: true, bytes: EMPTY_U8, offs: EMPTY_I32, valid: c.valid };
@@ -103,7 +104,7 @@ function valuesEqual(A: Acc, a: number, B: Acc, b: number): boolean {
 }
 
 /** Rows equal on every column; NULL equals NULL (callers exclude NULL rows when !nullsEqual). */
-function rowsEqual(A: Acc[], a: number, B: Acc[], b: number): boolean {
+export function rowsEqual(A: Acc[], a: number, B: Acc[], b: number): boolean {
   for (let c = 0; c < A.length; c++) {
     const x = A[c]!;
     const y = B[c]!;
@@ -120,7 +121,7 @@ function rowsEqual(A: Acc[], a: number, B: Acc[], b: number): boolean {
 }
 
 /** 1 for rows with a NULL in any column, or null when no row has one. */
-function nullRows(columns: KeyColumn[], n: number): Uint8Array | null {
+export function nullRows(columns: KeyColumn[], n: number): Uint8Array | null {
   let out: Uint8Array | null = null;
   for (const c of columns) {
     if (c.type.kind === 'null') {
@@ -178,13 +179,12 @@ function rehash(t: Table): void {
  * Build the table over rows 0..n-1. Rows with a NULL key: when nullsEqual they group together;
  * otherwise each gets `nullId` (-1) or, when nullId is 'fresh', a new singleton group.
  */
-function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: boolean, ids: Int32Array | Uint32Array, store?: JoinTableStore, hashOut?: Uint32Array): Table {
+function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: boolean, ids: Int32Array | Uint32Array): Table {
   const accs = columns.map(accessor);
-  const hashes = hashColumns(columns, n, GROUP_SEED, hashOut);
+  const hashes = hashColumns(columns, n, GROUP_SEED);
   const nulls = nullsEqual ? null : nullRows(columns, n);
-  // Preallocated storage has slots for 2n rows: the table never grows, so it stays where it is.
-  let slots: Int32Array = store ? store.slots.fill(-1) : new Int32Array(tableCap(Math.min(n, 4096))).fill(-1);
-  const t: Table = { accs, hashes, slots, mask: slots.length - 1, ghash: store?.ghash ?? new Uint32Array(n), first: store?.first ?? new Uint32Array(n), groups: 0 };
+  let slots: Int32Array = new Int32Array(tableCap(Math.min(n, 4096))).fill(-1);
+  const t: Table = { accs, hashes, slots, mask: slots.length - 1, ghash: new Uint32Array(n), first: new Uint32Array(n), groups: 0 };
   const { ghash, first } = t;
   let mask = t.mask;
   let inTable = 0;
@@ -225,7 +225,7 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
   return t;
 }
 
-function hash64(lo: number, hi: number): number {
+export function hash64(lo: number, hi: number): number {
   let x = Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1);
   x ^= x >>> 15;
   x = Math.imul(x, 0x2c1b3c6d);
@@ -395,14 +395,8 @@ export function matchGroupIds(
     return { buildIds, probeIds, groups: 0 };
   }
   const t = build(build_, nb, nullsEqual, false, buildIds);
-  probeInto(t, probe, np, nullsEqual, probeIds);
-  return { buildIds, probeIds, groups: t.groups };
-}
-
-/** probeIds[i] = the table's group of probe row i, or -1 (absent, or a NULL key unless nullsEqual). */
-function probeInto(t: Table, probe: KeyColumn[], np: number, nullsEqual: boolean, probeIds: Int32Array, hashOut?: Uint32Array): void {
   const accs = probe.map(accessor);
-  const hashes = hashColumns(probe, np, GROUP_SEED, hashOut);
+  const hashes = hashColumns(probe, np, GROUP_SEED);
   const nulls = nullsEqual ? null : nullRows(probe, np);
   const { slots, mask, ghash, first } = t;
   const baccs = t.accs;
@@ -423,33 +417,7 @@ function probeInto(t: Table, probe: KeyColumn[], np: number, nullsEqual: boolean
     }
     probeIds[i] = id;
   }
-}
-
-/**
- * Storage of a join table that outlives the task building it (a broadcast join builds once
- * and probes from every thread): `slots` a power of two >= 2 × rows, `ghash`/`first` one
- * entry per build row.
- */
-export interface JoinTableStore {
-  slots: Int32Array;
-  ghash: Uint32Array;
-  first: Uint32Array;
-}
-
-/**
- * matchGroupIds' build half into `store`: build row ids (-1 for NULL keys unless nullsEqual)
- * and the number of groups. probeJoinTable with the same columns and store finds them.
- */
-export function buildJoinTable(columns: KeyColumn[], n: number, nullsEqual: boolean, store: JoinTableStore, ids: Int32Array, hashOut?: Uint32Array): number {
-  if (store.slots.length < 2 * n || (store.slots.length & (store.slots.length - 1)) !== 0) throw new RangeError(`buildJoinTable: ${store.slots.length} slots for ${n} rows`);
-  return build(columns, n, nullsEqual, false, ids, store, hashOut).groups;
-}
-
-/** matchGroupIds' probe half against a table buildJoinTable made (over `buildColumns`). */
-export function probeJoinTable(buildColumns: KeyColumn[], store: JoinTableStore, groups: number, probe: KeyColumn[], np: number, nullsEqual: boolean, probeIds: Int32Array, hashOut?: Uint32Array): void {
-  if (buildColumns.length !== probe.length) throw new RangeError(`probeJoinTable: ${buildColumns.length} build key columns vs ${probe.length} probe key columns`);
-  const t: Table = { accs: buildColumns.map(accessor), hashes: EMPTY_U32, slots: store.slots, mask: store.slots.length - 1, ghash: store.ghash, first: store.first, groups };
-  probeInto(t, probe, np, nullsEqual, probeIds, hashOut);
+  return { buildIds, probeIds, groups: t.groups };
 }
 
 /**

@@ -2,8 +2,8 @@
  * Broadcast join, probe side: one slice of the left input against the table the build task
  * made (./join-build-task), run in any thread:
  *
- * 1. the slice's keys in common units (./join-keys), probed (./group-ids probeJoinTable):
- *    the right group of each left row, or -1;
+ * 1. the slice's keys in common units (./join-keys), probed (./join-table): each left row's
+ *    run of right rows (none, one, or a run of the rows in group order);
  * 2. output rows in left order: each left row's right rows in right input order (inner,
  *    left), or the left row alone when it has none (left); semi/anti: the left row once when it
  *    has matches / none;
@@ -17,11 +17,10 @@ import type * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
 import { describeData, rebuildData, viewOf } from '../columns/shared.js';
-import type { BufRef } from '../types/column.js';
 import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import type { JoinProbeResult, JoinProbeTask, SharedKeyColumn, TypedArrayName } from '../types/tasks.js';
-import { probeJoinTable } from './group-ids.js';
-import { clearNever, sideKeys } from './join-keys.js';
+import { sideKeys } from './join-keys.js';
+import { probeJoinTable } from './join-table.js';
 import { scratchAlloc } from './scratch.js';
 
 const CTORS: Record<TypedArrayName, TypedArrayConstructor> = {
@@ -47,50 +46,47 @@ function keyView(k: SharedKeyColumn): KeyColumn {
   };
 }
 
-const u32 = (ref: BufRef): Uint32Array => viewOf(Uint32Array, ref);
-
 export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   const n = task.batch.length;
   const columns = task.batch.columns.map(rebuildData);
   const t = task.table;
   const lk = sideKeys(columns, n, task.leftKeys, task.scales, 'left');
-  const ids = scratchAlloc(Int32Array, n);
-  const store = { slots: viewOf(Int32Array, t.slots), ghash: u32(t.ghash), first: u32(t.first) };
-  probeJoinTable(t.keys.map(keyView), store, t.groups, lk.columns, n, task.nullsEqual, ids, scratchAlloc(Uint32Array, n));
-  clearNever(ids, lk.never);
-  const starts = u32(t.starts);
-  const order = u32(t.order);
+  const run = scratchAlloc(Int32Array, n);
+  const len = scratchAlloc(Int32Array, n);
+  const table = { slots: viewOf(Int32Array, t.slots), int: t.int, nullRun: t.nullRun, nullLen: t.nullLen };
+  probeJoinTable(t.keys.map(keyView), table, lk.columns, n, task.nullsEqual, lk.never, run, len, scratchAlloc(Uint32Array, n));
+  const order = viewOf(Uint32Array, t.order);
 
   const how = task.how;
   let total = 0;
-  for (let i = 0; i < n; i++) {
-    const g = ids[i]!;
-    const m = g >= 0 ? starts[g + 1]! - starts[g]! : 0;
-    if (how === 'semi') total += m > 0 ? 1 : 0;
-    else if (how === 'anti') total += m === 0 ? 1 : 0;
-    else total += m === 0 ? (how === 'left' ? 1 : 0) : m;
-  }
+  if (how === 'semi') for (let i = 0; i < n; i++) total += len[i]! > 0 ? 1 : 0;
+  else if (how === 'anti') for (let i = 0; i < n; i++) total += len[i]! === 0 ? 1 : 0;
+  else if (how === 'left') for (let i = 0; i < n; i++) total += len[i]! === 0 ? 1 : len[i]!;
+  else for (let i = 0; i < n; i++) total += len[i]!;
   const leftRows = scratchAlloc(Int32Array, total);
   const pick = how === 'semi' || how === 'anti' ? null : scratchAlloc(Int32Array, total);
   let k = 0;
-  for (let i = 0; i < n; i++) {
-    const g = ids[i]!;
-    const a = g >= 0 ? starts[g]! : 0;
-    const b = g >= 0 ? starts[g + 1]! : 0;
-    if (pick === null) {
-      if ((b > a) === (how === 'semi')) leftRows[k++] = i;
-      continue;
-    }
-    if (a === b) {
-      if (how === 'left') {
+  if (pick === null) {
+    const want = how === 'semi';
+    for (let i = 0; i < n; i++) if (len[i]! > 0 === want) leftRows[k++] = i;
+  } else {
+    const keepUnmatched = how === 'left';
+    for (let i = 0; i < n; i++) {
+      const m = len[i]!;
+      if (m === 1) {
         leftRows[k] = i;
-        pick[k++] = -1;
+        pick[k++] = run[i]!;
+      } else if (m === 0) {
+        if (keepUnmatched) {
+          leftRows[k] = i;
+          pick[k++] = -1;
+        }
+      } else {
+        for (let r = run[i]!, end = r + m; r < end; r++) {
+          leftRows[k] = i;
+          pick[k++] = order[r]!;
+        }
       }
-      continue;
-    }
-    for (let r = a; r < b; r++) {
-      leftRows[k] = i;
-      pick[k++] = order[r]!;
     }
   }
 
