@@ -83,7 +83,7 @@ export function planJoin(options: JoinOptions, left: SchemaDesc, right: SchemaDe
     nullsEqual: resolved.nullsEqual,
     payload,
   };
-  return {
+  const plan: JoinStagePlan = {
     resolved,
     leftRouted,
     rightRouted,
@@ -101,8 +101,12 @@ export function planJoin(options: JoinOptions, left: SchemaDesc, right: SchemaDe
         hashedText.length > 0
           ? `hash(${joinKeysText(hashedText)}) on both sides into ${partitions} partitions, same seed; an oversized partition split again on both sides by a re-mixed hash`
           : 'one partition (every key pair compares in scaled units, whose raw hashes differ)';
+      const broadcast = broadcastable(plan)
+          ? [`${next}small right side (its columns and table within a quarter of the budget, at most 64 rows per key): broadcast, one hash table built once and the left input probed slice by slice in order, no partitioning; otherwise:`]
+          : [];
       return [
         `${indent}HashJoin ${resolved.how} on ${joinKeysText(resolved.keys)}${resolved.nullsEqual ? ', NULL keys equal' : ''}`,
+        ...broadcast,
         `${next}partitioning: ${partitioning}`,
         ...(scaled.length > 0 ? [`${next}keys compared in common units: ${scaled.map((k) => `${k.left.name} = ${k.right.name}`).join(', ')} (the coarser side scaled in the task)`] : []),
         `${next}per partition: hash table on the smaller side (open addressing; NaN = NaN, -0 = 0; NULL keys ${resolved.nullsEqual ? 'match each other' : 'match nothing'}), right rows grouped by one stable counting scatter`,
@@ -114,6 +118,7 @@ export function planJoin(options: JoinOptions, left: SchemaDesc, right: SchemaDe
       ];
     },
   };
+  return plan;
 }
 
 export async function* execJoin(ctx: RunContext, plan: JoinStagePlan, leftStage: Stage, rightStage: Stage): AsyncGenerator<A.RecordBatch> {
