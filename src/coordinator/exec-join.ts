@@ -26,6 +26,7 @@ import type { FieldDesc, SchemaDesc, TypeDesc } from '../types/column.js';
 import type { JoinTaskSpec } from '../types/tasks.js';
 import { fixedWidth } from './column-widths.js';
 import { ownsBatches, runStage } from './execute.js';
+import { broadcastable, probeLeft, readRight } from './exec-join-broadcast.js';
 import { ingest } from './ingest.js';
 import { loadBytesOf, OutputRanges, replayWithSparseOutputs, runKernels, type KernelOperator } from './partitioned.js';
 import type { Stage } from './planner.js';
@@ -82,7 +83,7 @@ export function planJoin(options: JoinOptions, left: SchemaDesc, right: SchemaDe
     nullsEqual: resolved.nullsEqual,
     payload,
   };
-  return {
+  const plan: JoinStagePlan = {
     resolved,
     leftRouted,
     rightRouted,
@@ -100,8 +101,12 @@ export function planJoin(options: JoinOptions, left: SchemaDesc, right: SchemaDe
         hashedText.length > 0
           ? `hash(${joinKeysText(hashedText)}) on both sides into ${partitions} partitions, same seed; an oversized partition split again on both sides by a re-mixed hash`
           : 'one partition (every key pair compares in scaled units, whose raw hashes differ)';
+      const broadcast = broadcastable(plan)
+          ? [`${next}small right side (its columns and table within a quarter of the budget, at most 64 rows per key): broadcast, one hash table built once and the left input probed slice by slice in order, no partitioning; otherwise:`]
+          : [];
       return [
         `${indent}HashJoin ${resolved.how} on ${joinKeysText(resolved.keys)}${resolved.nullsEqual ? ', NULL keys equal' : ''}`,
+        ...broadcast,
         `${next}partitioning: ${partitioning}`,
         ...(scaled.length > 0 ? [`${next}keys compared in common units: ${scaled.map((k) => `${k.left.name} = ${k.right.name}`).join(', ')} (the coarser side scaled in the task)`] : []),
         `${next}per partition: hash table on the smaller side (open addressing; NaN = NaN, -0 = 0; NULL keys ${resolved.nullsEqual ? 'match each other' : 'match nothing'}), right rows grouped by one stable counting scatter`,
@@ -113,9 +118,31 @@ export function planJoin(options: JoinOptions, left: SchemaDesc, right: SchemaDe
       ];
     },
   };
+  return plan;
 }
 
 export async function* execJoin(ctx: RunContext, plan: JoinStagePlan, leftStage: Stage, rightStage: Stage): AsyncGenerator<A.RecordBatch> {
+  if (!broadcastable(plan)) {
+    yield* partitionedJoin(ctx, plan, leftStage, { batches: runStage(ctx, rightStage), schema: rightStage.schema, routed: plan.rightRouted });
+    return;
+  }
+  const right = await readRight(ctx, plan, runStage(ctx, rightStage), rightStage.schema, ownsBatches(rightStage));
+  try {
+    if (right.kind === 'table') yield* probeLeft(ctx, plan, right, runStage(ctx, leftStage));
+    else yield* partitionedJoin(ctx, plan, leftStage, { batches: right.batches, schema: right.schema, routed: plan.rightRouted.map((_, i) => i) });
+  } finally {
+    await right.release();
+  }
+}
+
+/** The right input of the partitioned join: batches of `schema`, whose columns `routed` are routed. */
+interface RightInput {
+  batches: AsyncIterable<A.RecordBatch>;
+  schema: A.Schema;
+  routed: number[];
+}
+
+async function* partitionedJoin(ctx: RunContext, plan: JoinStagePlan, leftStage: Stage, rightInput: RightInput): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
   const hashed = plan.leftHash.length > 0;
   const partitions = hashed ? ctx.config.partitions : 1;
@@ -130,12 +157,12 @@ export async function* execJoin(ctx: RunContext, plan: JoinStagePlan, leftStage:
   let right: Awaited<ReturnType<typeof ingest>> | null = null;
   let out: OutputRanges | null = null;
   try {
-    right = await ingest(ctx, runStage(ctx, rightStage), rightStage.schema, {
+    right = await ingest(ctx, rightInput.batches, rightInput.schema, {
       name: 'join-right',
-      routed: plan.rightRouted,
+      routed: rightInput.routed,
       hashKeys: plan.rightHash,
       partitions,
-      owned: ownsBatches(rightStage),
+      owned: false, // not retained: only the routed copies are kept
       retain: false,
     });
     const how = resolved.how;

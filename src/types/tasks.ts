@@ -372,6 +372,90 @@ export interface JoinTask {
   scratch: SharedArrayBuffer | null;
 }
 
+/** The name of a typed-array class, so a view can be rebuilt in another thread. */
+export type TypedArrayName =
+  | 'Int8Array'
+  | 'Int16Array'
+  | 'Int32Array'
+  | 'BigInt64Array'
+  | 'Uint8Array'
+  | 'Uint16Array'
+  | 'Uint32Array'
+  | 'BigUint64Array'
+  | 'Float32Array'
+  | 'Float64Array';
+
+/** A KeyColumn (src/types/keys) whose arrays are regions of shared memory. */
+export interface SharedKeyColumn {
+  type: TypeDesc;
+  length: number;
+  values: BufRef;
+  ctor: TypedArrayName;
+  offsets: BufRef | null;
+  valid: BufRef | null;
+}
+
+/**
+ * Broadcast join, build side: the whole right input's routed columns (contiguous, shared) get
+ * one hash table in `table`, a buffer the coordinator reserved for the probe phase
+ * (src/worker/join-build-task).
+ */
+export interface JoinBuildTask {
+  kind: 'joinBuild';
+  right: ColumnDesc[];
+  rows: number;
+  /** Positions of the key columns among `right`, pair by pair. */
+  keys: number[];
+  scales: KeyScale[];
+  nullsEqual: boolean;
+  /** The table's int layout (src/ops/join-table-layout fastIntKey). */
+  int: boolean;
+  table: SharedArrayBuffer;
+  scratch: SharedArrayBuffer | null;
+}
+
+/** A built broadcast-join table (src/worker/join-table): shared views every probe task reads. */
+export interface JoinTableDesc {
+  rows: number;
+  groups: number;
+  /** Most right rows of one key: bounds the output rows per left row. */
+  maxGroup: number;
+  /** The int layout (one integer-like key pair, src/ops/join-table-layout fastIntKey). */
+  int: boolean;
+  /** int layout with nullsEqual: the NULL-key rows (len 0: none). */
+  nullRun: number;
+  nullLen: number;
+  keys: SharedKeyColumn[];
+  slots: BufRef;
+  order: BufRef;
+}
+
+/**
+ * Broadcast join, probe side: one slice of the left input (every column) against the table;
+ * output rows in left order, each left row's matches in right input order
+ * (src/worker/join-probe-task).
+ */
+export interface JoinProbeTask {
+  kind: 'joinProbe';
+  batch: BatchDesc;
+  how: 'inner' | 'left' | 'semi' | 'anti';
+  /** Positions of the key columns among the batch's columns, pair by pair. */
+  leftKeys: number[];
+  scales: KeyScale[];
+  nullsEqual: boolean;
+  /** Batch columns the output takes, in this order. */
+  leftOut: number[];
+  table: JoinTableDesc;
+  /** Right columns gathered per output row (NULL where a left row has no match). */
+  payload: ColumnDesc[];
+  scratch: SharedArrayBuffer | null;
+}
+
+/** `columns`: the left outputs (none when `leftIdentity`: they are the batch's own rows), then the payload. */
+export interface JoinProbeResult extends ColumnsResult {
+  leftIdentity: boolean;
+}
+
 /**
  * One key range [base, end) of a sparse output exchange (group-by, join) put in key order:
  * rows whose keys are equal keep the order their task gave them.
@@ -402,6 +486,8 @@ export type Task =
   | AggPartialTask
   | WindowGroupByTask
   | JoinTask
+  | JoinBuildTask
+  | JoinProbeTask
   | AssembleSparseTask;
 
 /** What each task kind replies with. */
@@ -419,6 +505,8 @@ export interface TaskResults {
   aggPartial: AggPartialResult;
   windowGroupBy: KernelResult;
   join: KernelResult;
+  joinBuild: JoinTableDesc;
+  joinProbe: JoinProbeResult;
   assembleSparse: SparseColumnsResult;
 }
 

@@ -14,6 +14,8 @@ import { runAssembleSparseTask, runAssembleTask } from './assemble-task.js';
 import { runAsofTask } from './asof-task.js';
 import { runFaultTask } from './fault-task.js';
 import { runGroupByTask, runWindowGroupByTask } from './groupby-task.js';
+import { runJoinBuildTask } from './join-build-task.js';
+import { runJoinProbeTask } from './join-probe-task.js';
 import { runJoinTask } from './join-task.js';
 import { runPartitionTask } from './partition-task.js';
 import { runRouteTask } from './route-task.js';
@@ -50,6 +52,10 @@ async function runTask(task: Task): Promise<unknown> {
       return runAggPartialTask(task);
     case 'join':
       return runJoinTask(task);
+    case 'joinBuild':
+      return runJoinBuildTask(task);
+    case 'joinProbe':
+      return runJoinProbeTask(task);
     case 'assembleSparse':
       return runAssembleSparseTask(task);
   }

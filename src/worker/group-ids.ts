@@ -17,7 +17,7 @@
 import type { KeyColumn } from '../types/keys.js';
 import { hashColumns, keyClass, KeyClass, words64 } from '../shuffle/hash.js';
 
-const GROUP_SEED = 0x2f1e7a3b;
+export const GROUP_SEED = 0x2f1e7a3b;
 
 const R_NUM = 0; // JS number per row: ints <= 32 bits, bool, date32, float32/64
 const R_I64 = 1; // lo/hi words: int64/uint64, date64, timestamp, duration
@@ -25,7 +25,7 @@ const R_BYTES = 2; // utf8/binary
 const R_NULL = 3; // type null: every row is NULL
 const R_DEC = 4; // decimal128: four words per row in w
 
-interface Acc {
+export interface Acc {
   cls: number;
   repr: number;
   num: ArrayLike<number>;
@@ -40,7 +40,8 @@ const EMPTY_U32 = new Uint32Array(0);
 const EMPTY_U8 = new Uint8Array(0);
 const EMPTY_I32 = new Int32Array(0);
 
-function accessor(c: KeyColumn): Acc {
+/** A key column's values as the equality below reads them. */
+export function accessor(c: KeyColumn): Acc {
   const cls = keyClass(c.type);
   const v = c.values;
   const a: Acc = { cls, repr: R_NUM, num: EMPTY_U32, w: EMPTY_U32, signed: true, bytes: EMPTY_U8, offs: EMPTY_I32, valid: c.valid };
@@ -103,7 +104,7 @@ function valuesEqual(A: Acc, a: number, B: Acc, b: number): boolean {
 }
 
 /** Rows equal on every column; NULL equals NULL (callers exclude NULL rows when !nullsEqual). */
-function rowsEqual(A: Acc[], a: number, B: Acc[], b: number): boolean {
+export function rowsEqual(A: Acc[], a: number, B: Acc[], b: number): boolean {
   for (let c = 0; c < A.length; c++) {
     const x = A[c]!;
     const y = B[c]!;
@@ -120,7 +121,7 @@ function rowsEqual(A: Acc[], a: number, B: Acc[], b: number): boolean {
 }
 
 /** 1 for rows with a NULL in any column, or null when no row has one. */
-function nullRows(columns: KeyColumn[], n: number): Uint8Array | null {
+export function nullRows(columns: KeyColumn[], n: number): Uint8Array | null {
   let out: Uint8Array | null = null;
   for (const c of columns) {
     if (c.type.kind === 'null') {
@@ -224,7 +225,7 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
   return t;
 }
 
-function hash64(lo: number, hi: number): number {
+export function hash64(lo: number, hi: number): number {
   let x = Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1);
   x ^= x >>> 15;
   x = Math.imul(x, 0x2c1b3c6d);

@@ -5,9 +5,38 @@
  * A value whose scaled form does not fit in int64 can equal no value of the other side: it is
  * flagged in `never`, and the join gives it no match.
  */
+import type * as A from 'apache-arrow';
+import { toKeyColumn } from '../columns/shared.js';
+import type { KeyScale } from '../ops/join-spec.js';
 import type { TypeDesc } from '../types/column.js';
 import type { KeyColumn } from '../types/keys.js';
 import { scratchAlloc } from './scratch.js';
+
+/** One side's key columns in common units, and its rows that can match nothing (or null). */
+export interface SideKeys {
+  columns: KeyColumn[];
+  never: Uint8Array | null;
+}
+
+export function sideKeys(columns: A.Data[], n: number, positions: number[], scales: KeyScale[], side: 'left' | 'right'): SideKeys {
+  let never: Uint8Array | null = null;
+  const keys = positions.map((p, k) => {
+    const s = scales[k]!;
+    const scaled = scaleKey(toKeyColumn(columns[p]!), side === 'left' ? s.left : s.right, s.type);
+    if (scaled.never) {
+      never ??= scratchAlloc(Uint8Array, n);
+      for (let i = 0; i < n; i++) never[i]! |= scaled.never[i]!;
+    }
+    return scaled.column;
+  });
+  return { columns: keys, never };
+}
+
+/** Rows flagged in `never` get no group. */
+export function clearNever(ids: Int32Array, never: Uint8Array | null): void {
+  if (never === null) return;
+  for (let i = 0; i < ids.length; i++) if (never[i] === 1) ids[i] = -1;
+}
 
 export interface ScaledKey {
   column: KeyColumn;

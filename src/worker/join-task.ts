@@ -16,49 +16,23 @@
  *    keeps each left row's matches in right order.
  * Cost: O(nL + nR + output rows × payload columns).
  */
-import { toKeyColumn } from '../columns/shared.js';
 import * as A from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';
 import { countingScatter } from '../shuffle/hash.js';
-import type { KeyColumn } from '../types/keys.js';
 import type { JoinTask, KernelResult } from '../types/tasks.js';
 import { matchGroupIds } from './group-ids.js';
-import { scaleKey } from './join-keys.js';
-import { loadPartition, type LoadedPartition } from './partition-input.js';
+import { clearNever, sideKeys } from './join-keys.js';
+import { loadPartition } from './partition-input.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
-
-interface SideKeys {
-  columns: KeyColumn[];
-  never: Uint8Array | null;
-}
-
-function sideKeys(part: LoadedPartition, positions: number[], scales: JoinTask['spec']['scales'], side: 'left' | 'right'): SideKeys {
-  let never: Uint8Array | null = null;
-  const columns = positions.map((p, k) => {
-    const s = scales[k]!;
-    const scaled = scaleKey(toKeyColumn(part.columns[p]!), side === 'left' ? s.left : s.right, s.type);
-    if (scaled.never) {
-      never ??= scratchAlloc(Uint8Array, part.n);
-      for (let i = 0; i < part.n; i++) never[i]! |= scaled.never[i]!;
-    }
-    return scaled.column;
-  });
-  return { columns, never };
-}
-
-function clearNever(ids: Int32Array, never: Uint8Array | null): void {
-  if (never === null) return;
-  for (let i = 0; i < ids.length; i++) if (never[i] === 1) ids[i] = -1;
-}
 
 export async function runJoinTask(task: JoinTask): Promise<KernelResult> {
   const spec = task.spec;
   const [left, right] = await Promise.all([loadPartition(task.left), loadPartition(task.right)]);
   const nL = left.n;
   const nR = right.n;
-  const lk = sideKeys(left, spec.leftKeys, spec.scales, 'left');
-  const rk = sideKeys(right, spec.rightKeys, spec.scales, 'right');
+  const lk = sideKeys(left.columns, nL, spec.leftKeys, spec.scales, 'left');
+  const rk = sideKeys(right.columns, nR, spec.rightKeys, spec.scales, 'right');
 
   // 2. the smaller side builds the table
   let lIds: Int32Array;

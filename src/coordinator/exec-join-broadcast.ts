@@ -1,0 +1,262 @@
+/**
+ * Broadcast hash join (inner, left, semi, anti) when the right input is small: no shuffle, no
+ * retained left input, no output exchange.
+ *
+ *   right input read whole (its routed columns: keys and payload), made contiguous in shared
+ *   memory ─► one build task: the hash table over it, in a buffer that stays reserved
+ *   (src/worker/join-build-task) ─► the left input streamed in slices, each probed by a task in
+ *   any thread (src/worker/join-probe-task), results back in input order as for row-local
+ *   chains: each left row's matches in right input order, exactly the partitioned join's rows.
+ *
+ * When the right side turns out too big for its share of the budget (checked while reading
+ * it), or one key has too many right rows for a slice's output to be bounded, the rows read so
+ * far and the rest of the right input go to the partitioned join instead (./exec-join).
+ *
+ * Memory: the right columns and the table (at most BUILD_SHARE of the budget, counted), each
+ * probe task's loans (its slice copy and scratch) and the results not yet taken
+ * (`join.results`); slices are sized so a task's loans and result fit its share of what the
+ * table leaves.
+ */
+import * as A from 'apache-arrow';
+import { schemaToArrow } from '../columns/arrow-types.js';
+import { SharedArena } from '../columns/arena.js';
+import { concatData } from '../columns/gather.js';
+import { batchBytes, batchCopyBytes, batchFromColumns, dataBytes, descBytes, describeBatch, describeData, isAllShared, rebuildData, selectColumns, toSharedData } from '../columns/shared.js';
+import { fastIntKey, joinTableBytes } from '../ops/join-table-layout.js';
+import type { JoinTableDesc } from '../types/tasks.js';
+import type { Reservation } from '../memory/budget.js';
+import type { JoinStagePlan } from './exec-join.js';
+import { LOAN_SLACK, type RunContext } from './run-context.js';
+import { orderedMap } from './scheduler.js';
+
+/** The right columns (counted twice while they are made contiguous) and the table stay within this share of the budget. */
+const BUILD_SHARE = 0.25;
+/** A key with more right rows than this goes to the partitioned join (a left row's output is bounded per slice). */
+const MAX_FANOUT = 64;
+const MAX_SLICE_ROWS = 128 * 1024;
+/** Right rows per batch when a small right side goes to the partitioned join after all. */
+const HANDOFF_ROWS = 64 * 1024;
+
+/** The joins this path can run: no right rows are output on their own, no key scaled on the right. */
+export function broadcastable(plan: JoinStagePlan): boolean {
+  const how = plan.resolved.how;
+  if (how !== 'inner' && how !== 'left' && how !== 'semi' && how !== 'anti') return false;
+  return plan.using.length === 0 && plan.task.rightKeys.length > 0 && plan.task.scales.every((s) => s.type === null || s.right === 1);
+}
+
+/** The right side, read: a built table, or the rows for the partitioned join (routed columns only). */
+export type RightSide =
+  | { kind: 'table'; table: JoinTableDesc; columns: A.Data[]; rows: number; release(): Promise<void> }
+  | { kind: 'partitioned'; batches: AsyncIterable<A.RecordBatch>; schema: A.Schema; release(): Promise<void> };
+
+/** Reads the right input; builds the table when it fits (see the file comment). */
+export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: AsyncIterable<A.RecordBatch>, inputSchema: A.Schema, owned: boolean): Promise<RightSide> {
+  const routedSchema = new A.Schema(plan.rightRouted.map((i) => inputSchema.fields[i]!));
+  const limit = Math.floor(ctx.budget.limit * BUILD_SHARE);
+  const held = ctx.budget.reserve('join.build');
+  const keys = plan.task.rightKeys;
+  const tableFor = (rows: number, nulls: (k: number) => boolean): number =>
+    joinTableBytes(rows, keys.map((p, k) => ({ type: plan.resolved.keys[k]!.right.type, hasNulls: nulls(p) })));
+  const it = input[Symbol.asyncIterator]();
+  const chunks: A.RecordBatch[] = [];
+  let rows = 0;
+  let bytes = 0;
+  let done = false;
+  try {
+    for (;;) {
+      const r = await it.next();
+      if (r.done) {
+        done = true;
+        break;
+      }
+      ctx.checkAbort();
+      if (r.value.numRows === 0) continue;
+      const routed = selectColumns(r.value, plan.rightRouted);
+      chunks.push(routed);
+      rows += routed.numRows;
+      bytes += batchCopyBytes(routed);
+      if (owned) held.grow(batchBytes(routed));
+      // Room for the references, their contiguous copy and the table.
+      if (2 * bytes + tableFor(rows, () => true) + LOAN_SLACK > limit) break;
+    }
+    if (!done) return handOff(chunks, it, routedSchema, plan.rightRouted, held);
+
+    // Contiguous shared columns (a copy each, counted), then the references go.
+    const copyRes = ctx.budget.reserve('join.build');
+    const columns = routedSchema.fields.map((f, c) => contiguous(chunks.map((b) => b.data.children[c]!), f.type, copyRes));
+    chunks.length = 0;
+    held.free();
+    ctx.progress.add('partition', rows);
+
+    const tableBytes = tableFor(rows, (p) => columns[p]!.nullCount > 0);
+    const tableRes = ctx.budget.reserve('join.table');
+    let table: JoinTableDesc;
+    try {
+      const [tableLoan, scratch] = await ctx.loans('join.build', [tableBytes + LOAN_SLACK, 8 * rows + 2 * keys.length * rows + LOAN_SLACK]);
+      try {
+        const int = keys.length === 1 && fastIntKey(plan.resolved.keys[0]!.left.type, plan.resolved.keys[0]!.right.type, plan.task.scales[0]!.type);
+        const build = { kind: 'joinBuild', right: columns.map((c) => describeData(c)), rows, keys, scales: plan.task.scales, nullsEqual: plan.task.nullsEqual, int } as const;
+        const res = await ctx.clock.during('kernel', ctx.task({ ...build, table: tableLoan!.buffer, scratch: scratch!.buffer }));
+        ctx.stats.overflowBytes += res.scratch.overflow;
+        tableLoan!.handOver(tableRes);
+        table = res.value;
+      } finally {
+        tableLoan!.release();
+        scratch!.release();
+      }
+    } catch (err) {
+      tableRes.free();
+      copyRes.free();
+      throw err;
+    }
+    if (table.maxGroup > MAX_FANOUT) {
+      tableRes.free();
+      return handOff([], wholeAsBatches(routedSchema, columns, rows), routedSchema, null, copyRes);
+    }
+    return {
+      kind: 'table',
+      table,
+      columns,
+      rows,
+      release: async () => {
+        tableRes.free();
+        copyRes.free();
+      },
+    };
+  } catch (err) {
+    held.free();
+    await it.return?.(undefined);
+    throw err;
+  }
+}
+
+/** The rows read so far, then the rest of the input (its routed columns, unless `routed` is null: already routed). */
+function handOff(chunks: A.RecordBatch[], rest: AsyncIterator<A.RecordBatch>, schema: A.Schema, routed: number[] | null, held: Reservation): RightSide {
+  const batches = (async function* () {
+    try {
+      while (chunks.length > 0) yield chunks.shift()!;
+      held.free();
+      for (;;) {
+        const r = await rest.next();
+        if (r.done) return;
+        yield routed ? selectColumns(r.value, routed) : r.value;
+      }
+    } finally {
+      chunks.length = 0;
+      held.free();
+      await rest.return?.(undefined);
+    }
+  })();
+  return {
+    kind: 'partitioned',
+    batches,
+    schema,
+    release: async () => {
+      chunks.length = 0;
+      held.free();
+      await rest.return?.(undefined);
+    },
+  };
+}
+
+async function* wholeAsBatches(schema: A.Schema, columns: A.Data[], rows: number): AsyncGenerator<A.RecordBatch> {
+  for (let start = 0; start < rows; start += HANDOFF_ROWS) {
+    const len = Math.min(HANDOFF_ROWS, rows - start);
+    yield batchFromColumns(schema, columns.map((c) => c.slice(start, len)), len);
+  }
+}
+
+/** One shared, contiguous column of the chunks, counted under `res`. */
+function contiguous(chunks: A.Data[], type: A.DataType, res: Reservation): A.Data {
+  let out: A.Data;
+  if (chunks.length === 0) out = toSharedData(A.vectorFromArray([], type).data[0]! as A.Data);
+  else if (chunks.length === 1) out = isAllShared(chunks[0]!) && chunks[0]!.offset === 0 ? chunks[0]! : toSharedData(chunks[0]!);
+  else out = concatData(chunks);
+  if (out !== chunks[0]) res.grow(dataBytes(out));
+  return out;
+}
+
+/**
+ * The left input probed slice by slice against the table; output batches in left order.
+ */
+export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Extract<RightSide, { kind: 'table' }>, left: AsyncIterable<A.RecordBatch>): AsyncGenerator<A.RecordBatch> {
+  const { resolved } = plan;
+  const how = resolved.how as 'inner' | 'left' | 'semi' | 'anti';
+  const schema = schemaToArrow(resolved.output);
+  const leftOut: number[] = [];
+  for (const a of plan.assemble) if (a.side === 'left' && !leftOut.includes(a.index)) leftOut.push(a.index);
+  const payload = plan.task.payload.map((p) => describeData(right.columns[p]!));
+  const rightRowBytes = right.rows > 0 ? plan.task.payload.reduce((t, p) => t + dataBytes(right.columns[p]!), 0) / right.rows : 0;
+  const fan = how === 'semi' || how === 'anti' ? 1 : Math.max(1, right.table.maxGroup);
+  const share = Math.floor(ctx.limits.taskBytes * (1 - BUILD_SHARE));
+  let scratchPerRow = 16 + 8 * fan;
+  let resultPerRow = 0;
+  const results = ctx.budget.reserve('join.results');
+  const sliceRows = (inputPerRow: number): number => {
+    const out = Math.max(resultPerRow, fan * (inputPerRow + rightRowBytes + 8));
+    const fit = Math.floor((share - 3 * LOAN_SLACK) / (1.25 * (inputPerRow + scratchPerRow + out)));
+    return Math.max(1, Math.min(MAX_SLICE_ROWS, fit));
+  };
+  let rowBase = 0;
+  const sliced = async function* (): AsyncGenerator<A.RecordBatch> {
+    for await (const batch of left) {
+      const perRow = batch.numRows > 0 ? batchCopyBytes(batch) / batch.numRows : 0;
+      for (let start = 0; start < batch.numRows; ) {
+        const len = Math.min(sliceRows(perRow), batch.numRows - start);
+        yield start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len);
+        rowBase += len;
+        start += len;
+      }
+    }
+  };
+  const done = orderedMap(
+    sliced(),
+    async (batch) => {
+      const n = Math.max(1, batch.numRows);
+      const inBytes = batchCopyBytes(batch) + 64 * batch.numCols + LOAN_SLACK;
+      const [inLoan, scratch] = await ctx.loans('join.probe', [inBytes, Math.ceil(scratchPerRow * 1.25 * n) + LOAN_SLACK]);
+      try {
+        const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
+        const res = await ctx.task({
+          kind: 'joinProbe',
+          batch: describeBatch(batch, arena.alloc),
+          how,
+          leftKeys: plan.resolved.keys.map((k) => k.left.index),
+          scales: plan.task.scales,
+          nullsEqual: plan.task.nullsEqual,
+          leftOut,
+          table: right.table,
+          payload,
+          scratch: scratch!.buffer,
+        });
+        scratchPerRow = Math.max(scratchPerRow, (res.scratch.used + res.scratch.overflow) / n);
+        ctx.stats.overflowBytes += res.scratch.overflow;
+        const bytes = res.value.columns.reduce((s, c) => s + descBytes(c), 0);
+        resultPerRow = Math.max(resultPerRow, bytes / n);
+        results.grow(bytes);
+        return { batch, value: res.value, bytes };
+      } finally {
+        inLoan!.release();
+        scratch!.release();
+      }
+    },
+    ctx.concurrency,
+  );
+  ctx.progress.start('kernel');
+  try {
+    for await (const { batch, value, bytes } of ctx.clock.phaseOf('kernel', done)) {
+      ctx.checkAbort();
+      ctx.progress.add('partition', batch.numRows);
+      ctx.progress.add('kernel', batch.numRows);
+      const cols = value.columns.map(rebuildData);
+      results.shrink(bytes);
+      if (value.length === 0) continue;
+      const leftCol = (i: number): A.Data => (value.leftIdentity ? batch.data.children[i]! : cols[leftOut.indexOf(i)]!);
+      const base = value.leftIdentity ? 0 : leftOut.length;
+      const columns = plan.assemble.map((a) => (a.side === 'left' ? leftCol(a.index) : cols[base + a.out]!));
+      yield batchFromColumns(schema, columns, value.length);
+    }
+  } finally {
+    results.free();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Broadcast join, probe side: one slice of the left input against the table the build task
+ * made (./join-build-task), run in any thread:
+ *
+ * 1. the slice's keys in common units (./join-keys), probed (./join-table): each left row's
+ *    run of right rows (none, one, or a run of the rows in group order);
+ * 2. output rows in left order: each left row's right rows in right input order (inner,
+ *    left), or the left row alone when it has none (left); semi/anti: the left row once when it
+ *    has matches / none;
+ * 3. the left columns gathered per output row, unless every left row is output exactly once
+ *    in order (`leftIdentity`: the coordinator keeps the batch's own columns); the right
+ *    payload gathered per output row (NULL where there is no right row).
+ * Outputs are built in transferable buffers, so nothing of them stays in the worker.
+ * Cost: O(slice rows + output rows × columns).
+ */
+import type * as A from 'apache-arrow';
+import { TransferArena } from '../columns/arena.js';
+import { gatherData } from '../columns/gather.js';
+import { describeData, rebuildData, viewOf } from '../columns/shared.js';
+import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import type { JoinProbeResult, JoinProbeTask, SharedKeyColumn, TypedArrayName } from '../types/tasks.js';
+import { sideKeys } from './join-keys.js';
+import { probeJoinTable } from './join-table.js';
+import { scratchAlloc } from './scratch.js';
+
+const CTORS: Record<TypedArrayName, TypedArrayConstructor> = {
+  Int8Array,
+  Int16Array,
+  Int32Array,
+  BigInt64Array,
+  Uint8Array,
+  Uint16Array,
+  Uint32Array,
+  BigUint64Array,
+  Float32Array,
+  Float64Array,
+};
+
+function keyView(k: SharedKeyColumn): KeyColumn {
+  return {
+    type: k.type,
+    length: k.length,
+    values: viewOf(CTORS[k.ctor], k.values) as TypedArray,
+    offsets: k.offsets ? viewOf(Int32Array, k.offsets) : null,
+    valid: k.valid ? viewOf(Uint8Array, k.valid) : null,
+  };
+}
+
+export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
+  const n = task.batch.length;
+  const columns = task.batch.columns.map(rebuildData);
+  const t = task.table;
+  const lk = sideKeys(columns, n, task.leftKeys, task.scales, 'left');
+  const run = scratchAlloc(Int32Array, n);
+  const len = scratchAlloc(Int32Array, n);
+  const table = { slots: viewOf(Int32Array, t.slots), int: t.int, nullRun: t.nullRun, nullLen: t.nullLen };
+  probeJoinTable(t.keys.map(keyView), table, lk.columns, n, task.nullsEqual, lk.never, run, len, scratchAlloc(Uint32Array, n));
+  const order = viewOf(Uint32Array, t.order);
+
+  const how = task.how;
+  let total = 0;
+  if (how === 'semi') for (let i = 0; i < n; i++) total += len[i]! > 0 ? 1 : 0;
+  else if (how === 'anti') for (let i = 0; i < n; i++) total += len[i]! === 0 ? 1 : 0;
+  else if (how === 'left') for (let i = 0; i < n; i++) total += len[i]! === 0 ? 1 : len[i]!;
+  else for (let i = 0; i < n; i++) total += len[i]!;
+  const leftRows = scratchAlloc(Int32Array, total);
+  const pick = how === 'semi' || how === 'anti' ? null : scratchAlloc(Int32Array, total);
+  let k = 0;
+  if (pick === null) {
+    const want = how === 'semi';
+    for (let i = 0; i < n; i++) if (len[i]! > 0 === want) leftRows[k++] = i;
+  } else {
+    const keepUnmatched = how === 'left';
+    for (let i = 0; i < n; i++) {
+      const m = len[i]!;
+      if (m === 1) {
+        leftRows[k] = i;
+        pick[k++] = run[i]!;
+      } else if (m === 0) {
+        if (keepUnmatched) {
+          leftRows[k] = i;
+          pick[k++] = -1;
+        }
+      } else {
+        for (let r = run[i]!, end = r + m; r < end; r++) {
+          leftRows[k] = i;
+          pick[k++] = order[r]!;
+        }
+      }
+    }
+  }
+
+  let identity = total === n;
+  for (let j = 0; identity && j < total; j++) identity = leftRows[j] === j;
+  const arena = new TransferArena();
+  const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc));
+  if (pick !== null) for (const p of task.payload) out.push(gatherData(rebuildData(p), pick, total, arena.alloc));
+  return { length: total, leftIdentity: identity, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
+}

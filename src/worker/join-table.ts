@@ -1,0 +1,234 @@
+/**
+ * The broadcast join's hash table: built once over the right rows, probed from every thread.
+ *
+ * Open addressing over `slots`, four int32 words per slot, linear probing from hash & mask,
+ * at least twice as many slots as build rows (it never grows, so probe tasks can view it where
+ * it was built). A slot whose `len` word is 0 is empty. Two layouts:
+ * - int: one integer-like key on both sides with the same representation (src/ops/
+ *   join-table-layout fastIntKey): [lo, hi, run, len], the key's two 32-bit words compared in
+ *   place: one slot read per probe, no second lookup;
+ * - generic: [hash, first build row, run, len]; on equal hashes the rows compare with
+ *   ./group-ids rowsEqual (NaN = NaN, -0 = 0, integers by value across widths, bytes).
+ * `run` is the build row itself when `len` is 1, else the start of the group's rows in `order`
+ * (right input order, one stable counting scatter). NULL keys: with nullsEqual, the int layout
+ * keeps their rows apart as `nulls` ({run, len}) and the generic one groups them like any key;
+ * without, they are in no group (and probe NULLs match nothing).
+ * Cost: O(build rows) to build, O(1) expected per probe row; no allocation per row.
+ */
+import { countingScatter, hashColumns, words64 } from '../shuffle/hash.js';
+import type { KeyColumn } from '../types/keys.js';
+import { accessor, GROUP_SEED, hash64, nullRows, rowsEqual } from './group-ids.js';
+
+export interface JoinTableArrays {
+  slots: Int32Array;
+  order: Uint32Array;
+}
+
+export interface BuiltJoinTable {
+  groups: number;
+  maxGroup: number;
+  /** int layout with nullsEqual: the NULL-key rows' run (len 0: none). */
+  nullRun: number;
+  nullLen: number;
+}
+
+/** The key's two words as int32s, for either representation (ints of up to 32 bits, or 64-bit words). */
+interface IntKey {
+  w: Uint32Array | null;
+  num: ArrayLike<number>;
+  valid: Uint8Array | null;
+}
+
+function intKey(c: KeyColumn): IntKey {
+  const v = c.values;
+  const wide = v instanceof BigInt64Array || v instanceof BigUint64Array;
+  return { w: wide ? words64(v) : null, num: wide ? new Uint8Array(0) : (v as ArrayLike<number>), valid: c.valid };
+}
+
+/**
+ * Builds the table over rows 0..n-1 of `keys` into `t` (slots zeroed by the caller's
+ * allocator); `ids` and `hashes` are scratch of n entries.
+ */
+export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean, int: boolean, t: JoinTableArrays, ids: Int32Array, hashes: Uint32Array): BuiltJoinTable {
+  const slots = t.slots;
+  const mask = slots.length / 4 - 1;
+  if (slots.length / 4 < 2 * n || (mask & (mask + 1)) !== 0) throw new RangeError(`buildJoinTable: ${slots.length / 4} slots for ${n} rows`);
+  let groups = 0;
+  let nullGroup = -1;
+  if (int) {
+    const k = intKey(keys[0]!);
+    const { w, num, valid } = k;
+    for (let j = 0; j < n; j++) {
+      if (valid !== null && valid[j] === 0) {
+        if (nullsEqual) {
+          if (nullGroup < 0) nullGroup = groups++;
+          ids[j] = nullGroup;
+        } else ids[j] = -1;
+        continue;
+      }
+      let lo: number;
+      let hi: number;
+      if (w !== null) {
+        lo = w[2 * j]! | 0;
+        hi = w[2 * j + 1]! | 0;
+      } else {
+        const x = num[j]!;
+        lo = x | 0;
+        hi = x < 0 ? -1 : 0;
+      }
+      let p = hash64(lo, hi) & mask;
+      for (;;) {
+        const s = p << 2;
+        if (slots[s + 3] === 0) {
+          slots[s] = lo;
+          slots[s + 1] = hi;
+          slots[s + 2] = groups;
+          slots[s + 3] = 1;
+          ids[j] = groups++;
+          break;
+        }
+        if (slots[s] === lo && slots[s + 1] === hi) {
+          ids[j] = slots[s + 2]!;
+          break;
+        }
+        p = (p + 1) & mask;
+      }
+    }
+  } else {
+    const accs = keys.map(accessor);
+    hashColumns(keys, n, GROUP_SEED, hashes);
+    const nulls = nullsEqual ? null : nullRows(keys, n);
+    for (let j = 0; j < n; j++) {
+      if (nulls !== null && nulls[j] === 1) {
+        ids[j] = -1;
+        continue;
+      }
+      const h = hashes[j]! | 0;
+      let p = h & mask;
+      for (;;) {
+        const s = p << 2;
+        if (slots[s + 3] === 0) {
+          slots[s] = h;
+          slots[s + 1] = j;
+          slots[s + 2] = groups;
+          slots[s + 3] = 1;
+          ids[j] = groups++;
+          break;
+        }
+        if (slots[s] === h && rowsEqual(accs, j, accs, slots[s + 1]!)) {
+          ids[j] = slots[s + 2]!;
+          break;
+        }
+        p = (p + 1) & mask;
+      }
+    }
+  }
+
+  // Rows by group, stable; then each slot's run.
+  const bucket = new Uint32Array(ids.buffer, ids.byteOffset, n);
+  for (let j = 0; j < n; j++) if (ids[j]! < 0) bucket[j] = groups;
+  const { offsets } = countingScatter(bucket, groups + 1, t.order);
+  const order = t.order;
+  let maxGroup = 0;
+  for (let s = 0; s < slots.length; s += 4) {
+    if (slots[s + 3] === 0) continue;
+    const g = slots[s + 2]!;
+    const a = offsets[g]!;
+    const len = offsets[g + 1]! - a;
+    slots[s + 2] = len === 1 ? order[a]! : a;
+    slots[s + 3] = len;
+    if (len > maxGroup) maxGroup = len;
+  }
+  let nullRun = 0;
+  let nullLen = 0;
+  if (nullGroup >= 0) {
+    nullRun = offsets[nullGroup]!;
+    nullLen = offsets[nullGroup + 1]! - nullRun;
+    if (nullLen === 1) nullRun = order[nullRun]!;
+    if (nullLen > maxGroup) maxGroup = nullLen;
+  }
+  return { groups, maxGroup, nullRun, nullLen };
+}
+
+/**
+ * For each probe row i: run[i] and len[i] of its build rows (len 0: none; see the file comment
+ * for `run`). `never` rows (keys that can equal nothing) get none.
+ */
+export function probeJoinTable(
+  buildKeys: KeyColumn[],
+  table: { slots: Int32Array; int: boolean; nullRun: number; nullLen: number },
+  probe: KeyColumn[],
+  np: number,
+  nullsEqual: boolean,
+  never: Uint8Array | null,
+  run: Int32Array,
+  len: Int32Array,
+  hashes: Uint32Array,
+): void {
+  const slots = table.slots;
+  const mask = slots.length / 4 - 1;
+  if (table.int) {
+    const { w, num, valid } = intKey(probe[0]!);
+    const { nullRun, nullLen } = table;
+    for (let i = 0; i < np; i++) {
+      if (valid !== null && valid[i] === 0) {
+        run[i] = nullRun;
+        len[i] = nullsEqual ? nullLen : 0;
+        continue;
+      }
+      let lo: number;
+      let hi: number;
+      if (w !== null) {
+        lo = w[2 * i]! | 0;
+        hi = w[2 * i + 1]! | 0;
+      } else {
+        const x = num[i]!;
+        lo = x | 0;
+        hi = x < 0 ? -1 : 0;
+      }
+      let p = hash64(lo, hi) & mask;
+      let found = 0;
+      let at = 0;
+      for (;;) {
+        const s = p << 2;
+        const l = slots[s + 3]!;
+        if (l === 0) break;
+        if (slots[s] === lo && slots[s + 1] === hi) {
+          found = l;
+          at = slots[s + 2]!;
+          break;
+        }
+        p = (p + 1) & mask;
+      }
+      run[i] = at;
+      len[i] = found;
+    }
+  } else {
+    const baccs = buildKeys.map(accessor);
+    const paccs = probe.map(accessor);
+    hashColumns(probe, np, GROUP_SEED, hashes);
+    const nulls = nullsEqual ? null : nullRows(probe, np);
+    for (let i = 0; i < np; i++) {
+      let found = 0;
+      let at = 0;
+      if (nulls === null || nulls[i] === 0) {
+        const h = hashes[i]! | 0;
+        let p = h & mask;
+        for (;;) {
+          const s = p << 2;
+          const l = slots[s + 3]!;
+          if (l === 0) break;
+          if (slots[s] === h && rowsEqual(paccs, i, baccs, slots[s + 1]!)) {
+            found = l;
+            at = slots[s + 2]!;
+            break;
+          }
+          p = (p + 1) & mask;
+        }
+      }
+      run[i] = at;
+      len[i] = found;
+    }
+  }
+  if (never !== null) for (let i = 0; i < np; i++) if (never[i] === 1) len[i] = 0;
+}
