@@ -11,6 +11,8 @@
  * routed by left row id; then the left batches are replayed in order with those attached.
  * Without `by` keys all rows share one group: both sides are range-partitioned on the key
  * instead (src/coordinator/asof-range.ts), unless a condition can reject rows: then one task.
+ * A `by` partition too big for a task (a hot by key) is cut the same way, into ranges of
+ * (by, on) tuples; with a condition it runs whole, and one over the budget is PARTITION_TOO_LARGE.
  */
 import * as A from 'apache-arrow';
 import { schemaToArrow } from '../columns/arrow-types.js';
@@ -21,12 +23,15 @@ import { bindPredicate, type BoundExpr } from '../expr/bind.js';
 import { toPredicateNode, type Expr } from '../expr/builders.js';
 import { resolveAsof, type AsofOptions, type ResolvedAsof } from '../ops/asof-spec.js';
 import type { FieldDesc, SchemaDesc } from '../types/column.js';
-import type { AsofTaskSpec, ChunkDesc } from '../types/tasks.js';
-import { routeByRange } from './asof-range.js';
+import type { AsofTaskSpec } from '../types/tasks.js';
+import { splitAsofByRange } from './asof-range.js';
+import { byTypesOrderable } from '../ops/asof-range-order.js';
 import { fixedWidth } from './column-widths.js';
 import { ownsBatches, runStage } from './execute.js';
 import { ingest } from './ingest.js';
-import { loadBytesOf, OutputRanges, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
+import { loadBytesOf, OutputRanges, replayWithOutputs, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import type { Exchange } from '../shuffle/exchange.js';
+import { formatBytes } from '../memory/budget.js';
 import type { Stage } from './planner.js';
 import type { RunContext } from './run-context.js';
 
@@ -118,7 +123,7 @@ export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc):
       const byText = resolved.by.map((b) => (b.left.name === b.right.name ? b.left.name : `${b.left.name} = ${b.right.name}`)).join(', ');
       const partitioning =
         mode === 'hash'
-          ? `hash(${byText}) on both sides into ${partitions} partitions, same seed`
+          ? `hash(${byText}) on both sides into ${partitions} partitions, same seed; a partition too big for a task (a hot by key) is cut into ranges of (${byText}, ${resolved.on.left.name})${condition ? ' (not with a condition: it runs whole)' : ', each also getting the nearest right rows below and above it'}`
           : mode === 'range'
             ? `no by keys: both sides range-partitioned on ${resolved.on.left.name} into up to ${partitions} ranges (left-key quantiles); each range also gets the nearest right rows below and above it`
             : 'no by keys and a condition that can reject rows: one partition, a single task (a boundary row from another range could be rejected)';
@@ -167,6 +172,8 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
   });
   let right: Awaited<ReturnType<typeof ingest>> | null = null;
   let out: OutputRanges | null = null;
+  // Exchanges of the key ranges of a join without `by` keys.
+  const owned: Exchange[] = [];
   try {
     right = await ingest(ctx, runStage(ctx, rightStage), rightStage.schema, {
       name: 'asof-right',
@@ -179,35 +186,65 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     if (right.rows > MAX_RIGHT_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `asofJoin: the right input has ${right.rows} rows; one join can address at most ${MAX_RIGHT_ROWS}`);
     }
-    // Without by keys: from one partition to key ranges, so every thread gets work.
-    let extras: (p: number) => ChunkDesc[] = () => [];
-    if (plan.mode === 'range') {
-      const ranged = await routeByRange(ctx, plan, left, right);
+    const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    // A task's scratch: both sides read back and sorted, the match arrays and the outputs.
+    const scratchOf = (lx: Exchange, rx: Exchange, p: number, extraRows: number): number =>
+      loadBytesOf(lx, p) + loadBytesOf(rx, p) + (lx.rowsOf(p) + rx.rowsOf(p) + extraRows) * 64 + lx.rowsOf(p) * outRowBytes;
+    // Without by keys: from one partition to key ranges, so every thread gets work (and
+    // enough ranges for each to fit a task's share of the budget).
+    let units: PartitionUnit[] | null = null;
+    if (plan.mode === 'range' && left.rows > 0) {
+      const need = scratchOf(left.exchange, right.exchange, 0, 0) + left.rows * outRowBytes;
+      const parts = Math.max(ctx.config.partitions, Math.ceil((2 * need) / ctx.limits.taskBytes));
+      const ranged = await splitAsofByRange(ctx, plan, left.exchange, right.exchange, 0, parts, 0, null);
       if (ranged) {
-        left.exchange = ranged.left;
-        right.exchange = ranged.right;
-        extras = (p) => ranged.extras(p);
+        owned.push(...ranged.owned);
+        units = ranged.units;
       }
     }
     const leftEx = left.exchange;
     const rightEx = right.exchange;
     out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows);
-    const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const orderable = resolved.by.every((b) => byTypesOrderable(b.left.type, b.right.type));
+    // Exchanges of key ranges whose largest range holds every row of the unit cut.
+    const noFurther = new Set<Exchange>();
     const op: KernelOperator = {
       name: 'asof',
       // Rows split again by the by keys (both sides alike) keep every by group in one task.
       splitKeys: plan.mode === 'hash' ? [hashKeys, hashKeys] : null,
       measured: [0], // one output row per left row
-      job: ({ sides: [lx, rx], p, level }) => {
+      oversized: async (unit, need) => {
+        const [lx, rx] = unit.sides;
+        const why = plan.task.condition
+          ? 'with a condition it cannot be cut into key ranges (the condition can reject the boundary rows a range would borrow from its neighbours): raise memoryBudget, or filter the right side instead of using a condition'
+          : !orderable
+            ? 'its `by` columns (uint64 with a narrower or signed integer) have no common order to cut it into key ranges by: raise memoryBudget, or cast one side'
+            : null;
+        if (why) {
+          if (need <= ctx.budget.limit) return null; // runs alone
+          const rows = lx!.rowsOf(unit.p);
+          const rightRows = rx!.rowsOf(unit.p);
+          throw new ExecutionError(
+            'PARTITION_TOO_LARGE',
+            `asofJoin: a partition of ${rows} left and ${rightRows} right rows (one \`by\` group, or the whole join without \`by\`) needs ${formatBytes(need)}, more than the memory budget of ${formatBytes(ctx.budget.limit)}; ${why}`,
+            { rows, rightRows, need, budget: ctx.budget.limit },
+          );
+        }
+        if (noFurther.has(lx!)) return null;
+        const parts = Math.max(2, Math.ceil((3 * need) / ctx.limits.taskBytes));
+        const cut = await splitAsofByRange(ctx, plan, lx!, rx!, unit.p, parts, unit.level + 1, unit.outside ?? null);
+        // One tuple (a by key and an on key value) holding most rows cannot be cut again.
+        if (cut && cut.largest === lx!.rowsOf(unit.p)) noFurther.add(cut.owned[0]!);
+        return cut;
+      },
+      job: ({ sides: [lx, rx], p, outside }) => {
         const nL = lx!.rowsOf(p);
-        // Boundary rows of neighbouring ranges belong to the first partitioning only.
-        const extra = level === 0 ? extras(p) : [];
+        const extra = outside ? [...outside.below, ...outside.above] : [];
         const nR = rx!.rowsOf(p) + extra.length;
         if (nL === 0) return null;
-        const inputBytes = loadBytesOf(lx!, p) + loadBytesOf(rx!, p);
         return {
           rows: nL + nR,
-          scratchBytes: inputBytes + (nL + nR) * 64 + nL * outRowBytes,
+          scratchBytes: scratchOf(lx!, rx!, p, extra.length),
           outputBytes: nL * outRowBytes,
           build: (routing, scratch) => {
             const rightInput = rx!.inputFor(p);
@@ -230,7 +267,8 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
         };
       },
     };
-    await runKernels(ctx, op, leftEx.nonEmpty().map((p) => ({ sides: [leftEx, rightEx], p, level: 0 })), out);
+    await runKernels(ctx, op, units ?? leftEx.nonEmpty().map((p) => ({ sides: [leftEx, rightEx], p, level: 0 })), out);
+    for (const e of owned) e.release();
     leftEx.release();
     rightEx.release();
 
@@ -257,6 +295,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     left.exchange.release();
     left.store?.release();
     right?.exchange.release();
+    for (const e of owned) e.release();
     out?.release();
   }
 }

@@ -19,7 +19,7 @@ import { Exchange } from '../shuffle/exchange.js';
 import { formatBytes, type Reservation } from '../memory/budget.js';
 import type { FieldDesc } from '../types/column.js';
 import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import type { AsofTask, GroupByTask, JoinTask, KernelResult, OutputRouting, PartitionInput, WindowGroupByTask, WindowTask } from '../types/tasks.js';
+import type { AsofTask, ChunkDesc, GroupByTask, JoinTask, KernelResult, OutputRouting, PartitionInput, WindowGroupByTask, WindowTask } from '../types/tasks.js';
 import type { BatchStore } from './batch-store.js';
 import { fixedWidth } from './column-widths.js';
 import { budgetTooSmall, LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
@@ -290,6 +290,17 @@ export interface PartitionUnit {
   p: number;
   /** How many times these rows were split again (0: the first partitioning). */
   level: number;
+  /**
+   * Right rows from outside the unit that its kernel may need (an ASOF key range: the
+   * greatest right rows below it and the least above it, src/coordinator/asof-range.ts).
+   */
+  outside?: { below: ChunkDesc[]; above: ChunkDesc[] };
+}
+
+/** Units an operator cut an oversized unit into (run in order, in the unit's slot), and the exchanges they live in. */
+export interface OversizedSplit {
+  units: PartitionUnit[];
+  owned: Exchange[];
 }
 
 /** What a blocking operator tells the shared path about one partition's kernel task. */
@@ -315,6 +326,12 @@ export interface KernelOperator {
   measured: number[];
   /** The task for a unit, or null when it has nothing to compute (e.g. no left rows). */
   job(unit: PartitionUnit): KernelJob | null;
+  /**
+   * A unit that needs `need` bytes, more than a task's share, and that hashing cannot split
+   * (no split keys, or one key holds its rows): cut by the operator's own order (key ranges),
+   * or null to run it whole (alone; more than the whole budget is MEMORY_BUDGET_TOO_SMALL).
+   */
+  oversized?(unit: PartitionUnit, need: number): Promise<OversizedSplit | null>;
 }
 
 /** Splits stop after this many levels, or when one sub-partition keeps most rows (one hot key). */
@@ -348,10 +365,21 @@ export async function runKernels(ctx: RunContext, op: KernelOperator, units: Par
     }
     const scratchBytes = Math.max(job.scratchBytes, Math.ceil(perRow * 1.15 * job.rows)) + LOAN_SLACK;
     const outputBytes = out.direct ? 0 : job.outputBytes + LOAN_SLACK;
-    if (scratchBytes + outputBytes > ctx.limits.taskBytes && op.splitKeys && unit.level < MAX_SPLIT_LEVEL && job.rows > 1) {
-      const subs = await split(unit, op.splitKeys, scratchBytes + outputBytes);
-      for (const sub of subs) await runUnit(sub);
-      return;
+    const need = scratchBytes + outputBytes;
+    if (need > ctx.limits.taskBytes && job.rows > 1) {
+      if (op.splitKeys && unit.level < MAX_SPLIT_LEVEL) {
+        const subs = await split(unit, op.splitKeys, need);
+        for (const sub of subs) await runUnit(sub);
+        return;
+      }
+      const cut = op.oversized ? await op.oversized(unit, need) : null;
+      if (cut) {
+        owned.push(...cut.owned);
+        // Cut by the operator's order, a sub-unit is never hashed again (it may borrow rows
+        // from its neighbours, `outside`); one still too big goes back to the operator.
+        for (const sub of cut.units) await runUnit({ ...sub, level: Math.max(sub.level, MAX_SPLIT_LEVEL) });
+        return;
+      }
     }
     const [scratch, output] = await ctx.loans(op.name, out.direct ? [scratchBytes] : [scratchBytes, outputBytes]);
     let outputLoan: Loan | null = output ?? null;
@@ -381,12 +409,16 @@ export async function runKernels(ctx: RunContext, op: KernelOperator, units: Par
       subs.push(await reroute(ctx, unit.sides[s]!, unit.p, routing, `${op.name}.split${unit.level + 1}`));
       owned.push(subs[s]!);
     }
-    const rowsOf = (q: number): number => subs.reduce((t, e) => t + e.rowsOf(q), 0);
-    // All rows in one sub-unit may be one hot key or a few keys that met again (a few keys
-    // into a few parts do, often): only the next levels can tell, so none is skipped.
+    // q = -1: every sub-unit's rows.
+    const rowsOf = (q: number): number => subs.reduce((t, e) => t + (q < 0 ? e.totalRows : e.rowsOf(q)), 0);
     const level = unit.level + 1;
     const next: PartitionUnit[] = [];
-    for (let q = 0; q < parts; q++) if (rowsOf(q) > 0) next.push({ sides: subs, p: q, level });
+    const total = rowsOf(-1);
+    // Every row in one sub-unit after a re-mix is one hot key, or a few keys that met again;
+    // an operator with its own cut (key ranges, correct for any number of keys) takes it now
+    // rather than after more levels that would move every row again.
+    const hot = (q: number): boolean => op.oversized !== undefined && rowsOf(q) === total;
+    for (let q = 0; q < parts; q++) if (rowsOf(q) > 0) next.push({ sides: subs, p: q, level: hot(q) ? MAX_SPLIT_LEVEL : level });
     return next;
   };
 

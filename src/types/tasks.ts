@@ -72,14 +72,20 @@ export interface HashRouting {
 }
 
 /**
- * Destinations by key range (ASOF join without `by` keys): range i holds keys k with
- * splitters[i-1] <= k < splitters[i]; NULL/NaN keys go to range 0, where they never match.
+ * Destinations by ASOF key range (src/ops/asof-range-order): range i holds the rows whose
+ * (by keys, on key) tuple t has splitter[i-1] <= t < splitter[i]. Without by keys (a join
+ * without them) that is the on key alone, NULL/NaN keys going to range 0, where they never
+ * match; with them, an oversized by partition is cut into ranges of whole or cut groups.
  */
 export interface RangeRouting {
   kind: 'range';
   keyColumn: number;
   key: AsofKeyPlan;
-  /** Sorted splitter keys (raw key type of the left side). */
+  /** Positions of the by keys among the routed columns (empty: on key only). */
+  byColumns: number[];
+  /** Sorted splitter tuples: their by values (left types), one column per by key... */
+  splitterBy: ColumnDesc[];
+  /** ...and their on keys (raw key type of the left side). */
   splitters: ColumnDesc;
   partitions: number;
   /** Also report each range's least and greatest valid key rows (the right side's boundary rows). */
