@@ -17,6 +17,7 @@ import type { Stage } from './planner.js';
 import { ingest } from './ingest.js';
 import { loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, type KernelOperator } from './partitioned.js';
 import type { RunContext } from './run-context.js';
+import { WindowRanges } from './window-ranges.js';
 
 const MAX_ROWS = 0xffffffff;
 
@@ -84,13 +85,40 @@ export async function* execWindow(
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
     const outRowBytes = outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const ranges = new WindowRanges(ctx, plan);
     const op: KernelOperator = {
       name: 'window',
       // Rows split again by the PARTITION BY keys keep every group whole.
       splitKeys: plan.partitionPos.length > 0 ? [plan.partitionPos] : null,
       measured: [0],
+      oversized: (unit, need) => ranges.cut(unit, need),
       job: ({ sides: [ex], p }) => {
         const n = ex!.rowsOf(p);
+        const range = ranges.jobOf(ex!, p);
+        if (range) {
+          return {
+            rows: range.rows,
+            // Besides the kernel's: the three ranges loaded, then copied into one, and the frames the halo checks recompute.
+            scratchBytes: windowScratch(resolved, range.rows, 2 * range.inputBytes) + range.rows * (8 * resolved.columns.length + 16),
+            outputBytes: n * outRowBytes,
+            build: (routing, scratch) => ({
+              kind: 'window',
+              input: ex!.inputFor(p),
+              partitionBy: plan.partitionPos,
+              orderBy: plan.orderPos,
+              measures: plan.measurePos,
+              window: resolved,
+              naive: ctx.config.windowAlgorithm === 'naive',
+              out: routing,
+              halo: range.halo(),
+              scratch,
+            }),
+            done: (res) => {
+              if (res.rows !== n) throw new ExecutionError('INTERNAL', `window: a range held ${n} rows but its task returned ${res.rows}; refusing to return a partial result`);
+              range.done(res.carry);
+            },
+          };
+        }
         return {
           rows: n,
           scratchBytes: windowScratch(resolved, n, loadBytesOf(ex!, p)),

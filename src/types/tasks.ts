@@ -132,6 +132,40 @@ export type OutputRouting =
   | { kind: 'routed'; rangeShift: number; ranges: number; buffer: SharedArrayBuffer | null }
   | { kind: 'direct'; columns: Array<{ values: BufRef; nulls: BufRef }> };
 
+/**
+ * Window state carried from one sort range of an oversized partition to the next (ranges run
+ * in order): about the partition group of the first row of the task's `before` range, the rows
+ * of that group that come before `before` (range order: partition keys, order keys, row id).
+ */
+export interface WindowCarry {
+  /** Rows of the group before it (0: the group starts in the task's rows). */
+  rows: number;
+  /** Of those, the rows of the peer group the first row belongs to. */
+  peerRows: number;
+  /** Distinct peer groups with rows among them. */
+  peers: number;
+}
+
+/**
+ * One sort range of a window partition too big for one task (src/coordinator/window-ranges):
+ * the task's `input` is the range; it also loads its neighbour ranges whole, computes over all
+ * three, and keeps the outputs of its own rows. A row whose result would need rows beyond the
+ * neighbours (a frame reaching the edge of the loaded rows of a group that goes on) is an
+ * ExecutionError PARTITION_TOO_LARGE, never a wrong result.
+ */
+export interface WindowHalo {
+  /** The range before, and the row id of its first row (-1: it is the partition's first range). */
+  before: { input: PartitionInput; firstId: number } | null;
+  /** The range after, its first row's id, and whether more ranges follow it. */
+  after: { input: PartitionInput; firstId: number; more: boolean } | null;
+  /** Row id of the range's own first row (-1: it is the partition's first range). */
+  firstId: number;
+  carry: WindowCarry;
+  /** Rows of the whole partition, and the budget, for the error message. */
+  partitionRows: number;
+  budget: number;
+}
+
 /** Which column of the chunked partition plays which role is op-specific. */
 export interface WindowTask {
   kind: 'window';
@@ -143,6 +177,8 @@ export interface WindowTask {
   window: ResolvedWindow;
   naive: boolean;
   out: OutputRouting;
+  /** Set for a sort range of an oversized partition (see WindowHalo). */
+  halo?: WindowHalo;
   scratch: SharedArrayBuffer | null;
 }
 
@@ -179,6 +215,8 @@ export interface AsofTask {
 export interface KernelResult extends RoutedChunks {
   rows: number;
   rightRows: number;
+  /** A window range task (WindowHalo): the carry for the range after it. */
+  carry?: WindowCarry;
 }
 
 /**
