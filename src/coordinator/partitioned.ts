@@ -381,7 +381,14 @@ export async function runKernels(ctx: RunContext, op: KernelOperator, units: Par
         return;
       }
     }
-    const [scratch, output] = await ctx.loans(op.name, out.direct ? [scratchBytes] : [scratchBytes, outputBytes]);
+    const [scratch, output] = await ctx.loans(op.name, out.direct ? [scratchBytes] : [scratchBytes, outputBytes]).catch((err: unknown) => {
+      // Uncut, a unit above its share runs alone, next to the spillable data (up to half the
+      // budget): when even that does not fit, the budget is what is too small.
+      if (err instanceof ExecutionError && err.code === 'MEMORY_EXHAUSTED' && need > ctx.limits.taskBytes) {
+        throw budgetTooSmall(ctx.budget.limit, Math.ceil((2 * need) / 2 ** 20) * 2 ** 20, `one ${op.name} task needs ${formatBytes(need)} and its rows cannot be cut smaller`);
+      }
+      throw err;
+    });
     let outputLoan: Loan | null = output ?? null;
     const rows = measuredRows(unit);
     try {
