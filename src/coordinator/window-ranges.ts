@@ -99,7 +99,7 @@ export class WindowRanges {
         before: before >= 0 ? { input: ex.inputFor(before), firstId: firstId(before) } : null,
         after: after >= 0 ? { input: ex.inputFor(after), firstId: firstId(after), more: k + 2 < set.order.length } : null,
         firstId: firstId(p),
-        carry: set.carries.get(k) ?? { rows: 0, peerRows: 0, peers: 0 },
+        carry: set.carries.get(k) ?? { rows: 0, peerRows: 0, peers: 0, running: [] },
         partitionRows: set.partitionRows,
         budget: this.ctx.budget.limit,
       }),

@@ -12,7 +12,10 @@
  *   a frame reaching the loaded edge of a cut group cannot be told from a clamped one: error;
  * - lag/lead find their row inside the loaded rows, or cannot tell: error;
  * - rowNumber, rank, denseRank are shifted by the carry (rows, the straddling peer group, the
- *   peer groups before): exact; percentRank, cumeDist, ntile need the group's size: error.
+ *   peer groups before): exact; percentRank, cumeDist, ntile need the group's size: error;
+ * - count and integer sums over a running frame (UNBOUNDED PRECEDING .. a bounded end) are
+ *   recomputed for the left-cut group from the carried count and wrapping int64 sum plus the
+ *   loaded rows (64-bit words, exact: the same bits as one fold over the whole group).
  * `carryOut` gives the carry of the next range (the group of this range's first row).
  */
 import { words64 } from './int64-words.js';
@@ -21,10 +24,19 @@ import type { ResolvedWindowColumn } from './window-spec.js';
 import type { WindowColumnOut, WindowKernelInput } from './window.js';
 import type { Allocator } from '../types/keys.js';
 
+/** Non-NULL count and wrapping int64 sum (32-bit words) of a measure over some rows. */
+export interface RunningSum {
+  count: number;
+  lo: number;
+  hi: number;
+}
+
 export interface HaloCarry {
   rows: number;
   peerRows: number;
   peers: number;
+  /** Per column with a running frame (isRunning): its state over the carried rows. */
+  running: Array<RunningSum | null>;
 }
 
 export interface HaloCuts {
@@ -96,9 +108,10 @@ export function firstUnreachable(input: WindowKernelInput, outs: WindowColumnOut
             fb = computeFrames(n, groupStarts, order, window.orderBy, col.frame, peersOf, alloc);
             frames.set(key, fb);
           }
+          const checkLeft = left && !isRunning(col, input);
           for (let i = s; i < e; i++) {
             if (!keep[i]) continue;
-            if ((left && fb.lo[i]! <= s) || (right && fb.hi[i]! >= e)) return col;
+            if ((checkLeft && fb.lo[i]! <= s) || (right && fb.hi[i]! >= e)) return col;
           }
         }
       }
@@ -107,8 +120,76 @@ export function firstUnreachable(input: WindowKernelInput, outs: WindowColumnOut
   return null;
 }
 
-/** Shifts rowNumber / rank / denseRank of the left-cut group by the carry. */
-export function shiftRanks(input: WindowKernelInput, outs: WindowColumnOut[], cuts: HaloCuts, alloc: Allocator): void {
+/**
+ * Whether a range carries this column's running state: count, or a sum of an integer measure,
+ * over a frame from UNBOUNDED PRECEDING to a bounded end.
+ */
+export function isRunning(col: ResolvedWindowColumn, input: WindowKernelInput): boolean {
+  if (col.frame === null || col.frame.preceding !== null || col.frame.following === null) return false;
+  if (col.fn === 'count') return true;
+  if (col.fn !== 'sum') return false;
+  const m = input.window.measures[col.measure]!.type.kind;
+  return m === 'int' || m === 'duration';
+}
+
+const TWO32 = 4294967296;
+
+/**
+ * Running count and wrapping sum of measure `measure` (-1: rows) over sorted positions
+ * [s, s + k) for k = 0..e - s, starting from `from`: counts and sum words, length e - s + 1.
+ */
+function runningOver(input: WindowKernelInput, measure: number, s: number, e: number, from: RunningSum | null, alloc: Allocator): { count: Int32Array; lo: Uint32Array; hi: Uint32Array } {
+  const m = e - s;
+  const count = alloc(Int32Array, m + 1);
+  const lo = alloc(Uint32Array, m + 1);
+  const hi = alloc(Uint32Array, m + 1);
+  let c = from?.count ?? 0;
+  let l = from?.lo ?? 0;
+  let h = from?.hi ?? 0;
+  count[0] = c;
+  lo[0] = l;
+  hi[0] = h;
+  const col = measure >= 0 ? input.measures[measure]! : null;
+  const valid = col?.valid ?? null;
+  const v = col?.values;
+  const wide = v instanceof BigInt64Array || v instanceof BigUint64Array ? words64(v) : null;
+  const narrow = v as unknown as ArrayLike<number>;
+  for (let k = 0; k < m; k++) {
+    const j = s + k;
+    if (valid === null || valid[j] === 1) {
+      c++;
+      if (col) {
+        let xl: number;
+        let xh: number;
+        if (wide) {
+          xl = wide[2 * j]!;
+          xh = wide[2 * j + 1]!;
+        } else {
+          const x = narrow[j]!;
+          xl = x >>> 0;
+          xh = x < 0 ? 0xffffffff : 0;
+        }
+        l += xl;
+        let up = 0;
+        if (l >= TWO32) {
+          l -= TWO32;
+          up = 1;
+        }
+        h = (h + xh + up) >>> 0;
+      }
+    }
+    count[k + 1] = c;
+    lo[k + 1] = l;
+    hi[k + 1] = h;
+  }
+  return { count, lo, hi };
+}
+
+/**
+ * The left-cut group's results that depend on rows before the loaded ones: rowNumber / rank /
+ * denseRank shifted by the carry; running counts and integer sums recomputed from the carried state.
+ */
+export function applyCarry(input: WindowKernelInput, outs: WindowColumnOut[], cuts: HaloCuts, alloc: Allocator): void {
   const { carry, leftGroup } = cuts;
   if (leftGroup < 0 || carry.rows === 0) return;
   const { n, groupStarts, order, window } = input;
@@ -117,6 +198,31 @@ export function shiftRanks(input: WindowKernelInput, outs: WindowColumnOut[], cu
   const e = groupStarts[leftGroup + 1]!;
   window.columns.forEach((col, c) => {
     const out = outs[c]!;
+    if (out.kind === 'values' && isRunning(col, input)) {
+      const fb = computeFrames(n, groupStarts, order, window.orderBy, col.frame!, () => peers ?? computePeers(n, groupStarts, order, alloc), alloc);
+      const run = runningOver(input, col.measure, s, e, carry.running[c] ?? null, alloc);
+      const w = words64(out.values as BigInt64Array);
+      const need = col.fn === 'count' ? col.minPeriods : Math.max(1, col.minPeriods);
+      for (let i = s; i < e; i++) {
+        const k = Math.min(e, Math.max(s, fb.hi[i]!)) - s;
+        const cnt = run.count[k]!;
+        if (col.fn === 'count') {
+          w[2 * i] = cnt;
+          w[2 * i + 1] = 0;
+        } else {
+          w[2 * i] = run.lo[k]!;
+          w[2 * i + 1] = run.hi[k]!;
+        }
+        if (cnt < need) {
+          if (!out.valid) {
+            out.valid = alloc(Uint8Array, n);
+            out.valid.fill(1);
+          }
+          out.valid[i] = 0;
+        } else if (out.valid) out.valid[i] = 1;
+      }
+      return;
+    }
     if (out.kind !== 'values' || (col.fn !== 'rowNumber' && col.fn !== 'rank' && col.fn !== 'denseRank')) return;
     const w = words64(out.values as BigInt64Array);
     for (let i = s; i < e; i++) {
@@ -140,13 +246,19 @@ export function carryOut(input: WindowKernelInput, q: number, cuts: HaloCuts, al
   const inCut = g === cuts.leftGroup && cuts.carry.rows > 0;
   const c = cuts.carry;
   const rows = q - s + (inCut ? c.rows : 0);
-  if (!needsPeers(window.columns)) return { rows, peerRows: 0, peers: 0 };
+  const running = window.columns.map((col, k) => {
+    if (!isRunning(col, input)) return null;
+    const run = runningOver(input, col.measure, s, q, inCut ? (c.running[k] ?? null) : null, alloc);
+    return { count: run.count[q - s]!, lo: run.lo[q - s]!, hi: run.hi[q - s]! };
+  });
+  if (!needsPeers(window.columns)) return { rows, peerRows: 0, peers: 0, running };
   const peers = computePeers(n, groupStarts, order, alloc);
   const p = peers.of[q]!;
   const ps = peers.start[p]!;
   const straddles = ps === s && inCut && c.peerRows > 0;
   return {
     rows,
+    running,
     peerRows: q - ps + (straddles ? c.peerRows : 0),
     peers: p - peers.first[p]! + (q > ps || straddles ? 1 : 0) + (inCut ? c.peers - (c.peerRows > 0 ? 1 : 0) : 0),
   };

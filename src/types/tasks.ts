@@ -144,6 +144,11 @@ export interface WindowCarry {
   peerRows: number;
   /** Distinct peer groups with rows among them. */
   peers: number;
+  /**
+   * Per window column with a running frame (count / integer sum, UNBOUNDED PRECEDING): the
+   * non-NULL count and the wrapping int64 sum (32-bit words) of those rows; null otherwise.
+   */
+  running: Array<{ count: number; lo: number; hi: number } | null>;
 }
 
 /**

@@ -16,7 +16,7 @@ import { toKeyColumn } from '../columns/shared.js';
 import { computeWindow, computeWindowNaive, type WindowColumnOut, type WindowKernelInput } from '../ops/window.js';
 import { ExecutionError } from '../errors.js';
 import { words64 } from '../ops/int64-words.js';
-import { carryOut, firstUnreachable, groupAt, shiftRanks, type HaloCuts } from '../ops/window-halo.js';
+import { applyCarry, carryOut, firstUnreachable, groupAt, type HaloCuts } from '../ops/window-halo.js';
 import { formatBytes } from '../memory/budget.js';
 import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import type { KernelResult, PartitionInput, WindowCarry, WindowHalo, WindowTask } from '../types/tasks.js';
@@ -214,8 +214,8 @@ function keepOwnRows(
       { column: col.name, fn: col.fn, rows: halo.partitionRows, budget: halo.budget },
     );
   }
-  shiftRanks(input, outs, cuts, scratchAlloc);
-  const carry = halo.firstId < 0 ? { rows: 0, peerRows: 0, peers: 0 } : carryOut(input, positionOf(halo.firstId), cuts, scratchAlloc);
+  applyCarry(input, outs, cuts, scratchAlloc);
+  const carry = halo.firstId < 0 ? { rows: 0, peerRows: 0, peers: 0, running: [] } : carryOut(input, positionOf(halo.firstId), cuts, scratchAlloc);
   const idx = scratchAlloc(Int32Array, kept);
   for (let i = 0, k = 0; i < n; i++) if (keep[i]) idx[k++] = i;
   const keptPerm = scratchAlloc(Uint32Array, kept);

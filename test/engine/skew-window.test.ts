@@ -4,7 +4,8 @@
  * ranges and the carry of the ranges before (src/coordinator/window-ranges.ts). Results are
  * bit-identical to an unbounded run and match the naive reference; the small runs spill, their
  * tracked peak stays within the budget, no task outgrows its loan, every reservation is back to
- * zero. What a range's neighbours cannot answer (UNBOUNDED FOLLOWING, whole-partition frames,
+ * zero. Running counts and integer sums carry their state from range to range. What a range's
+ * neighbours cannot answer (UNBOUNDED FOLLOWING, whole-partition frames, other running frames,
  * percentRank/cumeDist/ntile, frames wider than a range) is PARTITION_TOO_LARGE, never a wrong
  * result.
  */
@@ -75,6 +76,10 @@ const SUPPORTED: Record<string, Both> = {
   nv: W.nthValue('f', 2).rows(5),
   rg: W.sum('v').range(3, 1),
   gr: W.count('v').groups(1, 1),
+  rs: W.sum('v').rows('unbounded', 0),
+  rs2: W.sum('v').rows('unbounded', 2).minPeriods(40),
+  rc: W.count('v'),
+  rcr: W.count().range('unbounded', 0),
   rn: W.rowNumber(),
   rk: W.rank(),
   dr: W.denseRank(),
@@ -103,7 +108,8 @@ describe('window over a partition larger than the budget', () => {
   ])('%s holding over 10x the budget: bit-identical to an unbounded run, within budget, spilled', async (_name, partitionBy, threads) => {
     const cols = table(20_000, 0.9, 1);
     const base = await run(engine(1, '1GiB'), cols, SUPPORTED, partitionBy);
-    const small = engine(threads, '1MiB');
+    // 2 MiB: assembling one output range of these 24 columns (1024 rows at least) needs ~640 KiB.
+    const small = engine(threads, '2MiB');
     const { table: out, stats } = await run(small, cols, SUPPORTED, partitionBy);
     expect(digest(out)).toBe(digest(base.table));
     // The unbounded run held the hot partition in one task: over 10x the small budget.
@@ -146,6 +152,8 @@ describe('window over a partition larger than the budget', () => {
     ['UNBOUNDED FOLLOWING', W.sum('v').rows(0, 'unbounded')],
     ['a whole-partition frame', W.max('f').rows('unbounded', 'unbounded')],
     ['a running min (UNBOUNDED PRECEDING)', W.min('v').rows('unbounded', 0)],
+    ['a running float sum', W.sum('f').rows('unbounded', 0)],
+    ['a running integer avg', W.avg('v')],
     ['percentRank', W.percentRank()],
     ['cumeDist', W.cumeDist()],
     ['ntile', W.ntile(4)],
