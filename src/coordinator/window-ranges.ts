@@ -7,13 +7,14 @@
  *   as the global sort does) ─► per range, in order: one window task over the range and its two
  *   neighbour ranges (src/worker/window-task, WindowHalo), keeping its own rows' results, with
  *   the carry of the range before (rows, straddling peer group and peer groups of the group
- *   that goes on from earlier ranges) and giving the carry of the next.
+ *   that goes on from earlier ranges, running counts and integer sums) and giving the carry of
+ *   the next.
  *
  * Ranges are cut by tuples, so a group is contiguous across them and the rows of a group in a
  * range are in the group's window order; every range after the first starts with its splitter
  * row, whose row id the tasks use to find where a range begins. Three ranges are sized to fit
  * half a task's share of the budget. What a range's neighbours cannot answer (frames reaching
- * further, UNBOUNDED frames, percentRank/cumeDist/ntile of a cut group) is PARTITION_TOO_LARGE
+ * further, other UNBOUNDED frames, percentRank/cumeDist/ntile of a cut group) is PARTITION_TOO_LARGE
  * from the task (src/ops/window-halo), never a wrong result.
  */
 import { rebuildData } from '../columns/shared.js';

@@ -108,10 +108,13 @@ export function firstUnreachable(input: WindowKernelInput, outs: WindowColumnOut
             fb = computeFrames(n, groupStarts, order, window.orderBy, col.frame, peersOf, alloc);
             frames.set(key, fb);
           }
-          const checkLeft = left && !isRunning(col, input);
+          // A running frame starts before the loaded rows by design (the carry holds them) but
+          // must end inside them: an end clamped to their start could lie among the carried rows.
+          const running = left && isRunning(col, input);
+          const checkLeft = left && !running;
           for (let i = s; i < e; i++) {
             if (!keep[i]) continue;
-            if ((checkLeft && fb.lo[i]! <= s) || (right && fb.hi[i]! >= e)) return col;
+            if ((checkLeft && fb.lo[i]! <= s) || (running && fb.hi[i]! <= s) || (right && fb.hi[i]! >= e)) return col;
           }
         }
       }
