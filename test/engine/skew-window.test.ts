@@ -79,6 +79,7 @@ const SUPPORTED: Record<string, Both> = {
   rs: W.sum('v').rows('unbounded', 0),
   rs2: W.sum('v').rows('unbounded', 2).minPeriods(40),
   rc: W.count('v'),
+  rcp: W.count('v').rows('unbounded', -2),
   rcr: W.count().range('unbounded', 0),
   rn: W.rowNumber(),
   rk: W.rank(),
