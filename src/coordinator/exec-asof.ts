@@ -262,14 +262,17 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
         const extra = outside ? [...outside.below, ...outside.above] : [];
         const nR = rx!.rowsOf(p) + extra.length;
         if (nL === 0) return null;
-        const scratch = (inputBytes: number): number => inputBytes + (nL + nR) * TASK_ROW_BYTES + nL * outRowBytes;
+        const scratch = (inputBytes: number, rightRows: number): number => inputBytes + (nL + rightRows) * TASK_ROW_BYTES + nL * outRowBytes;
         const output = outputBytes(lx!, p, nL);
         const inRegion = rows && !plan.task.dropUnmatched ? dataBytesOf(lx!, p) : 0;
+        // The borrowed rows are a few candidates per piece the ranges were routed from (how many
+        // depends on what spilled): the stable estimate leaves them out (the loans count them).
+        const stable = (): number => scratch(stableLoadBytesOf(lx!, p) - inRegion + stableLoadBytesOf(rx!, p), rx!.rowsOf(p)) + output + 2 * LOAN_SLACK;
         return {
           rows: nL + nR,
-          scratchBytes: scratch(loadBytesOf(lx!, p) - inRegion + loadBytesOf(rx!, p)),
+          scratchBytes: scratch(loadBytesOf(lx!, p) - inRegion + loadBytesOf(rx!, p), nR),
           outputBytes: output,
-          ...(rows ? { stableBytes: scratch(stableLoadBytesOf(lx!, p) - inRegion + stableLoadBytesOf(rx!, p) + 64 * extra.length) + output + 2 * LOAN_SLACK } : {}),
+          ...(rows ? { stableBytes: stable() } : {}),
           build: (routing, scratchBuffer) => {
             const rightInput = rx!.inputFor(p);
             return {
