@@ -85,6 +85,40 @@ describe('asofJoin with a `by` group larger than the budget', () => {
     }
   });
 
+  it('preserveOrder: false, one hot by key over 5x the budget: the same rows as an unbounded ordered run, range after range, in the same order every run, within budget', async () => {
+    const lcols = side(16_000, 0.9, 9, false);
+    const rcols = side(16_000, 0.9, 10, true);
+    for (const how of ['left', 'inner'] as const) {
+      const go = (e: Engine, preserveOrder: boolean) =>
+        e.fromArrow(makeTable(left, lcols, 4096)).asofJoin(e.fromArrow(makeTable(right, rcols, 4096)), { on: 'ts', by: 'sym', tolerance: '1s', how, preserveOrder }).execute();
+      const unbounded = await go(engine(1, '1GiB'), true);
+      const base = unbounded.table;
+      // Rows outputs hold every left column in the region: a larger budget than above, still
+      // far below what the hot group takes in one task.
+      const small = engine(2, '512KiB');
+      expect(unbounded.stats.peakTrackedBytes).toBeGreaterThan(5 * small.budget.limit);
+      const { table, stats } = await go(small, false);
+      const ids = columnValues(table, 'id') as number[];
+      expect(ids.some((r, k) => r !== (columnValues(base, 'id')[k] as number))).toBe(true);
+      const byId = ids.map((_, k) => k).sort((a, b) => ids[a]! - ids[b]!);
+      const inIdOrder = (t: A.Table, order: number[] | null) =>
+        JSON.stringify(
+          t.schema.fields.map((f) => {
+            const v = columnValues(t, f.name).map((x) => (typeof x === 'bigint' ? `${x}n` : x));
+            return [f.name, order ? order.map((k) => v[k]) : v];
+          }),
+        );
+      expect(inIdOrder(table, byId)).toBe(inIdOrder(base, null));
+      expect(stats.cpuMs.route ?? 0).toBeGreaterThan(0);
+      expect(stats.spilledBytes).toBeGreaterThan(0);
+      expect(stats.peakTrackedBytes).toBeLessThanOrEqual(small.budget.limit);
+      expect(stats.overflowBytes).toBe(0);
+      expect(small.budget.used).toBe(0);
+      expect(small.budget.reservations()).toEqual([]);
+      expect(columnValues((await go(small, false)).table, 'id')).toStrictEqual(ids);
+    }
+  });
+
   it('matches the naive reference and the unbounded run over sizes, budgets and threads', async () => {
     await fc.assert(
       fc.asyncProperty(
