@@ -30,8 +30,10 @@ import { orderedMap, runAll } from './scheduler.js';
  * Rows (dense) or keys (sparse) per output range: a power of two small enough that assembling
  * one range (its pieces, maybe read back from disk, and the result) fits one task's share of
  * the budget, between 2^MIN_RANGE_SHIFT and 2^MAX_RANGE_SHIFT, and at most MAX_RANGES ranges.
+ * The floor is low so that at small budgets a range still fits its share: one that does not
+ * runs alone, next to the kept output rows and the range assembled before it, and need not fit.
  */
-const MIN_RANGE_SHIFT = 10;
+const MIN_RANGE_SHIFT = 6;
 const MAX_RANGE_SHIFT = 20;
 const MAX_RANGES = 4096;
 
