@@ -13,6 +13,8 @@
  * returns its left rows with the right columns beside them (./kernel-rows).
  * Without `by` keys all rows share one group: both sides are range-partitioned on the key
  * instead (src/coordinator/asof-range.ts), unless a condition can reject rows: then one task.
+ * A `by` partition too big for a task (a hot by key) is cut the same way, into ranges of
+ * (by, on) tuples; with a condition it runs whole, and one over the budget is PARTITION_TOO_LARGE.
  */
 import * as A from 'apache-arrow';
 import { schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
@@ -23,15 +25,17 @@ import { bindPredicate, type BoundExpr } from '../expr/bind.js';
 import { toPredicateNode, type Expr } from '../expr/builders.js';
 import { resolveAsof, type AsofOptions, type ResolvedAsof } from '../ops/asof-spec.js';
 import type { FieldDesc, SchemaDesc } from '../types/column.js';
+import { formatBytes } from '../memory/budget.js';
+import { byTypesOrderable } from '../ops/asof-range-order.js';
 import type { Exchange } from '../shuffle/exchange.js';
-import type { AsofTaskSpec, ChunkDesc, OutputRouting, RowsOutput } from '../types/tasks.js';
-import { routeByRange } from './asof-range.js';
+import type { AsofTaskSpec, OutputRouting, RowsOutput } from '../types/tasks.js';
+import { splitAsofByRange } from './asof-range.js';
 import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
 import { SortSampler } from './sort-sample.js';
 import { ownsBatches, runStage, stageBytes } from './execute.js';
 import { ingest } from './ingest.js';
 import { streamKernelRows } from './kernel-rows.js';
-import { dataBytesOf, loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator } from './partitioned.js';
+import { dataBytesOf, loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import type { Stage } from './planner.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 
@@ -129,7 +133,7 @@ export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc):
       const byText = resolved.by.map((b) => (b.left.name === b.right.name ? b.left.name : `${b.left.name} = ${b.right.name}`)).join(', ');
       const partitioning =
         mode === 'hash'
-          ? `hash(${byText}) on both sides into ${partitions} partitions, same seed`
+          ? `hash(${byText}) on both sides into ${partitions} partitions, same seed; a partition too big for a task (a hot by key) is cut into ranges of (${byText}, ${resolved.on.left.name})${condition ? ' (not with a condition: it runs whole)' : ', each also getting the nearest right rows below and above it'}`
           : mode === 'range'
             ? `no by keys: both sides range-partitioned on ${resolved.on.left.name} into up to ${partitions} ranges (left-key quantiles); each range also gets the nearest right rows below and above it`
             : 'no by keys and a condition that can reject rows: one partition, a single task (a boundary row from another range could be rejected)';
@@ -184,6 +188,8 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
   });
   let right: Awaited<ReturnType<typeof ingest>> | null = null;
   let out: OutputRanges | null = null;
+  // Exchanges of the key ranges of a join without `by` keys.
+  const owned: Exchange[] = [];
   try {
     right = await ingest(ctx, runStage(ctx, rightStage), rightStage.schema, {
       name: 'asof-right',
@@ -196,20 +202,27 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     if (right.rows > MAX_RIGHT_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `asofJoin: the right input has ${right.rows} rows; one join can address at most ${MAX_RIGHT_ROWS}`);
     }
-    // Without by keys: from one partition to key ranges, so every thread gets work.
-    let extras: (p: number) => ChunkDesc[] = () => [];
-    if (plan.mode === 'range') {
-      const ranged = await routeByRange(ctx, plan, left, right, sampler!.keyValues(0));
+    // Without by keys: from one partition to key ranges, so every thread gets work (and
+    // enough ranges for each to fit a task's share of the budget). Rows outputs, whose order
+    // follows the ranges, count from the rows' column bytes only, the same on every run.
+    let units: PartitionUnit[] | null = null;
+    if (plan.mode === 'range' && left.rows > 0) {
+      const loadOf = plan.preserveOrder ? loadBytesOf : stableLoadBytesOf;
+      const need = loadOf(left.exchange, 0) + loadOf(right.exchange, 0) + (left.rows + right.rows) * TASK_ROW_BYTES + 2 * left.rows * outRowBytes;
+      const parts = Math.max(ctx.config.partitions, Math.ceil((2 * need) / ctx.limits.taskBytes));
+      const ranged = await splitAsofByRange(ctx, plan, left.exchange, right.exchange, 0, parts, 0, null, sampler!.sampled());
       if (ranged) {
-        left.exchange = ranged.left;
-        right.exchange = ranged.right;
-        extras = (p) => ranged.extras(p);
+        owned.push(...ranged.owned);
+        units = ranged.units;
       }
     }
     const leftEx = left.exchange;
     const rightEx = right.exchange;
-    const units = leftEx.nonEmpty().map((p) => ({ sides: [leftEx, rightEx], p, level: 0 }));
+    units ??= leftEx.nonEmpty().map((p) => ({ sides: [leftEx, rightEx], p, level: 0 }));
     const schema = schemaToArrow(plan.outputSchema);
+    const orderable = resolved.by.every((b) => byTypesOrderable(b.left.type, b.right.type));
+    // Exchanges of key ranges whose largest range holds every row of the unit cut.
+    const noFurther = new Set<Exchange>();
     /**
      * The kernel operator, with the output bytes of a partition (nL left rows in `lx`); `rows`: a
      * rows output (the left rows load into its region unless only the matched ones leave).
@@ -219,20 +232,47 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
       // Rows split again by the by keys (both sides alike) keep every by group in one task.
       splitKeys: plan.mode === 'hash' ? [plan.task.leftBy, plan.task.rightBy] : null,
       measured: [0], // one output row per left row
-      job: ({ sides: [lx, rx], p, level }) => {
+      oversized: async (unit, need) => {
+        const [lx, rx] = unit.sides;
+        const why = plan.task.condition
+          ? 'with a condition it cannot be cut into key ranges (the condition can reject the boundary rows a range would borrow from its neighbours): raise memoryBudget, or filter the right side instead of using a condition'
+          : !orderable
+            ? 'its `by` columns (uint64 with a narrower or signed integer) have no common order to cut it into key ranges by: raise memoryBudget, or cast one side'
+            : null;
+        if (why) {
+          if (need <= ctx.budget.limit) return null; // runs alone
+          const leftRows = lx!.rowsOf(unit.p);
+          const rightRows = rx!.rowsOf(unit.p);
+          throw new ExecutionError(
+            'PARTITION_TOO_LARGE',
+            `asofJoin: a partition of ${leftRows} left and ${rightRows} right rows (one \`by\` group, or the whole join without \`by\`) needs ${formatBytes(need)}, more than the memory budget of ${formatBytes(ctx.budget.limit)}; ${why}`,
+            { rows: leftRows, rightRows, need, budget: ctx.budget.limit },
+          );
+        }
+        if (noFurther.has(lx!)) return null;
+        const parts = Math.max(2, Math.ceil((3 * need) / ctx.limits.taskBytes));
+        const cut = await splitAsofByRange(ctx, plan, lx!, rx!, unit.p, parts, unit.level + 1, unit.outside ?? null, null);
+        if (!cut) return null;
+        // One tuple (a by key and an on key value) holding most rows cannot be cut again.
+        if (cut.largest === lx!.rowsOf(unit.p)) noFurther.add(cut.owned[0]!);
+        return { ...cut, chained: false };
+      },
+      job: ({ sides: [lx, rx], p, outside }) => {
         const nL = lx!.rowsOf(p);
-        // Boundary rows of neighbouring ranges belong to the first partitioning only.
-        const extra = level === 0 ? extras(p) : [];
+        const extra = outside ? [...outside.below, ...outside.above] : [];
         const nR = rx!.rowsOf(p) + extra.length;
         if (nL === 0) return null;
-        const scratch = (inputBytes: number): number => inputBytes + (nL + nR) * TASK_ROW_BYTES + nL * outRowBytes;
+        const scratch = (inputBytes: number, rightRows: number): number => inputBytes + (nL + rightRows) * TASK_ROW_BYTES + nL * outRowBytes;
         const output = outputBytes(lx!, p, nL);
         const inRegion = rows && !plan.task.dropUnmatched ? dataBytesOf(lx!, p) : 0;
+        // The borrowed rows are a few candidates per piece the ranges were routed from (how many
+        // depends on what spilled): the stable estimate leaves them out (the loans count them).
+        const stable = (): number => scratch(stableLoadBytesOf(lx!, p) - inRegion + stableLoadBytesOf(rx!, p), rx!.rowsOf(p)) + output + 2 * LOAN_SLACK;
         return {
           rows: nL + nR,
-          scratchBytes: scratch(loadBytesOf(lx!, p) - inRegion + loadBytesOf(rx!, p)),
+          scratchBytes: scratch(loadBytesOf(lx!, p) - inRegion + loadBytesOf(rx!, p), nR),
           outputBytes: output,
-          ...(rows ? { stableBytes: scratch(stableLoadBytesOf(lx!, p) - inRegion + stableLoadBytesOf(rx!, p) + 64 * extra.length) + output + 2 * LOAN_SLACK } : {}),
+          ...(rows ? { stableBytes: stable() } : {}),
           build: (routing, scratchBuffer) => {
             const rightInput = rx!.inputFor(p);
             return {
@@ -272,6 +312,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
 
     out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows);
     await runKernels(ctx, operator<OutputRouting>((_lx, _p, nL) => nL * outRowBytes, false), units, out);
+    for (const e of owned) e.release();
     leftEx.release();
     rightEx.release();
 
@@ -297,6 +338,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     left.exchange.release();
     left.store?.release();
     right?.exchange.release();
+    for (const e of owned) e.release();
     out?.release();
   }
 }

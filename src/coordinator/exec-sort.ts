@@ -24,7 +24,8 @@ import { ingest } from './ingest.js';
 import { loadBytesOf } from './partitioned.js';
 import { reroute } from './reroute.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
-import { orderedMap, runAll } from './scheduler.js';
+import { orderedMap } from './scheduler.js';
+import { sampleDestination } from './exchange-sample.js';
 import { SortSampler } from './sort-sample.js';
 
 const MAX_ROWS = 0xffffffff;
@@ -159,27 +160,12 @@ class SplitRanges {
   private async split(ex: Exchange, r: number, need: number): Promise<Exchange | null> {
     const ctx = this.ctx;
     const parts = Math.min(MAX_RANGES, Math.ceil((2 * need) / ctx.limits.taskBytes));
-    const rows = ex.rowsOf(r);
-    const stride = Math.max(1, Math.floor(rows / Math.min(4096, 16 * parts)));
     const sampler = new SortSampler(
       this.plan.orders.map((_, k) => k),
       this.plan.orders,
     );
     const keys = this.plan.orders.map((o) => o.column);
-    const inputs = ex.piecesOf(r, Math.max(1, Math.floor(ctx.limits.taskBytes / 4)));
-    await runAll(
-      inputs.map(({ input, bytes, rows: n }) => async () => {
-        const [scratch] = await ctx.loans('sort.sample', [2 * bytes + 8 * n + LOAN_SLACK]);
-        try {
-          const done = await ctx.clock.during('sort', ctx.task({ kind: 'sortSample', input, keys, stride, scratch: scratch!.buffer }));
-          const v = done.value;
-          sampler.addRows(rebuildData(v.rowIds).values as Uint32Array, v.columns.map(rebuildData));
-        } finally {
-          scratch!.release();
-        }
-      }),
-      ctx.concurrency,
-    );
+    for (const part of await sampleDestination(ctx, ex, r, keys, Math.min(4096, 16 * parts), 'sort', 'sort')) sampler.addRows(part.ids, part.keys);
     const split = sampler.splitters(parts);
     if (!split) return null;
     const routing = { kind: 'sortRange' as const, keys: this.plan.orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };

@@ -12,7 +12,7 @@ import { ExecutionError } from '../errors.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
 import { kernelBytesPerRow } from '../ops/window.js';
 import type { FieldDesc } from '../types/column.js';
-import type { RowsOutput } from '../types/tasks.js';
+import type { OutputRouting, RowsOutput } from '../types/tasks.js';
 import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
 import { stageBytes, stageRows } from './execute.js';
 import type { Stage } from './planner.js';
@@ -28,9 +28,12 @@ import {
   replayWithOutputs,
   runKernels,
   stableLoadBytesOf,
+  type KernelJob,
   type KernelOperator,
+  type PartitionUnit,
 } from './partitioned.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
+import { WindowRanges } from './window-ranges.js';
 
 const MAX_ROWS = 0xffffffff;
 
@@ -118,34 +121,14 @@ export async function* execWindow(
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
     const outRowBytes = outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const ranges = new WindowRanges(ctx, plan);
     const op: KernelOperator = {
       name: 'window',
       // Rows split again by the PARTITION BY keys keep every group whole.
       splitKeys: plan.partitionPos.length > 0 ? [plan.partitionPos] : null,
       measured: [0],
-      job: ({ sides: [ex], p }) => {
-        const n = ex!.rowsOf(p);
-        return {
-          rows: n,
-          scratchBytes: windowScratch(resolved, n, loadBytesOf(ex!, p)),
-          outputBytes: n * outRowBytes,
-          build: (routing, scratch) => ({
-            kind: 'window',
-            input: ex!.inputFor(p),
-            partitionBy: plan.partitionPos,
-            orderBy: plan.orderPos,
-            measures: plan.measurePos,
-            window: resolved,
-            naive: ctx.config.windowAlgorithm === 'naive',
-            out: routing,
-            scratch,
-          }),
-          done: (res) => {
-            if (res.rows !== n) throw new ExecutionError('INTERNAL', `window: a partition held ${n} rows but its task read ${res.rows}; refusing to return a partial result`);
-            ex!.drop(p);
-          },
-        };
-      },
+      oversized: (unit, need) => ranges.cut(unit, need),
+      job: (unit) => windowJob(ctx, plan, ranges, unit, outRowBytes, null),
     };
     await runKernels(ctx, op, exchange.nonEmpty().map((p) => ({ sides: [exchange], p, level: 0 })), out);
     exchange.release();
@@ -197,38 +180,13 @@ async function* execWindowRows(
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
     const regionSlack = 32 * (width + resolved.columns.length + 1);
+    const ranges = new WindowRanges(ctx, plan);
     const op: KernelOperator<RowsOutput> = {
       name: 'window',
       splitKeys: plan.partitionPos.length > 0 ? [plan.partitionPos] : null,
       measured: [0],
-      job: ({ sides: [ex], p }) => {
-        const n = ex!.rowsOf(p);
-        // The region: every routed column and the row ids, and the new columns.
-        const outputBytes = dataBytesOf(ex!, p) + n * outRowBytes + regionSlack;
-        // The rows are loaded into the region: scratch holds only what reading them back needs.
-        const data = dataBytesOf(ex!, p);
-        return {
-          rows: n,
-          scratchBytes: windowScratch(resolved, n, loadBytesOf(ex!, p) - data),
-          outputBytes,
-          stableBytes: windowScratch(resolved, n, stableLoadBytesOf(ex!, p) - data) + outputBytes + 2 * LOAN_SLACK,
-          build: (out, scratch) => ({
-            kind: 'window',
-            input: ex!.inputFor(p),
-            partitionBy: plan.partitionPos,
-            orderBy: plan.orderPos,
-            measures: plan.measurePos,
-            window: resolved,
-            naive: ctx.config.windowAlgorithm === 'naive',
-            out,
-            scratch,
-          }),
-          done: (res) => {
-            if (res.rows !== n) throw new ExecutionError('INTERNAL', `window: a partition held ${n} rows but its task read ${res.rows}; refusing to return a partial result`);
-            ex!.drop(p);
-          },
-        };
-      },
+      oversized: (unit, need) => ranges.cut(unit, need),
+      job: (unit) => windowJob(ctx, plan, ranges, unit, outRowBytes, regionSlack),
     };
     const schema = schemaToArrow(resolved.outputSchema);
     for await (const b of streamKernelRows(ctx, op, exchange.nonEmpty().map((p) => ({ sides: [exchange], p, level: 0 })))) {
@@ -238,4 +196,52 @@ async function* execWindowRows(
   } finally {
     exchange.release();
   }
+}
+
+/**
+ * The task of one unit (a hash partition, or a sort range of one too big for a task:
+ * ./window-ranges); `regionSlack`: a rows output's (preserveOrder: false: the unit's rows are
+ * loaded into its region, and whether to split is decided from its stable estimate), or null.
+ */
+function windowJob<O extends OutputRouting | RowsOutput>(
+  ctx: RunContext,
+  plan: WindowStagePlan,
+  ranges: WindowRanges,
+  { sides: [ex], p }: PartitionUnit,
+  outRowBytes: number,
+  regionSlack: number | null,
+): KernelJob<O> {
+  const { resolved } = plan;
+  const n = ex!.rowsOf(p);
+  const range = ranges.jobOf(ex!, p);
+  // A rows output's region: every routed column and the row ids, and the new columns.
+  const inRegion = regionSlack === null ? 0 : dataBytesOf(ex!, p);
+  const outputBytes = inRegion + n * outRowBytes + (regionSlack ?? 0);
+  // Scratch from load bytes: a partition's rows loaded into the region need none for the copy;
+  // a range also loads its neighbours, copies the three into one, and the halo checks recompute frames.
+  const scratchOf = (loadBytes: number): number =>
+    range ? windowScratch(resolved, range.rows, 2 * loadBytes) + range.rows * (8 * resolved.columns.length + 16) : windowScratch(resolved, n, loadBytes - inRegion);
+  return {
+    rows: range ? range.rows : n,
+    scratchBytes: scratchOf(range ? range.inputBytes : loadBytesOf(ex!, p)),
+    outputBytes,
+    ...(regionSlack === null ? {} : { stableBytes: scratchOf(range ? range.stableInputBytes : stableLoadBytesOf(ex!, p)) + outputBytes + 2 * LOAN_SLACK }),
+    build: (out, scratch) => ({
+      kind: 'window',
+      input: ex!.inputFor(p),
+      partitionBy: plan.partitionPos,
+      orderBy: plan.orderPos,
+      measures: plan.measurePos,
+      window: resolved,
+      naive: ctx.config.windowAlgorithm === 'naive',
+      out,
+      ...(range ? { halo: range.halo() } : {}),
+      scratch,
+    }),
+    done: (res) => {
+      if (res.rows !== n) throw new ExecutionError('INTERNAL', `window: a ${range ? 'range' : 'partition'} held ${n} rows but its task returned ${res.rows}; refusing to return a partial result`);
+      if (range) range.done(res.carry);
+      else ex!.drop(p);
+    },
+  };
 }

@@ -6,9 +6,12 @@
  *   consumer, unit by unit in partition order, as soon as the head unit's task is done.
  *
  * No output exchange, no retained input, no replay. The order is the units' (partition index,
- * sub-partitions of a split unit in their index order) and within one the rows' own (row ids): the
- * same on every run with the same input, partitioning, threads and budget, because whether a
- * unit is split is decided from its rows and column bytes only (KernelJob.stableBytes).
+ * sub-partitions of a split unit in their index order, the ranges of a unit cut by its operator
+ * in their key order) and within one the rows' own (row ids): the same on every run with the
+ * same input, partitioning, threads and budget, because whether a unit is split or cut is
+ * decided from its rows and column bytes only (KernelJob.stableBytes), and a cut's splitters
+ * from a sample chosen by row id (./exchange-sample). The ranges of a chained cut (a window
+ * partition's, which pass a carry on: ./window-ranges) run one at a time, each once it is the head.
  *
  * Memory: at most one unit per thread is started and not yet consumed; each holds its task's
  * loans while it runs, then only its rows (the output loan's buffer, counted as
@@ -31,17 +34,19 @@ export interface RowsBatch {
   columns: A.Data[];
 }
 
-type Outcome = { kind: 'rows'; columns: A.Data[]; length: number; bytes: number } | { kind: 'split'; subs: PartitionUnit[] } | { kind: 'none' };
+type Outcome = { kind: 'rows'; columns: A.Data[]; length: number; bytes: number } | { kind: 'split'; subs: PartitionUnit[]; chained: boolean } | { kind: 'none' };
 
 interface Slot {
   unit: PartitionUnit;
   outcome: Promise<Outcome> | null;
+  /** A unit of a chained cut (KernelUnits.cut): it starts only once the one before it is done. */
+  chained: boolean;
 }
 
 export async function* streamKernelRows(ctx: RunContext, op: KernelOperator<RowsOutput>, units: PartitionUnit[]): AsyncGenerator<RowsBatch> {
   const k = new KernelUnits(ctx, op, units, true);
   const held = ctx.budget.reserve(`${op.name}.out.rows`);
-  const slots: Slot[] = units.map((unit) => ({ unit, outcome: null }));
+  const slots: Slot[] = units.map((unit) => ({ unit, outcome: null, chained: false }));
   const started: Array<Promise<Outcome>> = [];
 
   const keep = (res: KernelResult, loan: Loan | null): Outcome => {
@@ -66,7 +71,11 @@ export async function* streamKernelRows(ctx: RunContext, op: KernelOperator<Rows
       k.skip(slot.unit);
       return { kind: 'none' };
     }
-    if (plan.kind === 'split') return { kind: 'split', subs: await k.split(slot.unit, plan.need) };
+    if (plan.kind === 'split') return { kind: 'split', subs: await k.split(slot.unit, plan.need), chained: false };
+    if (plan.kind === 'cut') {
+      const cut = await k.cut(slot.unit, plan.need);
+      return { kind: 'split', subs: cut.units, chained: cut.chained };
+    }
     let outcome: Outcome = { kind: 'none' };
     await k.run(slot.unit, plan, (buffer) => ({ kind: 'rows', buffer }), async (res, loan) => {
       outcome = keep(res, loan);
@@ -80,6 +89,9 @@ export async function* streamKernelRows(ctx: RunContext, op: KernelOperator<Rows
       for (let i = 0; i < slots.length && i < ctx.concurrency; i++) {
         const slot = slots[i]!;
         if (slot.outcome) continue;
+        // The sub-units of a cut replace the head, so the one before a chained unit at i > 0 is
+        // started and maybe not done: it waits until it is the head itself (its carry is in).
+        if (slot.chained && i > 0) break;
         const plan = k.plan(slot.unit);
         const alone = plan.kind === 'run' && plan.scratchBytes + plan.outputBytes > ctx.limits.taskBytes;
         if (alone && i > 0) break;
@@ -93,7 +105,7 @@ export async function* streamKernelRows(ctx: RunContext, op: KernelOperator<Rows
       const outcome = await ctx.clock.during('kernel', head.outcome!);
       slots.shift();
       if (outcome.kind === 'split') {
-        slots.unshift(...outcome.subs.map((unit) => ({ unit, outcome: null })));
+        slots.unshift(...outcome.subs.map((unit) => ({ unit, outcome: null, chained: outcome.chained })));
         continue;
       }
       if (outcome.kind === 'none') continue;

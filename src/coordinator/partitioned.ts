@@ -19,7 +19,7 @@ import { Exchange } from '../shuffle/exchange.js';
 import { formatBytes, type Reservation } from '../memory/budget.js';
 import type { FieldDesc } from '../types/column.js';
 import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import type { AsofTask, GroupByTask, JoinTask, KernelResult, OutputRouting, PartitionInput, WindowGroupByTask, WindowTask } from '../types/tasks.js';
+import type { AsofTask, ChunkDesc, GroupByTask, JoinTask, KernelResult, OutputRouting, PartitionInput, WindowGroupByTask, WindowTask } from '../types/tasks.js';
 import type { BatchStore } from './batch-store.js';
 import { fixedWidth } from './column-widths.js';
 import { budgetTooSmall, LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
@@ -30,8 +30,10 @@ import { orderedMap, runAll } from './scheduler.js';
  * Rows (dense) or keys (sparse) per output range: a power of two small enough that assembling
  * one range (its pieces, maybe read back from disk, and the result) fits one task's share of
  * the budget, between 2^MIN_RANGE_SHIFT and 2^MAX_RANGE_SHIFT, and at most MAX_RANGES ranges.
+ * The floor is low so that at small budgets a range still fits its share: one that does not
+ * runs alone, next to the kept output rows and the range assembled before it, and need not fit.
  */
-const MIN_RANGE_SHIFT = 10;
+const MIN_RANGE_SHIFT = 6;
 const MAX_RANGE_SHIFT = 20;
 const MAX_RANGES = 4096;
 
@@ -329,6 +331,19 @@ export interface PartitionUnit {
   p: number;
   /** How many times these rows were split again (0: the first partitioning). */
   level: number;
+  /**
+   * Right rows from outside the unit that its kernel may need (an ASOF key range: the
+   * greatest right rows below it and the least above it, src/coordinator/asof-range.ts).
+   */
+  outside?: { below: ChunkDesc[]; above: ChunkDesc[] };
+}
+
+/** Units an operator cut an oversized unit into (in order, in the unit's slot), and the exchanges they live in. */
+export interface OversizedSplit {
+  units: PartitionUnit[];
+  owned: Exchange[];
+  /** Each unit's task starts only once the one before it is done (window ranges pass on a carry). */
+  chained: boolean;
 }
 
 /**
@@ -364,6 +379,12 @@ export interface KernelOperator<O = OutputRouting> {
   measured: number[];
   /** The task for a unit, or null when it has nothing to compute (e.g. no left rows). */
   job(unit: PartitionUnit): KernelJob<O> | null;
+  /**
+   * A unit that needs `need` bytes, more than a task's share, and that hashing cannot split
+   * (no split keys, or one key holds its rows): cut by the operator's own order (key ranges),
+   * or null to run it whole (alone; more than the whole budget is MEMORY_BUDGET_TOO_SMALL).
+   */
+  oversized?(unit: PartitionUnit, need: number): Promise<OversizedSplit | null>;
 }
 
 /** Splits stop after this many levels, or when one sub-partition keeps most rows (one hot key). */
@@ -372,21 +393,28 @@ const MAX_SPLIT_LEVEL = 3;
 /** Jobs smaller than this teach nothing about per-row memory (fixed costs dominate them). */
 const LEARN_MIN_ROWS = 1024;
 
-/** How one unit's task runs: split again first, or with loans of these sizes. */
+/**
+ * How one unit's task runs: split again by hash first, cut by the operator's order first
+ * (KernelOperator.oversized), or with loans of these sizes (`need`: what decided it).
+ */
 export type UnitPlan<O> =
   | { kind: 'empty' }
   | { kind: 'split'; need: number }
-  | { kind: 'run'; job: KernelJob<O>; scratchBytes: number; outputBytes: number };
+  | { kind: 'cut'; need: number }
+  | { kind: 'run'; job: KernelJob<O>; scratchBytes: number; outputBytes: number; need: number };
 
 /**
  * What the drivers of kernel tasks share (runKernels below, streamKernelRows in ./kernel-rows):
  * loan sizes from the operator's estimates and from what earlier tasks measured per row, the
  * decision to split a unit too big for one task's share, the split itself (a re-mix of its
- * keys' hash, both sides alike, into sub-units that fit), and the `kernel` progress.
+ * keys' hash, both sides alike, into sub-units that fit) or the operator's own cut when hashing
+ * cannot help, and the `kernel` progress.
  */
 export class KernelUnits<O> {
   private perRow = 0;
   private readonly owned: Exchange[] = [];
+  /** Units the operator would not cut: they run whole. */
+  private readonly whole = new Set<PartitionUnit>();
 
   constructor(
     private readonly ctx: RunContext,
@@ -411,8 +439,11 @@ export class KernelUnits<O> {
     const scratchBytes = Math.max(job.scratchBytes, Math.ceil(this.perRow * 1.15 * job.rows)) + LOAN_SLACK;
     const outputBytes = this.outputLoan ? job.outputBytes + LOAN_SLACK : 0;
     const need = job.stableBytes ?? scratchBytes + outputBytes;
-    if (need > this.ctx.limits.taskBytes && this.op.splitKeys && unit.level < MAX_SPLIT_LEVEL && job.rows > 1) return { kind: 'split', need };
-    return { kind: 'run', job, scratchBytes, outputBytes };
+    if (need > this.ctx.limits.taskBytes && job.rows > 1) {
+      if (this.op.splitKeys && unit.level < MAX_SPLIT_LEVEL) return { kind: 'split', need };
+      if (this.op.oversized && !this.whole.has(unit)) return { kind: 'cut', need };
+    }
+    return { kind: 'run', job, scratchBytes, outputBytes, need };
   }
 
   /** A unit with nothing to compute: its rows count as done and go. */
@@ -422,13 +453,35 @@ export class KernelUnits<O> {
   }
 
   /**
+   * The operator's cut of a unit planned `cut`: its sub-units, in order, never hashed again
+   * (they may borrow rows from their neighbours, `outside`; one still too big goes back to the
+   * operator); or, when the operator declines, the unit itself, which then runs whole.
+   */
+  async cut(unit: PartitionUnit, need: number): Promise<{ units: PartitionUnit[]; chained: boolean }> {
+    const cut = await this.op.oversized!(unit, need);
+    if (!cut) {
+      this.whole.add(unit);
+      return { units: [unit], chained: false };
+    }
+    this.owned.push(...cut.owned);
+    return { units: cut.units.map((sub) => ({ ...sub, level: Math.max(sub.level, MAX_SPLIT_LEVEL) })), chained: cut.chained };
+  }
+
+  /**
    * Runs a planned task with its loans; `take` receives the reply and the output loan (null
    * without one), which it keeps or releases.
    */
   async run(unit: PartitionUnit, plan: Extract<UnitPlan<O>, { kind: 'run' }>, routing: (buffer: SharedArrayBuffer | null) => O, take: (res: KernelResult, output: Loan | null) => Promise<void>): Promise<void> {
-    const { ctx } = this;
-    const { job } = plan;
-    const [scratch, output] = await ctx.loans(this.op.name, this.outputLoan ? [plan.scratchBytes, plan.outputBytes] : [plan.scratchBytes]);
+    const { ctx, op } = this;
+    const { job, need } = plan;
+    const [scratch, output] = await ctx.loans(op.name, this.outputLoan ? [plan.scratchBytes, plan.outputBytes] : [plan.scratchBytes]).catch((err: unknown) => {
+      // Uncut, a unit above its share runs alone, next to the spillable data (up to half the
+      // budget): when even that does not fit, the budget is what is too small.
+      if (err instanceof ExecutionError && err.code === 'MEMORY_EXHAUSTED' && need > ctx.limits.taskBytes) {
+        throw budgetTooSmall(ctx.budget.limit, Math.ceil((2 * need) / 2 ** 20) * 2 ** 20, `one ${op.name} task needs ${formatBytes(need)} and its rows cannot be cut smaller`);
+      }
+      throw err;
+    });
     let outputLoan: Loan | null = output ?? null;
     const rows = this.measuredRows(unit);
     try {
@@ -458,12 +511,16 @@ export class KernelUnits<O> {
       subs.push(await reroute(ctx, unit.sides[s]!, unit.p, routing, `${op.name}.split${unit.level + 1}`));
       this.owned.push(subs[s]!);
     }
-    const rowsOf = (q: number): number => subs.reduce((t, e) => t + e.rowsOf(q), 0);
-    // All rows in one sub-unit may be one hot key or a few keys that met again (a few keys
-    // into a few parts do, often): only the next levels can tell, so none is skipped.
+    // q = -1: every sub-unit's rows.
+    const rowsOf = (q: number): number => subs.reduce((t, e) => t + (q < 0 ? e.totalRows : e.rowsOf(q)), 0);
     const level = unit.level + 1;
     const next: PartitionUnit[] = [];
-    for (let q = 0; q < parts; q++) if (rowsOf(q) > 0) next.push({ sides: subs, p: q, level });
+    const total = rowsOf(-1);
+    // Every row in one sub-unit after a re-mix is one hot key, or a few keys that met again;
+    // an operator with its own cut (key ranges, correct for any number of keys) takes it now
+    // rather than after more levels that would move every row again.
+    const hot = (q: number): boolean => op.oversized !== undefined && rowsOf(q) === total;
+    for (let q = 0; q < parts; q++) if (rowsOf(q) > 0) next.push({ sides: subs, p: q, level: hot(q) ? MAX_SPLIT_LEVEL : level });
     return next;
   }
 
@@ -476,16 +533,18 @@ export class KernelUnits<O> {
 /**
  * Runs the operator's kernel tasks, at most one per thread, each with its loans (scratch, and
  * an output buffer when outputs are routed); outputs go to `out`. A unit whose task would need
- * more than one task's share of the budget is first split again (KernelUnits); sub-units run
- * in the slot of the unit they came from.
+ * more than one task's share of the budget is first split again or cut (KernelUnits); sub-units
+ * run in the slot of the unit they came from.
  */
 export async function runKernels(ctx: RunContext, op: KernelOperator, units: PartitionUnit[], out: OutputRanges): Promise<void> {
   const k = new KernelUnits(ctx, op, units, !out.direct);
   const runUnit = async (unit: PartitionUnit): Promise<void> => {
     const plan = k.plan(unit);
     if (plan.kind === 'empty') return k.skip(unit);
-    if (plan.kind === 'split') {
-      for (const sub of await k.split(unit, plan.need)) await runUnit(sub);
+    if (plan.kind === 'split' || plan.kind === 'cut') {
+      // In the unit's slot, one after the other (so a chained cut's carries are in order).
+      const subs = plan.kind === 'split' ? await k.split(unit, plan.need) : (await k.cut(unit, plan.need)).units;
+      for (const sub of subs) await runUnit(sub);
       return;
     }
     await k.run(unit, plan, (buffer) => out.routing(buffer), async (res, loan) => {

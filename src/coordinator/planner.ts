@@ -221,7 +221,7 @@ function windowLines(stage: Extract<Stage, { kind: 'window' }>, indent: string, 
   const parts = r.partitionBy.length === 0 ? 1 : partitions;
   return [
     `${indent}Window${fused ? ' (fused into the GroupBy above: same tasks, no output exchange, no replay)' : ''}`,
-    `${next}partitioning: ${r.partitionBy.length === 0 ? 'none (no PARTITION BY): 1 partition' : `hash(${r.partitionBy.map((c) => c.column).join(', ')}) into ${parts} partitions, seeded`}`,
+    `${next}partitioning: ${r.partitionBy.length === 0 ? 'none (no PARTITION BY): 1 partition' : `hash(${r.partitionBy.map((c) => c.column).join(', ')}) into ${parts} partitions, seeded`}; a partition too big for a task runs in sort ranges, in order, each seeing its neighbours`,
     `${next}sort per partition: (${[...r.partitionBy.map((c) => `${c.column} group`), ...r.orderBy.map((o) => `${o.column} ${o.descending ? 'DESC' : 'ASC'} NULLS ${o.nulls.toUpperCase()}`), 'row id'].join(', ')}) by LSD radix argsort, once`,
     ...r.columns.map((c) => `${next}${c.name} = ${c.fn}(${c.measure < 0 ? (c.fn === 'count' ? '*' : '') : r.measures[c.measure]!.column}) ${c.frameText}: ${windowAlgorithm(c, r)}`),
     ...(fused

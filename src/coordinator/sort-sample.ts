@@ -79,10 +79,9 @@ export class SortSampler {
     return this.count;
   }
 
-  /** The sampled values of key `k`, in row-id order (none: an empty sample). */
-  keyValues(k: number): A.Data | null {
-    if (this.count === 0) return null;
-    return this.parts.length === 1 ? this.parts[0]!.keys[k]! : concatData(this.parts.map((p) => p.keys[k]!), localAlloc);
+  /** The sampled rows: their ids and key values (keys in key order), in parts. */
+  sampled(): Array<{ ids: Uint32Array; keys: A.Data[] }> {
+    return [...this.parts];
   }
 
   /**

@@ -91,7 +91,8 @@ function mix(h: number, k: number): number {
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-function fmix(h: number): number {
+/** Murmur3's finalizer: a bijection of 32-bit words that spreads every input bit (e.g. row ids to sample by). */
+export function fmix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

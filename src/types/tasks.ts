@@ -72,14 +72,20 @@ export interface HashRouting {
 }
 
 /**
- * Destinations by key range (ASOF join without `by` keys): range i holds keys k with
- * splitters[i-1] <= k < splitters[i]; NULL/NaN keys go to range 0, where they never match.
+ * Destinations by ASOF key range (src/ops/asof-range-order): range i holds the rows whose
+ * (by keys, on key) tuple t has splitter[i-1] <= t < splitter[i]. Without by keys (a join
+ * without them) that is the on key alone, NULL/NaN keys going to range 0, where they never
+ * match; with them, an oversized by partition is cut into ranges of whole or cut groups.
  */
 export interface RangeRouting {
   kind: 'range';
   keyColumn: number;
   key: AsofKeyPlan;
-  /** Sorted splitter keys (raw key type of the left side). */
+  /** Positions of the by keys among the routed columns (empty: on key only). */
+  byColumns: number[];
+  /** Sorted splitter tuples: their by values (left types), one column per by key... */
+  splitterBy: ColumnDesc[];
+  /** ...and their on keys (raw key type of the left side). */
   splitters: ColumnDesc;
   partitions: number;
   /** Also report each range's least and greatest valid key rows (the right side's boundary rows). */
@@ -137,6 +143,45 @@ export interface RowsOutput {
   buffer: SharedArrayBuffer | null;
 }
 
+/**
+ * Window state carried from one sort range of an oversized partition to the next (ranges run
+ * in order): about the partition group of the first row of the task's `before` range, the rows
+ * of that group that come before `before` (range order: partition keys, order keys, row id).
+ */
+export interface WindowCarry {
+  /** Rows of the group before it (0: the group starts in the task's rows). */
+  rows: number;
+  /** Of those, the rows of the peer group the first row belongs to. */
+  peerRows: number;
+  /** Distinct peer groups with rows among them. */
+  peers: number;
+  /**
+   * Per window column with a running frame (count / integer sum, UNBOUNDED PRECEDING): the
+   * non-NULL count and the wrapping int64 sum (32-bit words) of those rows; null otherwise.
+   */
+  running: Array<{ count: number; lo: number; hi: number } | null>;
+}
+
+/**
+ * One sort range of a window partition too big for one task (src/coordinator/window-ranges):
+ * the task's `input` is the range; it also loads its neighbour ranges whole, computes over all
+ * three, and keeps the outputs of its own rows. A row whose result would need rows beyond the
+ * neighbours (a frame reaching the edge of the loaded rows of a group that goes on) is an
+ * ExecutionError PARTITION_TOO_LARGE, never a wrong result.
+ */
+export interface WindowHalo {
+  /** The range before, and the row id of its first row (-1: it is the partition's first range). */
+  before: { input: PartitionInput; firstId: number } | null;
+  /** The range after, its first row's id, and whether more ranges follow it. */
+  after: { input: PartitionInput; firstId: number; more: boolean } | null;
+  /** Row id of the range's own first row (-1: it is the partition's first range). */
+  firstId: number;
+  carry: WindowCarry;
+  /** Rows of the whole partition, and the budget, for the error message. */
+  partitionRows: number;
+  budget: number;
+}
+
 /** Which column of the chunked partition plays which role is op-specific. */
 export interface WindowTask {
   kind: 'window';
@@ -147,8 +192,13 @@ export interface WindowTask {
   measures: number[];
   window: ResolvedWindow;
   naive: boolean;
-  /** rows: the partition's rows in row-id order (loaded into the region), outputs appended. */
+  /**
+   * rows: the partition's rows in row-id order (loaded into the region), outputs appended
+   * (with a halo: the range's own rows only).
+   */
   out: OutputRouting | RowsOutput;
+  /** Set for a sort range of an oversized partition (see WindowHalo). */
+  halo?: WindowHalo;
   scratch: SharedArrayBuffer | null;
 }
 
@@ -190,6 +240,8 @@ export interface AsofTask {
 export interface KernelResult extends RoutedChunks {
   rows: number;
   rightRows: number;
+  /** A window range task (WindowHalo): the carry for the range after it. */
+  carry?: WindowCarry;
 }
 
 /**
@@ -269,11 +321,16 @@ export interface SortTask {
  * Every `stride`-th row (in row-id order) of one piece of a sort range too big for one task:
  * its sort keys and row ids, from which the range's own splitters are drawn.
  */
+/**
+ * A sample of one piece of an exchange destination: the rows whose row id, mixed (fmix), is
+ * below `threshold` (of 2^32), so which rows are sampled depends on their ids alone, never on
+ * how the destination's rows are cut into pieces.
+ */
 export interface SortSampleTask {
   kind: 'sortSample';
   input: PartitionInput;
   keys: number[];
-  stride: number;
+  threshold: number;
   scratch: SharedArrayBuffer | null;
 }
 

@@ -2,16 +2,18 @@
  * Routing of rows already partitioned once, run in workers: one piece of an exchange (chunks
  * or a spill file) → a destination per row → rows grouped by destination (./routed-chunks),
  * as in a partition task, row ids kept.
- * - by key range (ASOF join without `by` keys): binary search over the sorted splitters;
- *   NULL/NaN keys go to range 0, where they never match. For the right side it also reports
- *   each range's least key row (first of equal keys, in row order) and greatest (last of equal
- *   keys): the boundary rows a neighbouring range may need.
+ * - by ASOF key range ((by keys, on key) tuples, src/ops/asof-range-order): binary search
+ *   over the sorted splitters; without by keys NULL/NaN keys go to range 0, where they never
+ *   match. For the right side it also reports each range's least tuple row (first of equal
+ *   tuples, in row order) and greatest (last of equal ones): the boundary rows a neighbouring
+ *   range may need.
  * - by a seeded hash of key columns (a partition split again with another seed);
  * - by ranges of (sort keys, row id) for a global sort (./sort-range).
  * Cost: O(rows × (log ranges + columns)).
  */
 import { rebuildData, toKeyColumn } from '../columns/shared.js';
-import { compareAsofKeys, normalizeAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
+import { normalizeAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
+import { alignByColumn, asofTupleComparer } from '../ops/asof-range-order.js';
 import { hashColumns, partitionOf, remixHashes } from '../shuffle/hash.js';
 import type { RouteResult, RouteTask } from '../types/tasks.js';
 import { loadPartition } from './partition-input.js';
@@ -35,19 +37,22 @@ export async function runRouteTask(task: RouteTask): Promise<RouteResult> {
     const pids = partitionOf(hashes, partitions, scratchAlloc(Uint32Array, n));
     return { ...routedChunks(groupByDestination(part.columns, part.rowIds, pids, partitions, task.outputBuffer)), extremes: [] };
   }
-  const { key: plan, keyColumn, partitions } = task.routing;
+  const { key: plan, keyColumn, partitions, byColumns } = task.routing;
   const keys = normalizeAsofKey(toKeyColumn(part.columns[keyColumn]!), plan);
   const split = normalizeAsofKey(toKeyColumn(rebuildData(task.routing.splitters)), plan);
+  const splitBy = task.routing.splitterBy.map((d) => toKeyColumn(rebuildData(d)));
+  const by = byColumns.map((c, k) => alignByColumn(toKeyColumn(part.columns[c]!), splitBy[k]!));
+  const alignedSplitBy = splitBy.map((c, k) => alignByColumn(c, by[k]!));
   const S = task.routing.splitters.length;
-
+  // compare(splitter s, row i) <= 0: the splitter is at or before the row.
+  const compare = asofTupleComparer(alignedSplitBy, split, by, keys);
   const pids = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) {
-    if (!isValid(keys, i)) continue;
     let lo = 0;
     let hi = S;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareAsofKeys(split, mid, keys, i) <= 0) lo = mid + 1;
+      if (compare(mid, i) <= 0) lo = mid + 1;
       else hi = mid;
     }
     pids[i] = lo;
@@ -55,17 +60,18 @@ export async function runRouteTask(task: RouteTask): Promise<RouteResult> {
   const g = groupByDestination(part.columns, part.rowIds, pids, partitions, task.outputBuffer);
   const routed = routedChunks(g);
   const extremes: RouteResult['extremes'] = [];
-  for (const { partition: p } of task.routing.extremes ? routed.parts : []) {
+  const rowOrder = task.routing.extremes ? asofTupleComparer(by, keys, by, keys) : null;
+  for (const { partition: p } of rowOrder ? routed.parts : []) {
     const start = g.offsets[p]!;
     const len = g.offsets[p + 1]! - start;
-    // Rows of a range are in row order: strict < keeps the first least key, >= the last greatest.
+    // Rows of a range are in row order: strict < keeps the first least tuple, >= the last greatest.
     let min = -1;
     let max = -1;
     for (let k = 0; k < len; k++) {
       const r = g.order[start + k]!;
       if (!isValid(keys, r)) continue;
-      if (min < 0 || compareAsofKeys(keys, r, keys, g.order[start + min]!) < 0) min = k;
-      if (max < 0 || compareAsofKeys(keys, r, keys, g.order[start + max]!) >= 0) max = k;
+      if (min < 0 || rowOrder!(r, g.order[start + min]!) < 0) min = k;
+      if (max < 0 || rowOrder!(r, g.order[start + max]!) >= 0) max = k;
     }
     extremes.push({ partition: p, min, max });
   }

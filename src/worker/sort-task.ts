@@ -3,14 +3,15 @@
  * order → one stable radix argsort by the keys (./sort: equal keys keep row-id order, i.e.
  * input order) → every column gathered in that order into transferable buffers.
  * Cost: O(rows × (key words + columns)).
- * A range too big for one task is first sampled piece by piece (runSortSampleTask: every
- * stride-th row's keys and row id), so the coordinator can split it by its own quantiles.
+ * A range too big for one task is first sampled piece by piece (runSortSampleTask: the keys and
+ * row ids of the rows chosen by their hashed row id), so the coordinator can split it by its own quantiles.
  */
 import { slabFor, TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
 import { dataBytes, describeData, toKeyColumn } from '../columns/shared.js';
 import * as A from 'apache-arrow';
 import type { ColumnsResult, SortSampleTask, SortTask, SparseColumnsResult } from '../types/tasks.js';
+import { fmix } from '../shuffle/hash.js';
 import { loadPartition } from './partition-input.js';
 import { scratchAlloc } from './scratch.js';
 import { argsortKeys } from './sort.js';
@@ -27,13 +28,15 @@ export async function runSortTask(task: SortTask): Promise<ColumnsResult> {
 }
 
 export async function runSortSampleTask(task: SortSampleTask): Promise<SparseColumnsResult> {
-  const part = await loadPartition(task.input);
-  const m = Math.ceil(part.n / task.stride);
-  const idx = scratchAlloc(Int32Array, m);
-  for (let k = 0; k < m; k++) idx[k] = k * task.stride;
+  const part = await loadPartition(task.input, true);
+  const { n, rowIds } = part;
+  const picked = scratchAlloc(Int32Array, n);
+  let m = 0;
+  for (let i = 0; i < n; i++) if (fmix(rowIds[i]!) < task.threshold) picked[m++] = i;
+  const idx = picked.subarray(0, m);
   const arena = new TransferArena(slabFor(8 * m * (task.keys.length + 1)));
   const ids = arena.alloc(Uint32Array, m);
-  for (let k = 0; k < m; k++) ids[k] = part.rowIds[idx[k]!]!;
+  for (let k = 0; k < m; k++) ids[k] = rowIds[idx[k]!]!;
   const columns = task.keys.map((c) => describeData(gatherData(part.columns[c]!, idx, m, arena.alloc), true));
   return { length: m, columns, rowIds: describeData(A.makeData({ type: new A.Uint32(), length: m, data: ids }), true), transfer: arena.buffers };
 }

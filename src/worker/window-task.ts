@@ -8,16 +8,22 @@
  * measure column of any type) grouped by row-id range (./routed-chunks) for the output exchange,
  * or (rows output, preserveOrder: false) gathered back to the partition's own row order and
  * appended to its rows, which were loaded straight into the output region.
+ * A sort range of a partition too big for one task (`halo`) also loads its neighbour ranges,
+ * computes over all three and keeps its own rows' results (src/ops/window-halo), whichever the output.
  * Everything but the routed outputs lives in the task's scratch loan.
  */
 import type * as A from 'apache-arrow';
 import { typeFromArrow } from '../columns/arrow-types.js';
 import { bitmapToBytes } from '../columns/bits.js';
-import { gatherData } from '../columns/gather.js';
+import { concatData, gatherData } from '../columns/gather.js';
 import { toKeyColumn } from '../columns/shared.js';
 import { computeWindow, computeWindowNaive, type WindowColumnOut, type WindowKernelInput } from '../ops/window.js';
-import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
-import type { KernelResult, WindowTask } from '../types/tasks.js';
+import { ExecutionError } from '../errors.js';
+import { words64 } from '../ops/int64-words.js';
+import { applyCarry, carryOut, firstUnreachable, groupAt, type HaloCuts } from '../ops/window-halo.js';
+import { formatBytes } from '../memory/budget.js';
+import type { Allocator, KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import type { KernelResult, WindowCarry, WindowHalo, WindowTask } from '../types/tasks.js';
 import { scatterDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
@@ -62,7 +68,7 @@ export function distinctIdsOf(col: KeyColumn, n: number): { ids: Int32Array; cou
 export type WindowSpec = Pick<WindowTask, 'partitionBy' | 'orderBy' | 'measures' | 'window' | 'naive'>;
 
 /** The kernel's outputs for a loaded partition in sorted order, that order (sorted position -> row) and the permuted measures. */
-function computeSorted(part: LoadedPartition, task: WindowSpec): { outs: WindowColumnOut[]; perm: Uint32Array; measures: KeyColumn[] } {
+function computeSorted(part: LoadedPartition, task: WindowSpec): { outs: WindowColumnOut[]; perm: Uint32Array; measures: KeyColumn[]; input: WindowKernelInput } {
   const n = part.n;
   const key = (i: number): KeyColumn => toKeyColumn(part.columns[i]!);
 
@@ -88,7 +94,7 @@ function computeSorted(part: LoadedPartition, task: WindowSpec): { outs: WindowC
     distinctIds: measures.map((m, i) => (window.columns.some((c) => c.fn === 'countDistinct' && c.measure === i) ? distinctIdsOf(m, n) : null)),
   };
   const outs = task.naive ? computeWindowNaive(input, scratchAlloc) : computeWindow(input, scratchAlloc);
-  return { outs, perm, measures };
+  return { outs, perm, measures, input };
 }
 
 /**
@@ -110,17 +116,37 @@ export function windowColumnsInRowOrder(part: LoadedPartition, task: WindowSpec,
 
 export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
   const out = task.out;
-  // Rows output: the partition is loaded straight into the region the rows leave in.
+  const halo = task.halo;
+  // Rows output: the partition (a range's own rows) is loaded straight into the region the rows leave in.
   const region = out.kind === 'rows' ? rowsArena(out.buffer) : null;
-  const part = await loadPartition(task.input, false, region?.alloc ?? null);
-  const n = part.n;
+  const own = await loadPartition(task.input, false, region?.alloc ?? null);
   // The rows in their own order (row ids), the outputs gathered back to it, in the region.
-  if (out.kind === 'rows') return { ...rowsRegion(region!, [...part.columns, ...windowColumnsInRowOrder(part, task, region!.alloc)], part.rowIds, n), rows: n, rightRows: 0 };
-  const { outs, perm, measures } = computeSorted(part, task);
+  if (out.kind === 'rows' && !halo) return { ...rowsRegion(region!, [...own.columns, ...windowColumnsInRowOrder(own, task, region!.alloc)], own.rowIds, own.n), rows: own.n, rightRows: 0 };
+  const loaded = halo ? await withHalo(own, halo) : { part: own, own: null };
+  const part = loaded.part;
+  const sorted = computeSorted(part, task);
+  const { measures, perm } = sorted;
+  let outs = sorted.outs;
   const window = task.window;
+  let n = part.n;
+  // Load position of each output row (takes index the full sorted order through `perm`).
+  let rowPerm = perm;
+  let carry: WindowCarry | undefined;
+  if (halo) {
+    const kept = keepOwnRows(sorted.input, outs, perm, part.rowIds, loaded.own!, halo);
+    ({ outs, rowPerm, n, carry } = kept);
+  }
+  const takeFrom = (o: WindowColumnOut): A.Data | null => (o.kind === 'take' ? part.columns[task.measures[o.measure]!]! : null);
 
+  if (out.kind === 'rows') {
+    // A range's own rows, in row-id order: own row j is at load position own.start + j.
+    const position = scratchAlloc(Int32Array, n);
+    for (let k = 0; k < n; k++) position[rowPerm[k]! - loaded.own!.start] = k;
+    const columns = outs.map((o, c) => gatherData(windowOutputData(o, window.columns[c]!, takeFrom(o), perm, scratchAlloc), position, n, region!.alloc));
+    return { ...rowsRegion(region!, [...own.columns, ...columns], own.rowIds, n), rows: n, rightRows: 0, carry };
+  }
   const rowIds = scratchAlloc(Uint32Array, n);
-  for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[perm[i]!]!;
+  for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[rowPerm[i]!]!;
   if (out.kind === 'direct') {
     // Every result is fixed-width here: a take is gathered from the permuted measure.
     outs.forEach((o, c) => {
@@ -130,10 +156,119 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
       else ({ values, valid } = takeFixedValues(o.index, measures[o.measure]!, window.columns[c]!.default, scratchAlloc));
       scatterDirect(values, valid, rowIds, out.columns[c]!);
     });
-    return { bufferBytes: 0, extraBytes: 0, parts: [], rows: n, rightRows: 0 };
+    return { bufferBytes: 0, extraBytes: 0, parts: [], rows: n, rightRows: 0, carry };
   }
-  const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, o.kind === 'take' ? part.columns[task.measures[o.measure]!]! : null, perm, scratchAlloc));
+  const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, takeFrom(o), perm, scratchAlloc));
   const dest = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) dest[i] = rowIds[i]! >>> out.rangeShift;
-  return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0 };
+  return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0, carry };
+}
+
+/**
+ * A range (`own`, loaded) and its neighbours as one partition: before, own, after, each in
+ * row-id order (equal sort keys across ranges are in row-id order too, as ranges are cut by
+ * (keys, row id), so the stable sort keeps ties in row-id order); `own` marks the range's own
+ * rows by load position.
+ */
+async function withHalo(own: LoadedPartition, halo: WindowHalo): Promise<{ part: LoadedPartition; own: { start: number; end: number } }> {
+  const before = halo.before ? await loadPartition(halo.before.input) : null;
+  const after = halo.after ? await loadPartition(halo.after.input) : null;
+  const parts = [before, own, after].filter((x): x is LoadedPartition => x !== null);
+  const start = before ? before.n : 0;
+  if (parts.length === 1) return { part: own, own: { start, end: start + own.n } };
+  const n = parts.reduce((t, x) => t + x.n, 0);
+  const rowIds = scratchAlloc(Uint32Array, n);
+  let at = 0;
+  for (const x of parts) {
+    rowIds.set(x.rowIds.subarray(0, x.n), at);
+    at += x.n;
+  }
+  const columns = own.columns.map((_, c) => concatData(parts.map((x) => x.columns[c]!), scratchAlloc));
+  return { part: { n, rowIds, columns }, own: { start, end: start + own.n } };
+}
+
+/**
+ * The outputs of the range's own rows only (in sorted order, with their sort permutation),
+ * ranks shifted by the carry, and the carry of the next range; PARTITION_TOO_LARGE when a kept
+ * result needs rows beyond the neighbours (src/ops/window-halo).
+ */
+function keepOwnRows(
+  input: WindowKernelInput,
+  outs: WindowColumnOut[],
+  perm: Uint32Array,
+  loadIds: Uint32Array,
+  own: { start: number; end: number },
+  halo: WindowHalo,
+): { outs: WindowColumnOut[]; rowPerm: Uint32Array; n: number; carry: WindowCarry } {
+  const n = input.n;
+  const positionOf = (id: number): number => {
+    if (id < 0) return -1;
+    for (let i = 0; i < n; i++) if (loadIds[perm[i]!] === id) return i;
+    throw new ExecutionError('INTERNAL', `internal: window range row ${id} is not among the task's rows`);
+  };
+  const keep = scratchAlloc(Uint8Array, n);
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    const k = perm[i]! >= own.start && perm[i]! < own.end ? 1 : 0;
+    keep[i] = k;
+    kept += k;
+  }
+  const firstLoaded = halo.before ? positionOf(halo.before.firstId) : positionOf(halo.firstId);
+  const leftGroup = firstLoaded < 0 ? -1 : groupAt(input.groupStarts, firstLoaded);
+  let rightGroup = -1;
+  if (halo.after?.more) {
+    // The group of the last loaded row goes on only if it holds all of the after range.
+    const g = groupAt(input.groupStarts, positionOf(halo.after.firstId));
+    let inAfter = 0;
+    for (let i = input.groupStarts[g]!; i < input.groupStarts[g + 1]!; i++) if (perm[i]! >= own.end) inAfter++;
+    if (inAfter === n - own.end) rightGroup = g;
+  }
+  const cuts: HaloCuts = { leftGroup, rightGroup, carry: halo.carry };
+  const col = firstUnreachable(input, outs, keep, cuts, scratchAlloc);
+  if (col) {
+    throw new ExecutionError(
+      'PARTITION_TOO_LARGE',
+      `window: column ${JSON.stringify(col.name)} (${col.fn}, ${col.frameText}) needs rows beyond what one task can hold: its partition has ${halo.partitionRows} rows, too many for one task within the memory budget of ${formatBytes(halo.budget)}, so it runs in sort ranges of about ${own.end - own.start} rows, each seeing its neighbours only. On such a partition, frames must stay within a neighbour range (no UNBOUNDED frames, no RANGE/GROUPS offsets wider than a range), lag/lead must find their row there, and percentRank/cumeDist/ntile (which need the partition's size) are not available: raise memoryBudget, or add a partitionBy key`,
+      { column: col.name, fn: col.fn, rows: halo.partitionRows, budget: halo.budget },
+    );
+  }
+  applyCarry(input, outs, cuts, scratchAlloc);
+  const carry = halo.firstId < 0 ? { rows: 0, peerRows: 0, peers: 0, running: [] } : carryOut(input, positionOf(halo.firstId), cuts, scratchAlloc);
+  const idx = scratchAlloc(Int32Array, kept);
+  for (let i = 0, k = 0; i < n; i++) if (keep[i]) idx[k++] = i;
+  const keptPerm = scratchAlloc(Uint32Array, kept);
+  for (let k = 0; k < kept; k++) keptPerm[k] = perm[idx[k]!]!;
+  return { outs: outs.map((o) => keptOutput(o, idx)), rowPerm: keptPerm, n: kept, carry };
+}
+
+/** Rows idx of a kernel output (sorted positions): computed values gathered; a take keeps its measure positions. */
+function keptOutput(o: WindowColumnOut, idx: Int32Array): WindowColumnOut {
+  const m = idx.length;
+  if (o.kind === 'take') {
+    const index = scratchAlloc(Int32Array, m);
+    for (let k = 0; k < m; k++) index[k] = o.index[idx[k]!]!;
+    return { ...o, index };
+  }
+  const stride = o.type.kind === 'decimal' ? 4 : 1;
+  const ctor = o.values.constructor as TypedArrayConstructor;
+  const values = scratchAlloc(ctor, m * stride);
+  const src = o.values;
+  if (src instanceof BigInt64Array || src instanceof BigUint64Array) {
+    const a = words64(src);
+    const b = words64(values as BigInt64Array);
+    for (let k = 0; k < m; k++) {
+      b[2 * k] = a[2 * idx[k]!]!;
+      b[2 * k + 1] = a[2 * idx[k]! + 1]!;
+    }
+  } else {
+    const a = src as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
+    const b = values as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
+    for (let k = 0; k < m; k++) for (let w = 0; w < stride; w++) b[k * stride + w] = a[idx[k]! * stride + w]!;
+  }
+  let valid: Uint8Array | null = null;
+  if (o.valid) {
+    valid = scratchAlloc(Uint8Array, m);
+    for (let k = 0; k < m; k++) valid[k] = o.valid[idx[k]!]!;
+  }
+  return { ...o, values, valid };
 }
