@@ -53,6 +53,41 @@ function allocU8(alloc: Allocator, n: number): Uint8Array {
   return alloc(Uint8Array, n) as Uint8Array;
 }
 
+/**
+ * How a type's values lie in memory, as the copy routines (here and in ./runs) see it: words of
+ * `stride` elements per row, a dictionary's indices (one per row), bits, bytes with offsets, or
+ * child columns (nested; NULL has no values).
+ */
+export type ValueLayout = 'fixed' | 'dictionary' | 'bool' | 'varbinary' | 'nested' | 'null';
+
+export function valueLayout(type: DataType): ValueLayout {
+  switch (type.typeId) {
+    case Type.Null:
+      return 'null';
+    case Type.Bool:
+      return 'bool';
+    case Type.Int:
+    case Type.Float:
+    case Type.Date:
+    case Type.Time:
+    case Type.Timestamp:
+    case Type.Duration:
+    case Type.Interval:
+    case Type.Decimal:
+    case Type.FixedSizeBinary:
+      return 'fixed';
+    case Type.Dictionary:
+      return 'dictionary';
+    case Type.Utf8:
+    case Type.Binary:
+    case Type.LargeUtf8:
+    case Type.LargeBinary:
+      return 'varbinary';
+    default:
+      return 'nested';
+  }
+}
+
 /** Bytes of a validity bitmap for n rows, padded to 64 bits. */
 export function bitmapBytes(n: number): number {
   return ((n + 63) >>> 6) << 3;
@@ -102,30 +137,19 @@ export function gatherData(data: Data, indices: Int32Array, count: number = indi
   if (type.typeId === Type.Null) return build({ type, length: count, nullCount: count });
   const [nullBitmap, nullCount] = gatherValidity(data, indices, count, alloc);
   const base = { type, length: count, nullCount, nullBitmap };
-  switch (type.typeId) {
-    case Type.Bool:
+  switch (valueLayout(type)) {
+    case 'bool':
       return build({ ...base, data: gatherBits(data.values as Uint8Array, data.offset, indices, count, alloc) });
-    case Type.Int:
-    case Type.Float:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Interval:
-    case Type.Decimal:
-    case Type.FixedSizeBinary:
+    case 'fixed':
       return build({ ...base, data: gatherFixed(data.values as TypedArray, data.stride, indices, count, alloc) });
-    case Type.Dictionary:
-      return build({
-        ...base,
-        data: gatherFixed(data.values as TypedArray, 1, indices, count, alloc),
-        dictionary: data.dictionary,
-      });
-    case Type.Utf8:
-    case Type.Binary:
-    case Type.LargeUtf8:
-    case Type.LargeBinary:
+    case 'dictionary':
+      return build({ ...base, data: gatherFixed(data.values as TypedArray, 1, indices, count, alloc), dictionary: data.dictionary });
+    case 'varbinary':
       return gatherVarBinary(data, indices, count, alloc, base);
+    default:
+      break;
+  }
+  switch (type.typeId) {
     case Type.List:
     case Type.LargeList:
     case Type.Map:
@@ -330,8 +354,9 @@ export function concatData(chunks: Data[], alloc: Allocator = sharedAlloc): Data
   if (type.typeId === Type.Null) return build({ type, length: n, nullCount: n });
   const [nullBitmap, nullCount] = concatValidity(chunks, n, alloc);
   const base: BuildProps = { type, length: n, nullCount, nullBitmap };
-  switch (type.typeId) {
-    case Type.Bool: {
+  const layout = valueLayout(type);
+  switch (layout) {
+    case 'bool': {
       const out = allocU8(alloc, bitmapBytes(n));
       let p = 0;
       for (const c of chunks) {
@@ -340,18 +365,10 @@ export function concatData(chunks: Data[], alloc: Allocator = sharedAlloc): Data
       }
       return build({ ...base, data: out });
     }
-    case Type.Int:
-    case Type.Float:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Interval:
-    case Type.Decimal:
-    case Type.FixedSizeBinary:
-    case Type.Dictionary: {
-      const stride = type.typeId === Type.Dictionary ? 1 : chunks[0].stride;
-      if (type.typeId === Type.Dictionary) {
+    case 'fixed':
+    case 'dictionary': {
+      const stride = layout === 'dictionary' ? 1 : chunks[0].stride;
+      if (layout === 'dictionary') {
         for (const c of chunks) {
           if (c.dictionary !== chunks[0].dictionary) throw new Error('concatData: dictionary chunks with different dictionaries; decode them first');
         }
@@ -366,6 +383,10 @@ export function concatData(chunks: Data[], alloc: Allocator = sharedAlloc): Data
       }
       return build({ ...base, data: out, dictionary: chunks[0].dictionary });
     }
+    default:
+      break;
+  }
+  switch (type.typeId) {
     case Type.Utf8:
     case Type.Binary:
     case Type.LargeUtf8:

@@ -31,6 +31,7 @@ import {
   numbersToLargeOffsets,
   offsetsOf,
   wordView,
+  valueLayout,
   type Allocator,
   type BuildProps,
 } from './gather.js';
@@ -60,25 +61,14 @@ const plainTemp: Temp = (length) => new Int32Array(length);
 export function repeatRows(data: Data, runs: RowRuns, alloc: Allocator, temp: Temp = plainTemp): Data {
   const type = data.type as DataType;
   const count = runs.length;
-  switch (type.typeId) {
-    case Type.Int:
-    case Type.Float:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Interval:
-    case Type.Decimal:
-    case Type.FixedSizeBinary:
+  switch (valueLayout(type)) {
+    case 'fixed':
       return build({ ...repeatValidity(data, runs, alloc), data: repeatFixed(data.values as TypedArray, data.stride, runs, alloc) });
-    case Type.Dictionary:
+    case 'dictionary':
       return build({ ...repeatValidity(data, runs, alloc), data: repeatFixed(data.values as TypedArray, 1, runs, alloc), dictionary: data.dictionary });
-    case Type.Bool:
+    case 'bool':
       return build({ ...repeatValidity(data, runs, alloc), data: repeatBits(data.values as Uint8Array, data.offset, runs, alloc) });
-    case Type.Utf8:
-    case Type.Binary:
-    case Type.LargeUtf8:
-    case Type.LargeBinary:
+    case 'varbinary':
       return repeatVarBinary(data, runs, alloc, repeatValidity(data, runs, alloc));
     default:
       return gatherData(data, parentIndices(runs, temp(count)), count, alloc);
@@ -238,30 +228,19 @@ function forEachRun(runs: RowRuns, starts: Int32Array | Float64Array, run: (s: n
 export function copyRanges(data: Data, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator, temp: Temp = plainTemp): Data {
   const type = data.type as DataType;
   const count = runs.length;
-  switch (type.typeId) {
-    case Type.Int:
-    case Type.Float:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Interval:
-    case Type.Decimal:
-    case Type.FixedSizeBinary:
+  switch (valueLayout(type)) {
+    case 'fixed':
       return build({ ...rangesValidity(data, runs, starts, alloc), data: rangesFixed(data.values as TypedArray, data.stride, runs, starts, alloc) });
-    case Type.Dictionary:
+    case 'dictionary':
       return build({ ...rangesValidity(data, runs, starts, alloc), data: rangesFixed(data.values as TypedArray, 1, runs, starts, alloc), dictionary: data.dictionary });
-    case Type.Bool: {
+    case 'bool': {
       const out = alloc(Uint8Array, bitmapBytes(count)) as Uint8Array;
       const bits = data.values as Uint8Array;
       const off = data.offset;
       forEachRun(runs, starts, (s, d, e) => copyBitRange(bits, off + s, out, d, e));
       return build({ ...rangesValidity(data, runs, starts, alloc), data: out });
     }
-    case Type.Utf8:
-    case Type.Binary:
-    case Type.LargeUtf8:
-    case Type.LargeBinary:
+    case 'varbinary':
       return rangesVarBinary(data, runs, starts, alloc, rangesValidity(data, runs, starts, alloc));
     default:
       return gatherData(data, childIndices(runs, starts, temp(count)), count, alloc);

@@ -21,6 +21,13 @@ export function fixedWidth(t: TypeDesc): number {
   }
 }
 
+/**
+ * Bytes per row of output columns as tasks route them: each value (variable width: a guess of
+ * 16) and its NULL byte, plus the 4-byte row id.
+ */
+export function outputRowBytes(columns: ReadonlyArray<{ type: TypeDesc }>): number {
+  return columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 4);
+}
 
 /** About how many bytes a value of type `t` takes in memory (variable width: a guess of 16). */
 export function rowBytesOf(t: TypeDesc): number {

@@ -30,7 +30,7 @@ import { byTypesOrderable } from '../ops/asof-range-order.js';
 import type { Exchange } from '../shuffle/exchange.js';
 import type { AsofTaskSpec, OutputRouting, RowsOutput } from '../types/tasks.js';
 import { splitAsofByRange } from './asof-range.js';
-import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
+import { outputRowBytes, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
 import { SortSampler } from './sort-sample.js';
 import { ownsBatches, runStage, stageBytes } from './execute.js';
 import { ingest } from './ingest.js';
@@ -172,7 +172,7 @@ function remapColumns(e: BoundExpr, remap: Map<number, number>): BoundExpr {
 
 export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
-  const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+  const outRowBytes = outputRowBytes(plan.outFields);
   const partitions = plan.mode === 'hash' ? await hashPartitions(ctx, plan, leftStage, rightStage, outRowBytes) : 1;
   if (plan.mode === 'hash') ctx.stats.partitions = partitions;
   // The range path's splitters come from left keys sampled by row id as they are ingested.

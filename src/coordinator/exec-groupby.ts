@@ -17,7 +17,7 @@ import { ExecutionError } from '../errors.js';
 import type { ResolvedGroupBy } from '../ops/groupby-spec.js';
 import type { GroupByTask, GroupOutputSpec, OutputRouting, PartitionInput, WindowGroupByTask } from '../types/tasks.js';
 import type { WindowStagePlan } from './exec-window.js';
-import { fixedWidth } from './column-widths.js';
+import { fixedWidth, outputRowBytes } from './column-widths.js';
 import { mergePartials } from './agg-merge.js';
 import { ingest } from './ingest.js';
 import { runAll } from './scheduler.js';
@@ -207,7 +207,7 @@ export async function* execGroupBy(
 
 /** A whole-input aggregate's one partition fits one task. */
 function fitsOneTask(ctx: RunContext, plan: GroupByStagePlan, ex: Exchange): boolean {
-  const outRowBytes = plan.resolved.output.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+  const outRowBytes = outputRowBytes(plan.resolved.output);
   return groupScratch(plan, ex.rowsOf(0), loadBytesOf(ex, 0)) + outRowBytes + 2 * LOAN_SLACK <= ctx.limits.taskBytes;
 }
 
@@ -252,7 +252,7 @@ async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, input: Gro
   const out = new OutputRanges(ctx, plan.resolved.distinct ? 'distinct' : 'groupBy', plan.resolved.output, Math.max(1, input.rows), true);
   try {
     if (input.rows > MAX_ROWS) throw new ExecutionError('TOO_MANY_ROWS', `groupBy: ${input.rows} input rows exceed the ${MAX_ROWS} rows one stage can number`);
-    const outRowBytes = plan.resolved.output.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const outRowBytes = outputRowBytes(plan.resolved.output);
     const op: KernelOperator = {
       name: plan.resolved.distinct ? 'distinct' : 'groupBy',
       splitKeys: tasks.splitKeys,

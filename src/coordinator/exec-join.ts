@@ -24,7 +24,7 @@ import { cast } from '../expr/evaluate-cast.js';
 import { joinKeysText, resolveJoin, type JoinOptions, type ResolvedJoin } from '../ops/join-spec.js';
 import type { FieldDesc, SchemaDesc, TypeDesc } from '../types/column.js';
 import type { JoinTaskSpec } from '../types/tasks.js';
-import { fixedWidth } from './column-widths.js';
+import { outputRowBytes } from './column-widths.js';
 import { ownsBatches, runStage } from './execute.js';
 import { broadcastable, probeLeft, readRight } from './exec-join-broadcast.js';
 import { ingest } from './ingest.js';
@@ -173,7 +173,7 @@ async function* partitionedJoin(ctx: RunContext, plan: JoinStagePlan, leftStage:
     out = new OutputRanges(ctx, 'join', plan.outFields, Math.max(1, ids), true);
     const lx = left.exchange;
     const rx = right.exchange;
-    const outRowBytes = plan.outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const outRowBytes = outputRowBytes(plan.outFields);
     const op: KernelOperator = {
       name: 'join',
       splitKeys: hashed ? [plan.leftHash, plan.rightHash] : null,

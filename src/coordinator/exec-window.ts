@@ -13,7 +13,7 @@ import type { ResolvedWindow } from '../ops/window-spec.js';
 import { kernelBytesPerRow } from '../ops/window.js';
 import type { FieldDesc } from '../types/column.js';
 import type { OutputRouting, RowsOutput } from '../types/tasks.js';
-import { fixedWidth, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
+import { fixedWidth, outputRowBytes, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
 import { stageBytes, stageRows } from './execute.js';
 import type { Stage } from './planner.js';
 import { ingest } from './ingest.js';
@@ -77,11 +77,11 @@ function windowScratch(r: ResolvedWindow, rows: number, inputBytes: number): num
  * Hash partitions sized by the budget: each task fits its share, and when all the outputs are
  * fixed-width, enough that they can stay direct next to the input exchange.
  */
-async function windowPartitions(ctx: RunContext, plan: WindowStagePlan, inputStage: Stage, routedRowBytes: number, outRowBytesEst: number): Promise<number> {
+async function windowPartitions(ctx: RunContext, plan: WindowStagePlan, inputStage: Stage, routedRowBytes: number, outRowBytes: number): Promise<number> {
   const { resolved } = plan;
   const bytes = await stageBytes(inputStage);
   const inputRowBytes = rowBytesOfSchema(inputStage.schema);
-  const base = partitionCount(ctx, bytes, inputRowBytes, windowScratch(resolved, 1, routedRowBytes) + outRowBytesEst);
+  const base = partitionCount(ctx, bytes, inputRowBytes, windowScratch(resolved, 1, routedRowBytes) + outRowBytes);
   const widths = resolved.columns.map((c) => fixedWidth(c.type));
   const rows = (await stageRows(inputStage)) ?? (bytes === null ? null : Math.ceil(bytes / Math.max(1, inputRowBytes)));
   if (rows === null || !widths.every((w) => w > 0)) return base;
@@ -100,9 +100,9 @@ export async function* execWindow(
   if (!plan.preserveOrder) return yield* execWindowRows(ctx, plan, input, inputStage, owned);
   const { resolved } = plan;
   const inputSchema = inputStage.schema;
-  const outRowBytesEst = resolved.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 4);
+  const outRowBytes = outputRowBytes(resolved.columns);
   const routedRowBytes = plan.routed.reduce((s, i) => s + rowBytesOf(schemaFromArrow(inputSchema)[i]!.type), 4);
-  const partitions = resolved.partitionBy.length === 0 ? 1 : await windowPartitions(ctx, plan, inputStage, routedRowBytes, outRowBytesEst);
+  const partitions = resolved.partitionBy.length === 0 ? 1 : await windowPartitions(ctx, plan, inputStage, routedRowBytes, outRowBytes);
   ctx.stats.partitions = partitions;
   const { store, exchange, rows } = await ingest(ctx, input, inputSchema, {
     name: 'window',
@@ -120,7 +120,6 @@ export async function* execWindow(
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
-    const outRowBytes = outFields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
     const ranges = new WindowRanges(ctx, plan);
     const op: KernelOperator = {
       name: 'window',
@@ -162,7 +161,7 @@ async function* execWindowRows(
   const width = inputSchema.fields.length;
   // Every input column first, in order: the region's columns are then the output schema's.
   const plan = planWindowRouting(resolved, false, Array.from({ length: width }, (_, i) => i));
-  const outRowBytes = resolved.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 4);
+  const outRowBytes = outputRowBytes(resolved.columns);
   const rowBytes = rowBytesOfSchema(inputSchema);
   const partitions =
     resolved.partitionBy.length === 0 ? 1 : partitionCount(ctx, await stageBytes(inputStage), rowBytes, windowScratch(resolved, 1, rowBytes) + rowBytes + outRowBytes);

@@ -21,7 +21,7 @@ import type { FieldDesc } from '../types/column.js';
 import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import type { AsofTask, ChunkDesc, GroupByTask, JoinTask, KernelResult, OutputRouting, PartitionInput, WindowGroupByTask, WindowTask } from '../types/tasks.js';
 import type { BatchStore } from './batch-store.js';
-import { fixedWidth } from './column-widths.js';
+import { fixedWidth, outputRowBytes } from './column-widths.js';
 import { budgetTooSmall, LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
 import { reroute } from './reroute.js';
 import { orderedMap, runAll } from './scheduler.js';
@@ -98,7 +98,7 @@ export class OutputRanges {
     /** Bytes direct outputs must leave free: what the kernel tasks in flight will borrow. */
     leaveForTasks = ctx.limits.headroom,
   ) {
-    const rowBytes = fields.reduce((s, f) => s + (fixedWidth(f.type) || 16) + 1, 4);
+    const rowBytes = outputRowBytes(fields);
     this.rowBytes = rowBytes;
     // Assembling a range holds its pieces (maybe read back), their concatenation and the result.
     const fit = Math.floor(ctx.limits.taskBytes / (3 * (rowBytes + 8)));

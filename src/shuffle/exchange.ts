@@ -140,10 +140,7 @@ export class Exchange {
     try {
       // Spill what is kept together with the new regions, one batch per destination: a piece
       // then holds the exchange's memory's worth of a destination, not one routing task's share.
-      const lists: ChunkDesc[][] = this.chunks.map((c) => c.slice());
-      for (const { partition, chunk } of result.parts) lists[partition]!.push(chunk);
-      await this.writeMerged(lists);
-      for (let p = 0; p < this.partitions; p++) if (this.chunks[p]!.length > 0) this.drop(p);
+      await this.spillChunks(result.parts);
     } finally {
       // Spilled (or failed): nothing refers to the task's buffer any more.
       routed?.release();
@@ -158,8 +155,7 @@ export class Exchange {
     const next = this.tail.then(async () => {
       if (this.chunks.every((c) => c.length === 0)) return 0;
       const before = this.reservation.size;
-      await this.writeMerged(this.chunks.map((c) => c.slice()));
-      for (let p = 0; p < this.partitions; p++) if (this.chunks[p]!.length > 0) this.drop(p);
+      await this.spillChunks([]);
       return before - this.reservation.size;
     });
     this.tail = next.then(
@@ -167,6 +163,14 @@ export class Exchange {
       () => {},
     );
     return next;
+  }
+
+  /** Writes the kept chunks and the new `regions` to the spill file and drops what was kept. */
+  private async spillChunks(regions: RoutedChunks['parts']): Promise<void> {
+    const lists: ChunkDesc[][] = this.chunks.map((c) => c.slice());
+    for (const { partition, chunk } of regions) lists[partition]!.push(chunk);
+    await this.writeMerged(lists);
+    for (let p = 0; p < this.partitions; p++) if (this.chunks[p]!.length > 0) this.drop(p);
   }
 
   /**

@@ -45,6 +45,15 @@ function intKey(c: KeyColumn): IntKey {
   return { w: wide ? words64(v) : null, num: wide ? new Uint8Array(0) : (v as ArrayLike<number>), valid: c.valid };
 }
 
+/** Row j's key as two 32-bit words: int64 words as stored, or a 32-bit integer sign-extended. */
+function keyLo(k: IntKey, j: number): number {
+  return k.w !== null ? k.w[2 * j]! | 0 : k.num[j]! | 0;
+}
+
+function keyHi(k: IntKey, j: number): number {
+  return k.w !== null ? k.w[2 * j + 1]! | 0 : k.num[j]! < 0 ? -1 : 0;
+}
+
 /**
  * Builds the table over rows 0..n-1 of `keys` into `t` (slots zeroed by the caller's
  * allocator); `ids` and `hashes` are scratch of n entries.
@@ -57,7 +66,7 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
   let nullGroup = -1;
   if (int) {
     const k = intKey(keys[0]!);
-    const { w, num, valid } = k;
+    const { valid } = k;
     for (let j = 0; j < n; j++) {
       if (valid !== null && valid[j] === 0) {
         if (nullsEqual) {
@@ -66,16 +75,8 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
         } else ids[j] = -1;
         continue;
       }
-      let lo: number;
-      let hi: number;
-      if (w !== null) {
-        lo = w[2 * j]! | 0;
-        hi = w[2 * j + 1]! | 0;
-      } else {
-        const x = num[j]!;
-        lo = x | 0;
-        hi = x < 0 ? -1 : 0;
-      }
+      const lo = keyLo(k, j);
+      const hi = keyHi(k, j);
       let p = hash64(lo, hi) & mask;
       for (;;) {
         const s = p << 2;
@@ -168,7 +169,8 @@ export function probeJoinTable(
   const slots = table.slots;
   const mask = slots.length / 4 - 1;
   if (table.int) {
-    const { w, num, valid } = intKey(probe[0]!);
+    const k = intKey(probe[0]!);
+    const { valid } = k;
     const { nullRun, nullLen } = table;
     for (let i = 0; i < np; i++) {
       if (valid !== null && valid[i] === 0) {
@@ -176,16 +178,8 @@ export function probeJoinTable(
         len[i] = nullsEqual ? nullLen : 0;
         continue;
       }
-      let lo: number;
-      let hi: number;
-      if (w !== null) {
-        lo = w[2 * i]! | 0;
-        hi = w[2 * i + 1]! | 0;
-      } else {
-        const x = num[i]!;
-        lo = x | 0;
-        hi = x < 0 ? -1 : 0;
-      }
+      const lo = keyLo(k, i);
+      const hi = keyHi(k, i);
       let p = hash64(lo, hi) & mask;
       let found = 0;
       let at = 0;
