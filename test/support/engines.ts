@@ -3,6 +3,7 @@
  * first use and closed after the file. Small slabs make every run route many slabs. And engines
  * by (threads, memory budget) alone, for the tests of budgets smaller than a partition.
  */
+import fc from 'fast-check';
 import { afterAll } from 'vitest';
 import { Engine, type EngineOptions } from '../../src/index.js';
 
@@ -51,3 +52,6 @@ export function budgetEngines(): (threads: number, memoryBudget: string) => Engi
 }
 
 export const BATCH_SIZES = [1, 3, 1024];
+
+export const settingArb = fc.constantFrom(...SETTINGS);
+export const batchSizeArb = fc.constantFrom(...BATCH_SIZES);
