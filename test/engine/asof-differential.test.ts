@@ -8,38 +8,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FieldDesc } from '../../src/types/column.js';
 import { referenceAsof } from '../support/asof-reference.js';
-import { BATCH_SIZES, enginePool, SETTINGS } from '../support/engines.js';
+import { ASOF_LEFT_KEYS, ASOF_RIGHT_SCHEMA, asofLeftKeyArbs, asofRightRow } from '../support/asof-arbitraries.js';
+import { batchSizeArb, enginePool, settingArb, SETTINGS } from '../support/engines.js';
 import { columnValues, makeTable, rowsOf, type JsValue } from '../support/tables.js';
 
 const engineFor = enginePool();
 
-const leftSchema: FieldDesc[] = [
-  { name: 'sym', type: { kind: 'utf8' }, nullable: true },
-  { name: 'ts', type: { kind: 'int', bits: 64, signed: true }, nullable: true },
-  { name: 'venue', type: { kind: 'utf8' }, nullable: true },
-  { name: 'lv', type: { kind: 'int', bits: 32, signed: true }, nullable: true },
-];
-const rightSchema: FieldDesc[] = [
-  { name: 'sym', type: { kind: 'utf8' }, nullable: true },
-  { name: 'ts', type: { kind: 'int', bits: 32, signed: true }, nullable: true },
-  { name: 'venue', type: { kind: 'utf8' }, nullable: true },
-  { name: 'rv', type: { kind: 'int', bits: 64, signed: true }, nullable: true },
-];
+const leftSchema: FieldDesc[] = [...ASOF_LEFT_KEYS, { name: 'lv', type: { kind: 'int', bits: 32, signed: true }, nullable: true }];
+const rightSchema = ASOF_RIGHT_SCHEMA;
 
-const sym = fc.constantFrom<JsValue>('A', 'B', 'C', 'é', null);
-const venue = fc.constantFrom<JsValue>('x', 'y', null);
-const leftRow = fc.record({
-  sym,
-  ts: fc.oneof(fc.bigInt({ min: 0n, max: 30n }), fc.constant(null)),
-  venue,
-  lv: fc.oneof(fc.integer({ min: -9, max: 9 }), fc.constant(null)),
-});
-const rightRow = fc.record({
-  sym,
-  ts: fc.oneof(fc.integer({ min: 0, max: 30 }), fc.constant(null)),
-  venue,
-  rv: fc.oneof(fc.bigInt({ min: -5n, max: 5n }), fc.constant(null)),
-});
+const leftRow = fc.record({ ...asofLeftKeyArbs, lv: fc.oneof(fc.integer({ min: -9, max: 9 }), fc.constant(null)) });
+const rightRow = asofRightRow;
 
 type Cond = { sql: string; fn: (r: Record<string, JsValue>) => boolean | null } | null;
 const conditions: Cond[] = [
@@ -64,9 +43,6 @@ const options = fc.record({
   condition: fc.constantFrom(...conditions.keys()),
 });
 
-const setting = fc.constantFrom(...SETTINGS);
-const batchSize = fc.constantFrom(...BATCH_SIZES);
-
 function columnsOf(schema: FieldDesc[], rows: Array<Record<string, JsValue>>): Record<string, JsValue[]> {
   return Object.fromEntries(schema.map((f) => [f.name, rows.map((r) => r[f.name]!)]));
 }
@@ -78,10 +54,10 @@ describe('asofJoin through the engine vs the naive reference', () => {
         fc.array(leftRow, { maxLength: 40 }),
         fc.array(rightRow, { maxLength: 40 }),
         options,
-        setting,
-        setting,
-        batchSize,
-        batchSize,
+        settingArb,
+        settingArb,
+        batchSizeArb,
+        batchSizeArb,
         async (left, right, opt, s1, s2, b1, b2) => {
           const cond = conditions[opt.condition]!;
           // With venue as a by key, the right venue is not an output column to refer to.

@@ -5,72 +5,22 @@
  * `npm run bench -- spill` runs it at scale); the small budgets spill, no run's tracked peak passes its budget, no task
  * needed memory beyond what it was lent, and every reservation is back to zero afterwards.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as A from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { concatData } from '../../src/columns/gather.js';
 import { Engine, max, sum, avg, type DataFrame } from '../../src/index.js';
+import { ipcFile, quotesAndTrades, servingLog } from '../support/budget-data.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-budget-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
-}
-
-/** A serving log: n rows, n/50 users, unsorted timestamps, 5% NULL tokens. */
-function servingLog(n: number): A.Table {
-  const r = rng(7);
-  const user = new Int32Array(n);
-  const ts = new BigInt64Array(n);
-  const tokens: Array<bigint | null> = [];
-  const spend = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    user[i] = Math.floor(r() * (n / 50));
-    ts[i] = BigInt(Math.floor(r() * 1e9));
-    tokens.push(r() < 0.05 ? null : BigInt(Math.floor(r() * 1000)));
-    spend[i] = Math.round(r() * 1e4) / 100;
-  }
-  return new A.Table({
-    user_id: A.makeVector(user),
-    create_ts: A.makeVector({ type: new A.TimestampMillisecond(), data: ts }),
-    tokens: A.vectorFromArray(tokens, new A.Int64()),
-    spend: A.makeVector(spend),
-  });
-}
-
-function quotesAndTrades(n: number): { trades: A.Table; quotes: A.Table } {
-  const r = rng(11);
-  const mk = (rows: number, price: string) => {
-    const sym = new Int32Array(rows);
-    const ts = new BigInt64Array(rows);
-    const v = new Float64Array(rows);
-    for (let i = 0; i < rows; i++) {
-      sym[i] = Math.floor(r() * 500);
-      ts[i] = BigInt(Math.floor(r() * 1e8));
-      v[i] = r() * 100;
-    }
-    return new A.Table({ sym: A.makeVector(sym), ts: A.makeVector({ type: new A.TimestampMicrosecond(), data: ts }), [price]: A.makeVector(v) });
-  };
-  return { trades: mk(n, 'price'), quotes: mk(n, 'bid') };
-}
-
-function file(name: string, t: A.Table): string {
-  const p = join(dir, name);
-  // Batches of 4k rows, as a reader meets them in files.
-  const batches: A.RecordBatch[] = [];
-  for (let s = 0; s < t.numRows; s += 4096) batches.push(...t.slice(s, Math.min(t.numRows, s + 4096)).batches);
-  writeFileSync(p, A.tableToIPC(new A.Table(t.schema, batches), 'file'));
-  return p;
-}
-
-const log = file('log.arrow', servingLog(200_000));
-const { trades, quotes } = quotesAndTrades(120_000);
-const tradesFile = file('trades.arrow', trades);
-const quotesFile = file('quotes.arrow', quotes);
+const log = ipcFile(dir, 'log.arrow', servingLog(200_000, ['user_id', 'create_ts', 'tokens', 'spend']));
+const { trades, quotes } = quotesAndTrades(120_000, { rowIds: false });
+const tradesFile = ipcFile(dir, 'trades.arrow', trades);
+const quotesFile = ipcFile(dir, 'quotes.arrow', quotes);
 const dataBytes = statSync(log).size;
 
 const jobs: Record<string, (e: Engine) => DataFrame> = {
@@ -125,7 +75,7 @@ describe('a budget below the minimum working set', () => {
       t: A.makeVector(Float64Array.from({ length: n }, (_, i) => (i * 7919) % n)),
       v: A.makeVector(Float64Array.from({ length: n }, (_, i) => i % 100)),
     });
-    const path = file('hot.arrow', hot);
+    const path = ipcFile(dir, 'hot.arrow', hot);
     const spillDir = mkdtempSync(join(dir, 'spill-'));
     const engine = new Engine({ threads: 1, memoryBudget: '64KiB', spillDir });
     try {

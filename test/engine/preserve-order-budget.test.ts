@@ -10,77 +10,23 @@
  * without partitionBy too big for one task (sort ranges, src/coordinator/window-ranges), option
  * validation and explain().
  */
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as A from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine, PlanError, count, first, max, rowNumber, sum, type DataFrame } from '../../src/index.js';
-import { columnValues, type JsValue } from '../support/tables.js';
+import { ipcFile, quotesAndTrades, servingLog } from '../support/budget-data.js';
+import { columnValues, rebatch, type JsValue } from '../support/tables.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-unordered-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
-}
-
-/** n rows with a unique row id, n/50 users, unsorted timestamps, 5% NULL tokens, a string. */
-function servingLog(n: number): A.Table {
-  const r = rng(7);
-  const user = new Int32Array(n);
-  const ts = new BigInt64Array(n);
-  const tokens: Array<bigint | null> = [];
-  const tag: string[] = [];
-  for (let i = 0; i < n; i++) {
-    user[i] = Math.floor(r() * (n / 50));
-    ts[i] = BigInt(Math.floor(r() * 1e9));
-    tokens.push(r() < 0.05 ? null : BigInt(Math.floor(r() * 1000)));
-    tag.push(`t${Math.floor(r() * 1000)}`);
-  }
-  return new A.Table({
-    rid: A.makeVector(Int32Array.from({ length: n }, (_, i) => i)),
-    user_id: A.makeVector(user),
-    create_ts: A.makeVector({ type: new A.TimestampMillisecond(), data: ts }),
-    tokens: A.vectorFromArray(tokens, new A.Int64()),
-    tag: A.vectorFromArray(tag, new A.Utf8()),
-  });
-}
-
-function quotesAndTrades(n: number): { trades: A.Table; quotes: A.Table } {
-  const r = rng(11);
-  const mk = (rows: number, price: string, id: string) => {
-    const sym = new Int32Array(rows);
-    const ts = new BigInt64Array(rows);
-    const v = new Float64Array(rows);
-    for (let i = 0; i < rows; i++) {
-      sym[i] = Math.floor(r() * 500);
-      ts[i] = BigInt(Math.floor(r() * 1e8));
-      v[i] = r() * 100;
-    }
-    return new A.Table({
-      [id]: A.makeVector(Int32Array.from({ length: rows }, (_, i) => i)),
-      sym: A.makeVector(sym),
-      ts: A.makeVector({ type: new A.TimestampMicrosecond(), data: ts }),
-      [price]: A.makeVector(v),
-    });
-  };
-  return { trades: mk(n, 'price', 'rid'), quotes: mk(n, 'bid', 'qid') };
-}
-
-function file(name: string, t: A.Table): string {
-  const p = join(dir, name);
-  const batches: A.RecordBatch[] = [];
-  for (let s = 0; s < t.numRows; s += 4096) batches.push(...t.slice(s, Math.min(t.numRows, s + 4096)).batches);
-  writeFileSync(p, A.tableToIPC(new A.Table(t.schema, batches), 'file'));
-  return p;
-}
-
-const log = file('log.arrow', servingLog(60_000));
-const { trades, quotes } = quotesAndTrades(60_000);
-const tradesFile = file('trades.arrow', trades);
-const quotesFile = file('quotes.arrow', quotes);
+const LOG_COLUMNS = ['rid', 'user_id', 'create_ts', 'tokens', 'tag'] as const;
+const log = ipcFile(dir, 'log.arrow', servingLog(60_000, LOG_COLUMNS));
+const { trades, quotes } = quotesAndTrades(60_000, { rowIds: true });
+const tradesFile = ipcFile(dir, 'trades.arrow', trades);
+const quotesFile = ipcFile(dir, 'quotes.arrow', quotes);
 const sizes: Record<string, number> = { window: statSync(log).size, asof: statSync(tradesFile).size + statSync(quotesFile).size };
 sizes['asof-range'] = sizes.asof!;
 
@@ -152,7 +98,7 @@ describe.each(Object.keys(jobs))('%s with preserveOrder: false', (name) => {
 
 /** An async iterable source: its size is unknown before reading, so it gets the configured partitions. */
 async function* batchesOf(t: A.Table, rows: number): AsyncGenerator<A.RecordBatch> {
-  for (let s = 0; s < t.numRows; s += rows) yield* t.slice(s, Math.min(t.numRows, s + rows)).batches;
+  yield* rebatch(t, rows).batches;
 }
 
 describe('preserveOrder: false, by hand', () => {
@@ -206,8 +152,8 @@ describe('preserveOrder: false, by hand', () => {
   });
 
   it('partitions too big for one task are split again (window and asofJoin), and a window without partitionBy runs in sort ranges, in a repeatable order', async () => {
-    const t = servingLog(60_000);
-    const q = quotesAndTrades(60_000);
+    const t = servingLog(60_000, LOG_COLUMNS);
+    const q = quotesAndTrades(60_000, { rowIds: true });
     const want = async (df: (e: Engine) => DataFrame) => {
       const e = new Engine({ threads: 2 });
       try {

@@ -10,17 +10,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FieldDesc } from '../../src/types/column.js';
 import type { WindowOptions } from '../../src/ops/window-spec.js';
+import { ASOF_LEFT_KEYS, ASOF_RIGHT_SCHEMA, asofLeftKeyArbs, asofRightRow } from '../support/asof-arbitraries.js';
 import { referenceAsof } from '../support/asof-reference.js';
-import { BATCH_SIZES, enginePool, SETTINGS, type EngineSetting } from '../support/engines.js';
+import { batchSizeArb, enginePool, settingArb, type EngineSetting } from '../support/engines.js';
 import { columnValues, makeTable, rowsOf, type JsValue } from '../support/tables.js';
-import { buildCall, callArb, refCall, rowArb, SCHEMA, show } from '../support/window-arbitraries.js';
-import { engineOptions } from '../support/window-fns.js';
+import { refCall, SCHEMA, show } from '../support/window-arbitraries.js';
+import { windowEngineProperty } from '../support/window-engine-property.js';
 import { compareWindowResults, type RefOut, type RefRow } from '../support/window-reference.js';
 import type * as A from 'apache-arrow';
 
 const engineFor = enginePool();
-const setting = fc.constantFrom(...SETTINGS);
-const batchSize = fc.constantFrom(...BATCH_SIZES);
 const ID: FieldDesc = { name: 'rid', type: { kind: 'int', bits: 32, signed: true }, nullable: false };
 
 /** Every column of `out` put in `id` order; checks each id 0..n-1 appears exactly once. */
@@ -43,10 +42,7 @@ describe('window with preserveOrder: false vs the naive reference', () => {
   it('gives the same rows as the reference and as preserveOrder: true, in a repeatable order', async () => {
     let checked = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(rowArb, { maxLength: 50 }), callArb, setting, setting, batchSize, batchSize, async (rows, call, s1, s2, b1, b2) => {
-        const built = buildCall(call);
-        if ('error' in built) return;
-        const opts = engineOptions(built.both);
+      windowEngineProperty(async ({ rows, call, opts, s1, s2, b1, b2 }) => {
         const schema = [...SCHEMA, ID];
         const data = { ...Object.fromEntries(SCHEMA.map((f) => [f.name, rows.map((r) => (r[f.name] ?? null) as JsValue)])), rid: rows.map((_, i) => i) };
         const run = (s: EngineSetting, b: number, o: WindowOptions) => engineFor(s).fromArrow(makeTable(schema, data, b)).window(o).collect();
@@ -69,27 +65,10 @@ describe('window with preserveOrder: false vs the naive reference', () => {
   });
 });
 
-const leftSchema: FieldDesc[] = [
-  { name: 'sym', type: { kind: 'utf8' }, nullable: true },
-  { name: 'ts', type: { kind: 'int', bits: 64, signed: true }, nullable: true },
-  { name: 'venue', type: { kind: 'utf8' }, nullable: true },
-  { name: 'lid', type: { kind: 'int', bits: 32, signed: true }, nullable: false },
-];
-const rightSchema: FieldDesc[] = [
-  { name: 'sym', type: { kind: 'utf8' }, nullable: true },
-  { name: 'ts', type: { kind: 'int', bits: 32, signed: true }, nullable: true },
-  { name: 'venue', type: { kind: 'utf8' }, nullable: true },
-  { name: 'rv', type: { kind: 'int', bits: 64, signed: true }, nullable: true },
-];
-const sym = fc.constantFrom<JsValue>('A', 'B', 'C', 'é', null);
-const venue = fc.constantFrom<JsValue>('x', 'y', null);
-const leftRow = fc.record({ sym, ts: fc.oneof(fc.bigInt({ min: 0n, max: 30n }), fc.constant(null)), venue });
-const rightRow = fc.record({
-  sym,
-  ts: fc.oneof(fc.integer({ min: 0, max: 30 }), fc.constant(null)),
-  venue,
-  rv: fc.oneof(fc.bigInt({ min: -5n, max: 5n }), fc.constant(null)),
-});
+const leftSchema: FieldDesc[] = [...ASOF_LEFT_KEYS, { name: 'lid', type: { kind: 'int', bits: 32, signed: true }, nullable: false }];
+const rightSchema = ASOF_RIGHT_SCHEMA;
+const leftRow = fc.record(asofLeftKeyArbs);
+const rightRow = asofRightRow;
 const asofOptions = fc.record({
   by: fc.constantFrom<undefined | string | string[]>(undefined, 'sym', ['sym', 'venue']),
   direction: fc.constantFrom('backward', 'forward', 'nearest') as fc.Arbitrary<'backward' | 'forward' | 'nearest'>,
@@ -103,7 +82,7 @@ const asofOptions = fc.record({
 describe('asofJoin with preserveOrder: false vs the naive reference', () => {
   it('gives the left rows with their matches (inner: the matched ones), in a repeatable order', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(leftRow, { maxLength: 40 }), fc.array(rightRow, { maxLength: 40 }), asofOptions, setting, batchSize, async (left, right, opt, s, b) => {
+      fc.asyncProperty(fc.array(leftRow, { maxLength: 40 }), fc.array(rightRow, { maxLength: 40 }), asofOptions, settingArb, batchSizeArb, async (left, right, opt, s, b) => {
         const joinOpts = { on: 'ts', ...opt, ...(opt.condition ? {} : { condition: undefined }) };
         const lcols: Record<string, JsValue[]> = { ...Object.fromEntries(['sym', 'ts', 'venue'].map((k) => [k, left.map((r) => r[k as keyof typeof r])])), lid: left.map((_, i) => i) };
         const rcols: Record<string, JsValue[]> = Object.fromEntries(rightSchema.map((f) => [f.name, right.map((r) => r[f.name as keyof typeof r])]));

@@ -11,13 +11,10 @@ import { join } from 'node:path';
 import * as A from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, sum, type DataFrame, type Progress } from '../../src/index.js';
+import { rng } from '../support/random.js';
+import { rebatch } from '../support/tables.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-progress-'));
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
-}
 
 /** `rows` rows of (sym, ts, v, items: list<int32>), in batches of 1000. */
 function table(rows: number, seed: number, syms = 40): A.Table {
@@ -38,9 +35,7 @@ function table(rows: number, seed: number, syms = 40): A.Table {
     v: A.makeVector(v),
     items: A.vectorFromArray(items, new A.List(new A.Field('item', new A.Int32(), true))),
   });
-  const batches: A.RecordBatch[] = [];
-  for (let s = 0; s < rows; s += 1000) batches.push(...whole.slice(s, Math.min(rows, s + 1000)).batches);
-  return new A.Table(whole.schema, batches);
+  return rebatch(whole, 1000);
 }
 
 const LEFT = table(6000, 1);

@@ -9,33 +9,17 @@
  * percentRank/cumeDist/ntile, frames wider than a range) is PARTITION_TOO_LARGE, never a wrong
  * result.
  */
-import * as A from 'apache-arrow';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/index.js';
 import type { FieldDesc } from '../../src/types/column.js';
 import { engineOptions, refOptions, W, type Both } from '../support/window-fns.js';
-import { columnValues, makeTable, type JsValue } from '../support/tables.js';
+import { budgetEngines } from '../support/engines.js';
+import { rng } from '../support/random.js';
+import { columnValues, makeTable, valuesDigest, type JsValue } from '../support/tables.js';
 import { compareWindowResults, type RefOut, type RefRow } from '../support/window-reference.js';
 
-const engines = new Map<string, Engine>();
-function engine(threads: number, memoryBudget: string): Engine {
-  const key = `${threads}/${memoryBudget}`;
-  let e = engines.get(key);
-  if (!e) {
-    e = new Engine({ threads, memoryBudget });
-    engines.set(key, e);
-  }
-  return e;
-}
-afterAll(async () => {
-  await Promise.all([...engines.values()].map((e) => e.close()));
-});
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
-}
+const engine = budgetEngines();
 
 const SCHEMA: FieldDesc[] = [
   { name: 'k', type: { kind: 'int', bits: 32, signed: true }, nullable: true },
@@ -94,10 +78,6 @@ function run(e: Engine, cols: Record<string, JsValue[]>, columns: Record<string,
   return e.fromArrow(makeTable(SCHEMA, cols, 4096)).window(opts).execute();
 }
 
-function digest(t: A.Table): string {
-  return JSON.stringify(t.schema.fields.map((f) => columnValues(t, f.name).map((v) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'number' && Object.is(v, -0) ? '-0' : v))));
-}
-
 function rowsOf(cols: Record<string, JsValue[]>): RefRow[] {
   return cols.k!.map((_, i) => ({ k: cols.k![i]!, t: cols.t![i]!, v: cols.v![i]!, f: cols.f![i]! }));
 }
@@ -112,7 +92,7 @@ describe('window over a partition larger than the budget', () => {
     // 2 MiB: over 10x less than the unbounded run takes for the hot partition (asserted below).
     const small = engine(threads, '2MiB');
     const { table: out, stats } = await run(small, cols, SUPPORTED, partitionBy);
-    expect(digest(out)).toBe(digest(base.table));
+    expect(valuesDigest(out)).toBe(valuesDigest(base.table));
     // The unbounded run held the hot partition in one task: over 10x the small budget.
     expect(base.stats.peakTrackedBytes).toBeGreaterThan(10 * small.budget.limit);
     expect(stats.spilledBytes).toBeGreaterThan(0);
@@ -138,14 +118,7 @@ describe('window over a partition larger than the budget', () => {
     // The rows left range by range, not in input order; put back in it, they are the ordered run's.
     expect(ids.some((r, k) => r !== k)).toBe(true);
     const byId = ids.map((_, k) => k).sort((a, b) => ids[a]! - ids[b]!);
-    const inIdOrder = (t: A.Table, order: number[] | null) =>
-      JSON.stringify(
-        t.schema.fields.map((f) => {
-          const v = columnValues(t, f.name).map((x) => (typeof x === 'bigint' ? `${x}n` : typeof x === 'number' && Object.is(x, -0) ? '-0' : x));
-          return [f.name, order ? order.map((k) => v[k]) : v];
-        }),
-      );
-    expect(inIdOrder(out, byId)).toBe(inIdOrder(base, null));
+    expect(valuesDigest(out, byId)).toBe(valuesDigest(base));
     expect(stats.cpuMs.route ?? 0).toBeGreaterThan(0);
     expect(stats.spilledBytes).toBeGreaterThan(0);
     expect(stats.peakTrackedBytes).toBeLessThanOrEqual(small.budget.limit);
@@ -174,7 +147,7 @@ describe('window over a partition larger than the budget', () => {
           const actual = Object.fromEntries(picked.map((c) => [c, columnValues(out, c) as RefOut[]]));
           const o = refOptions({ ...(partitionBy ? { partitionBy: 'k' } : {}), orderBy: 't', columns });
           expect(compareWindowResults(actual, rowsOf(cols), SCHEMA, o)).toEqual([]);
-          expect(digest(out)).toBe(digest((await run(engine(1, '1GiB'), cols, columns, partitionBy)).table));
+          expect(valuesDigest(out)).toBe(valuesDigest((await run(engine(1, '1GiB'), cols, columns, partitionBy)).table));
           expect(small.budget.used).toBe(0);
         },
       ),

@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine, sum, type DataFrame, type Progress } from '../../src/index.js';
+import { lcg } from '../support/random.js';
+import { rebatch } from '../support/tables.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-spill-fail-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,9 +39,9 @@ function table(seed: number): A.Table {
   const k = new Int32Array(n);
   const t = new BigInt64Array(n);
   const v = new Float64Array(n);
-  let s = seed;
+  const next = lcg(seed);
   for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    const s = next();
     k[i] = s % 97;
     t[i] = BigInt(s % 1_000_000);
     v[i] = (s % 1000) / 10;
@@ -49,9 +51,7 @@ function table(seed: number): A.Table {
 
 /** An IPC stream of `t` in 2k-row batches; `truncated` cuts it 70% of the way through. */
 function streamFile(name: string, t: A.Table, truncated: boolean): string {
-  const batches: A.RecordBatch[] = [];
-  for (let s = 0; s < t.numRows; s += 2048) batches.push(...t.slice(s, Math.min(t.numRows, s + 2048)).batches);
-  const bytes = A.tableToIPC(new A.Table(t.schema, batches), 'stream');
+  const bytes = A.tableToIPC(rebatch(t, 2048), 'stream');
   const p = join(dir, name);
   writeFileSync(p, truncated ? bytes.subarray(0, Math.floor(bytes.length * 0.7)) : bytes);
   return p;
@@ -67,15 +67,10 @@ const rightCut = streamFile('right-cut.arrows', right, true);
 /** Batches of `t`, then an error: a user's async source failing mid-way. */
 async function* failingSource(t: A.Table): AsyncGenerator<A.RecordBatch> {
   let i = 0;
-  for (const b of t.slice(0, 40_000).batches.flatMap((x) => chunks(x))) {
+  for (const b of rebatch(t.slice(0, 40_000), 2048).batches) {
     yield b;
     if (++i === 15) throw new Error('the source broke');
   }
-}
-function chunks(b: A.RecordBatch): A.RecordBatch[] {
-  const out: A.RecordBatch[] = [];
-  for (let s = 0; s < b.numRows; s += 2048) out.push(b.slice(s, Math.min(b.numRows, s + 2048)));
-  return out;
 }
 
 const windowOf = (df: DataFrame) => df.window({ partitionBy: 'k', orderBy: 't', columns: { s: sum('v').rows(3) } });

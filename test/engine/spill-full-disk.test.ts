@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lcg } from '../support/random.js';
 
 const CHILD = fileURLToPath(new URL('../support/spill-full-disk-child.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sluice-full-disk-'));
@@ -22,8 +23,9 @@ const n = 60_000;
 const k = new Int32Array(n);
 const t = new BigInt64Array(n);
 const v = new Float64Array(n);
-for (let i = 0, s = 3; i < n; i++) {
-  s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+const next = lcg(3);
+for (let i = 0; i < n; i++) {
+  const s = next();
   k[i] = s % 97;
   t[i] = BigInt(s % 1_000_000);
   v[i] = (s % 1000) / 10;

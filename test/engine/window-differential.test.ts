@@ -7,16 +7,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../src/index.js';
-import { buildCall, callArb, refCall, rowArb, SCHEMA, show } from '../support/window-arbitraries.js';
-import { BATCH_SIZES, enginePool, SETTINGS, type EngineSetting } from '../support/engines.js';
-import { engineOptions } from '../support/window-fns.js';
+import { refCall, SCHEMA, show } from '../support/window-arbitraries.js';
+import { enginePool, type EngineSetting } from '../support/engines.js';
+import { windowEngineProperty } from '../support/window-engine-property.js';
 import { columnValues, makeTable, type JsValue } from '../support/tables.js';
 import { compareWindowResults, type RefOut, type RefRow } from '../support/window-reference.js';
 import type { WindowOptions } from '../../src/ops/window-spec.js';
 
 const engineFor = enginePool();
-const setting = fc.constantFrom(...SETTINGS);
-const batchSize = fc.constantFrom(...BATCH_SIZES);
 
 async function runEngine(rows: RefRow[], opts: WindowOptions, s: EngineSetting, batch: number): Promise<Record<string, RefOut[]> | { error: string }> {
   const data = Object.fromEntries(SCHEMA.map((f) => [f.name, rows.map((r) => (r[f.name] ?? null) as JsValue)]));
@@ -34,10 +32,7 @@ describe('window through the engine vs the naive reference', () => {
   it('matches the reference and is identical across settings', async () => {
     let checked = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(rowArb, { maxLength: 50 }), callArb, setting, setting, batchSize, batchSize, async (rows, call, s1, s2, b1, b2) => {
-        const built = buildCall(call);
-        if ('error' in built) return;
-        const opts = engineOptions(built.both);
+      windowEngineProperty(async ({ rows, call, opts, s1, s2, b1, b2 }) => {
         const a = await runEngine(rows, opts, s1, b1);
         if ('error' in a) throw new Error(`unexpected PlanError ${a.error} for ${show(refCall(call))}`);
         checked++;

@@ -10,16 +10,13 @@ import { join } from 'node:path';
 import * as A from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, InputError, sum, type DataFrame } from '../../src/index.js';
+import { rng } from '../support/random.js';
+import { rebatch } from '../support/tables.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-reread-'));
 const ipc = join(dir, 'in.arrow');
 const parquet = join(dir, 'in.parquet');
 const folder = join(dir, 'parts');
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
-}
 
 /** `rows` rows of (user, ts, v, note) in batches of `batchRows`. */
 function table(rows: number, seed: number, batchRows = 2000): A.Table {
@@ -35,9 +32,7 @@ function table(rows: number, seed: number, batchRows = 2000): A.Table {
     note.push(r() < 0.1 ? null : `n${i % 97}`);
   }
   const whole = new A.Table({ user: A.makeVector(user), ts: A.makeVector(ts), v: A.makeVector(v), note: A.vectorFromArray(note, new A.Utf8()) });
-  const batches: A.RecordBatch[] = [];
-  for (let s = 0; s < rows; s += batchRows) batches.push(...whole.slice(s, Math.min(rows, s + batchRows)).batches);
-  return new A.Table(whole.schema, batches);
+  return rebatch(whole, batchRows);
 }
 
 const DATA = table(40_000, 7);

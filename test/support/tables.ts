@@ -2,7 +2,7 @@
  * Test helpers: Arrow tables from plain JS columns (bigint for 64-bit integers and timestamps,
  * unscaled bigint for decimal128, Uint8Array for binary),
  * plain JS values back out of Arrow columns (raw buffers: no lossy timestamp get()), batch
- * splitting, and engines for every thread count.
+ * splitting, and exact digests of results.
  */
 import * as A from 'apache-arrow';
 import { typeToArrow } from '../../src/columns/arrow-types.js';
@@ -129,6 +129,26 @@ export function columnValues(table: A.Table, name: string): JsValue[] {
     }
   }
   return out;
+}
+
+/** The same rows in batches of `rows` rows (the last one shorter), as a reader meets them in files. */
+export function rebatch(t: A.Table, rows: number): A.Table {
+  const batches: A.RecordBatch[] = [];
+  for (let s = 0; s < t.numRows; s += rows) batches.push(...t.slice(s, Math.min(t.numRows, s + rows)).batches);
+  return new A.Table(t.schema, batches);
+}
+
+/**
+ * Every column's name and values as one string (bigint as `5n`, -0 as '-0'), to compare two
+ * results exactly whatever their batches; with `order`, the rows taken in that order.
+ */
+export function valuesDigest(t: A.Table, order: readonly number[] | null = null): string {
+  return JSON.stringify(
+    t.schema.fields.map((f) => {
+      const v = columnValues(t, f.name).map((x) => (typeof x === 'bigint' ? `${x}n` : typeof x === 'number' && Object.is(x, -0) ? '-0' : x));
+      return [f.name, order ? order.map((k) => v[k]) : v];
+    }),
+  );
 }
 
 /** A column of rows as objects (for references that take row objects). */

@@ -241,7 +241,7 @@ const orderKeyArb = fc.record({
   nulls: fc.constantFrom<'first' | 'last' | undefined>('first', 'last', undefined),
 });
 
-interface Call {
+export interface Call {
   partitionBy: string[];
   orderBy: Array<{ column: string; descending: boolean; nulls?: 'first' | 'last' }>;
   cols: ColChoice[];
