@@ -374,7 +374,8 @@ export function concatData(chunks: Data[], alloc: Allocator = sharedAlloc): Data
         }
       }
       const ctor = (chunks[0].values as TypedArray).constructor as TypedArrayConstructor;
-      const out = alloc(ctor, n * stride);
+      // the chunks' rows fill it end to end
+      const out = alloc(ctor, n * stride, 'overwritten');
       let p = 0;
       for (const c of chunks) {
         const v = c.values as TypedArray;

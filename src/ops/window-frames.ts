@@ -87,8 +87,10 @@ export function computeFrames(
   peers: () => PeerGroups = () => computePeers(n, groupStarts, order),
   alloc: Allocator = fresh,
 ): FrameBounds {
-  const lo = alloc(Int32Array, n);
-  const hi = alloc(Int32Array, n);
+  // ROWS frames write every row's bounds (the groups cover [0, n)); the others may skip some.
+  const fill = frame.mode === 'rows' ? 'overwritten' : 'zeroed';
+  const lo = alloc(Int32Array, n, fill);
+  const hi = alloc(Int32Array, n, fill);
   if (frame.mode === 'rows') rowsFrames(groupStarts, frame, lo, hi);
   else if (frame.mode === 'peers') peerFrames(groupStarts, peers(), frame, lo, hi);
   else if (frame.mode === 'groups') groupsFrames(groupStarts, peers(), frame, lo, hi);

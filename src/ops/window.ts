@@ -423,7 +423,8 @@ function sumAvgColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
   const prefix = memo(ctx.prefixes, col.measure, () => intPrefix(m, n, ctx.alloc));
   if (isSum) {
     // uint64 sums wrap in uint64: the same bits, read unsigned
-    const out = col.type.kind === 'int' && !col.type.signed ? (ctx.alloc(BigUint64Array, n) as unknown as BigInt64Array) : ctx.alloc(BigInt64Array, n);
+    // intSumAvg writes every row
+    const out = col.type.kind === 'int' && !col.type.signed ? (ctx.alloc(BigUint64Array, n, 'overwritten') as unknown as BigInt64Array) : ctx.alloc(BigInt64Array, n, 'overwritten');
     intSumAvg(prefix, lo, hi, words64(out), null, counts);
     return values(col, out, valid);
   }

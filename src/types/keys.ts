@@ -45,6 +45,11 @@ export type TypedArrayConstructor<T extends TypedArray = TypedArray> = {
 /**
  * Where a column's buffers come from: shared memory, a task's scratch loan, transferable
  * buffers. The one allocator type of the code base; every allocation is zero-filled and
- * 8-byte aligned.
+ * 8-byte aligned, unless the caller passes `'overwritten'`: it writes every element before
+ * reading any, so an allocator that reuses memory may skip clearing it (the task scratch does:
+ * zeroing was 8% of the window kernel).
  */
-export type Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number) => T;
+export type Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number, fill?: AllocFill) => T;
+
+/** 'zeroed' (the default): all zero bytes; 'overwritten': any contents, the caller writes them all. */
+export type AllocFill = 'zeroed' | 'overwritten';

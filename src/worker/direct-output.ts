@@ -14,14 +14,21 @@ import { scratchAlloc } from './scratch.js';
 
 type Dest = { values: BufRef; nulls: BufRef };
 
-/** dest[target[i]] = values[i], NULL where valid[i] = 0. */
-export function scatterDirect(values: TypedArray, valid: Uint8Array | null, target: Uint32Array, dest: Dest): void {
+/**
+ * dest[target[i]] = values[from[i]] (values[i] without `from`), NULL where that value's valid
+ * byte is 0. With `from` a caller can walk the destinations in ascending order (its rows' load
+ * order) and read the small sorted-order outputs at random instead: the writes into the
+ * whole-input arrays then touch each page once, where sorted-order writes land on a new page
+ * almost every row (measured: the scatter took a fifth of the window kernel).
+ */
+export function scatterDirect(values: TypedArray, valid: Uint8Array | null, target: Uint32Array, dest: Dest, from: Uint32Array | null = null): void {
   const ctor = values.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
-  scatterValues(values, target, new ctor(dest.values.sab, dest.values.byteOffset, dest.values.byteLength / ctor.BYTES_PER_ELEMENT));
+  scatterValues(values, target, new ctor(dest.values.sab, dest.values.byteOffset, dest.values.byteLength / ctor.BYTES_PER_ELEMENT), from);
   if (!valid) return;
   const nulls = viewOf(Uint8Array, dest.nulls);
   const n = target.length;
-  for (let i = 0; i < n; i++) if (valid[i] === 0) nulls[target[i]!] = 1;
+  if (from) for (let i = 0; i < n; i++) { if (valid[from[i]!] === 0) nulls[target[i]!] = 1; }
+  else for (let i = 0; i < n; i++) if (valid[i] === 0) nulls[target[i]!] = 1;
 }
 
 /**

@@ -3,7 +3,7 @@
  * 64-bit values are moved as two 32-bit words so no BigInt is created per value.
  */
 import type { Allocator } from '../columns/arena.js';
-import type { KeyColumn, TypedArray } from '../types/keys.js';
+import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { scratchAlloc } from './scratch.js';
 
 /** Outputs come from `alloc` (default: this task's scratch memory). */
@@ -50,7 +50,7 @@ export function permuteBytes(src: Uint8Array, perm: Uint32Array, alloc: Allocato
 
 export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, alloc: Allocator = scratchAlloc): T {
   const n = perm.length;
-  const out = alloc(src.constructor as never, n) as T;
+  const out = alloc(src.constructor as TypedArrayConstructor<T>, n, 'overwritten');
   if (src.BYTES_PER_ELEMENT === 8) {
     const s = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
     const d = new Int32Array(out.buffer, out.byteOffset, n * 2);
@@ -68,14 +68,23 @@ export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, a
 }
 
 /**
- * out[target[i]] = src[i] for every i, moving 8-byte values as two words; `valid` bytes alike.
- * Used to write sorted-order kernel outputs to their rows' global positions.
+ * out[target[i]] = src[from[i]] (src[i] without `from`) for every i, moving 8-byte values as two
+ * words. Used to write sorted-order kernel outputs to their rows' global positions.
  */
-export function scatterValues(src: TypedArray, target: Uint32Array, out: TypedArray): void {
+export function scatterValues(src: TypedArray, target: Uint32Array, out: TypedArray, from: Uint32Array | null = null): void {
   const n = target.length;
   if (src.BYTES_PER_ELEMENT === 8) {
-    const s = new Int32Array(src.buffer, src.byteOffset, n * 2);
+    const s = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
     const d = new Int32Array(out.buffer, out.byteOffset, out.length * 2);
+    if (from) {
+      for (let i = 0; i < n; i++) {
+        const t = target[i]! * 2;
+        const f = from[i]! * 2;
+        d[t] = s[f]!;
+        d[t + 1] = s[f + 1]!;
+      }
+      return;
+    }
     for (let i = 0; i < n; i++) {
       const t = target[i]! * 2;
       d[t] = s[i << 1]!;
@@ -85,5 +94,6 @@ export function scatterValues(src: TypedArray, target: Uint32Array, out: TypedAr
   }
   const s = src as unknown as Int32Array;
   const d = out as unknown as Int32Array;
-  for (let i = 0; i < n; i++) d[target[i]!] = s[i]!;
+  if (from) for (let i = 0; i < n; i++) d[target[i]!] = s[from[i]!]!;
+  else for (let i = 0; i < n; i++) d[target[i]!] = s[i]!;
 }

@@ -13,7 +13,7 @@
  * `scratchMark` / `scratchRelease` give stack discipline to helpers that call each other in a
  * loop (the radix sort reuses its ping-pong buffers across calls that way).
  */
-import type { TypedArray } from '../types/keys.js';
+import type { AllocFill, TypedArray } from '../types/keys.js';
 import type { ScratchUse } from '../types/tasks.js';
 import { zeroBytes, type Allocator } from '../columns/arena.js';
 
@@ -50,10 +50,10 @@ export function scratchRelease(mark: number): void {
   used = mark;
 }
 
-export const scratchAlloc: Allocator = <T extends TypedArray>(ctor: { new (b: ArrayBufferLike, o: number, l: number): T; new (n: number): T; BYTES_PER_ELEMENT: number }, length: number): T => {
+export const scratchAlloc: Allocator = <T extends TypedArray>(ctor: { new (b: ArrayBufferLike, o: number, l: number): T; new (n: number): T; BYTES_PER_ELEMENT: number }, length: number, fill: AllocFill = 'zeroed'): T => {
   const bytes = Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8;
   if (used + bytes <= buffer.byteLength) {
-    zeroBytes(buffer, used, bytes);
+    if (fill === 'zeroed') zeroBytes(buffer, used, bytes);
     const out = new ctor(buffer, used, length);
     used += bytes;
     if (used > high) high = used;

@@ -145,23 +145,37 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
     const columns = outs.map((o, c) => gatherData(windowOutputData(o, window.columns[c]!, takeFrom(o), perm, scratchAlloc), position, n, region!.alloc));
     return { ...rowsRegion(region!, [...own.columns, ...columns], own.rowIds, n), rows: n, rightRows: 0, carry };
   }
-  const rowIds = scratchAlloc(Uint32Array, n);
-  for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[rowPerm[i]!]!;
   if (out.kind === 'direct') {
-    // Every result is fixed-width here: a take is gathered from the permuted measure.
+    // Every result is fixed-width here: a take is gathered from the permuted measure. Written
+    // in load order (ascending row ids), each row reading its sorted position: see scatterDirect.
+    const { target, from } = directOrder(part.rowIds, rowPerm, n, halo ? loaded.own! : null);
     outs.forEach((o, c) => {
       let values: TypedArray;
       let valid: Uint8Array | null;
       if (o.kind === 'values') ({ values, valid } = o);
       else ({ values, valid } = takeFixedValues(o.index, measures[o.measure]!, window.columns[c]!.default, scratchAlloc));
-      scatterDirect(values, valid, rowIds, out.columns[c]!);
+      scatterDirect(values, valid, target, out.columns[c]!, from);
     });
     return { bufferBytes: 0, extraBytes: 0, parts: [], rows: n, rightRows: 0, carry };
   }
+  const rowIds = scratchAlloc(Uint32Array, n);
+  for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[rowPerm[i]!]!;
   const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, takeFrom(o), perm, scratchAlloc));
   const dest = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) dest[i] = rowIds[i]! >>> out.rangeShift;
   return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0, carry };
+}
+
+/**
+ * The output rows in load order: target[j] their global row id, from[j] their position among
+ * the n sorted-order outputs (rowPerm: output position -> load position). Load positions are
+ * all of the partition's, or the own range's [start, end) of a halo load.
+ */
+function directOrder(loadIds: Uint32Array, rowPerm: Uint32Array, n: number, own: { start: number; end: number } | null): { target: Uint32Array; from: Uint32Array } {
+  const base = own ? own.start : 0;
+  const from = scratchAlloc(Uint32Array, n);
+  for (let k = 0; k < n; k++) from[rowPerm[k]! - base] = k;
+  return { target: loadIds.subarray(base, base + n), from };
 }
 
 /**
