@@ -243,14 +243,14 @@ function emptyData(f: FieldDesc): A.Data {
 /** Rows [start, start + length) of a dense output as arrow Data (values are views, not copies). */
 function denseSlice(d: DenseColumn, start: number, length: number): A.Data {
   const type = typeToArrow(d.field.type);
-  const nulls = d.nulls.subarray(start, start + length);
-  let nullCount = 0;
-  for (let i = 0; i < length; i++) nullCount += nulls[i]!;
+  // One pass packs the NULL bytes and counts them; their complement is the validity bitmap.
+  const packed = bytesToBitmap(d.nulls.subarray(start, start + length), length);
+  const nullCount = packed.set;
   let nullBitmap: Uint8Array | undefined;
   if (nullCount > 0) {
-    const valid = new Uint8Array(length);
-    for (let k = 0; k < length; k++) valid[k] = nulls[k] ? 0 : 1;
-    nullBitmap = bytesToBitmap(valid, length).bitmap;
+    nullBitmap = packed.bitmap;
+    for (let b = 0; b < nullBitmap.length; b++) nullBitmap[b] = ~nullBitmap[b]! & 0xff;
+    if (length & 7) nullBitmap[nullBitmap.length - 1]! &= (1 << (length & 7)) - 1;
   }
   if (d.field.type.kind === 'bool') {
     const { bitmap } = bytesToBitmap(d.values.subarray(start, start + length) as Uint8Array, length);
