@@ -11,7 +11,9 @@
  * - date/timestamp ↔ date/timestamp: to a finer unit multiplies, to a coarser one floors (so
  *   timestamp → date gives the UTC calendar day); changing only the zone keeps the instant.
  * - int ↔ date/timestamp reinterprets the stored count (days, or units since the epoch).
- * - date/timestamp ↔ string: see evaluate-datetime.ts.
+ * - date/timestamp → string: the one temporal text renderer (src/io/temporal-text) with a space
+ *   between date and time ('2024-03-10 01:30:00[.fraction]', 'Z' for zoned, the instant in UTC);
+ *   string → date/timestamp: see evaluate-datetime.ts.
  */
 import type { Data } from 'apache-arrow';
 import type { TypeDesc, TimeUnit } from '../types/column.js';
@@ -20,7 +22,9 @@ import type { Alloc } from './evaluate-data.js';
 import {
   allocBits, boolBitsOf, ByteBuilder, ctorOf, decodeUtf8, getBit, halves, is64, makeResult, strViewOf, unpackBits, validityOf,
 } from './evaluate-data.js';
-import { floorDiv, formatDate, formatTimestamp, NANOS, parseDateTime } from './evaluate-datetime.js';
+import { civilScratch, formatCivil, formatDate, splitTimestamp } from '../io/temporal-text.js';
+import { divScratch, divWords, divWordsWide, limbScratch, limbsOfWords, wideDivScratch, words64 } from '../ops/int64-words.js';
+import { floorDiv, NANOS, parseDateTime } from './evaluate-datetime.js';
 import { nullColumn } from './evaluate-value.js';
 
 type IntType = Extract<TypeDesc, { kind: 'int' }>;
@@ -140,24 +144,49 @@ function numeric(from: TypeDesc, to: TypeDesc, a: Data, n: number, valid: Uint8A
 }
 
 function temporalToTemporal(from: TypeDesc, to: TypeDesc, a: Data, n: number, valid: Uint8Array, alloc: Alloc): Data {
-  const fu = unitOf(from);
-  const tu = unitOf(to);
+  const f = NANOS[unitOf(from)];
+  const t = NANOS[unitOf(to)];
   const out = alloc(ctorOf(to), n);
-  const src = a.values as BigInt64Array | Int32Array;
-  const bigOut = is64(to);
-  const f = NANOS[fu];
-  const t = NANOS[tu];
+  // 64-bit counts as their 32-bit words (exact, no BigInt per value); date32 days as int32
+  const src64 = is64(from) ? words64(a.values as BigInt64Array) : null;
+  const src32 = src64 ? null : (a.values as Int32Array);
+  const dst64 = is64(to) ? words64(out as BigInt64Array) : null;
+  const dst32 = dst64 ? null : (out as Int32Array);
+  const finer = f >= t;
+  const k = Number(finer ? f / t : t / f); // <= 86400e9 < 2^47
+  // a divisor above divWordsWide's 2^37 (ns -> day) divides in two exact floor steps
+  const k1 = !finer && k > 2 ** 37 ? 1e6 : k;
+  const k2 = k / k1;
   for (let i = 0; i < n; i++) {
     if (!getBit(valid, i)) continue;
-    const v = BigInt(src[i]);
-    const r = f >= t ? v * (f / t) : floorDiv(v, t / f);
-    if (bigOut) {
-      if (BigInt.asIntN(64, r) !== r) clear(valid, i);
-      else (out as BigInt64Array)[i] = r;
-    } else if (r < -2147483648n || r > 2147483647n) {
-      clear(valid, i);
+    const hi = src64 ? src64[2 * i + 1]! | 0 : src32![i]! < 0 ? -1 : 0;
+    const lo = src64 ? src64[2 * i]! : src32![i]! >>> 0;
+    let rh: number;
+    let rl: number;
+    if (finer) {
+      limbsOfWords(hi, lo, k);
+      const h = limbScratch[0]!;
+      const m = limbScratch[1]!;
+      // the product fits int64 when its top limb only extends the sign of the middle one
+      if (!((h === 0 && m < 2 ** 31) || (h === -1 && m >= 2 ** 31))) {
+        clear(valid, i);
+        continue;
+      }
+      rh = m | 0;
+      rl = limbScratch[2]!;
     } else {
-      (out as Int32Array)[i] = Number(r);
+      divWordsWide(hi, lo, k1);
+      if (k2 !== 1) divWordsWide(wideDivScratch[0]!, wideDivScratch[1]!, k2);
+      rh = wideDivScratch[0]!;
+      rl = wideDivScratch[1]!;
+    }
+    if (dst64) {
+      dst64[2 * i] = rl;
+      dst64[2 * i + 1] = rh;
+    } else if ((rh === 0 && rl < 2 ** 31) || (rh === -1 && rl >= 2 ** 31)) {
+      dst32![i] = rl | 0;
+    } else {
+      clear(valid, i);
     }
   }
   return makeResult(to, n, valid, { data: out });
@@ -217,12 +246,22 @@ function toStrings(from: TypeDesc, to: TypeDesc, a: Data, n: number, valid: Uint
       put(i);
     }
   } else if (from.kind === 'date' || from.kind === 'timestamp') {
-    const v = a.values as BigInt64Array;
+    // one renderer for temporal text (src/io/temporal-text), from the values' words
+    const w = words64(a.values as BigInt64Array);
     const unit = from.kind === 'date' ? 'ms' : from.unit;
     const zoned = from.kind === 'timestamp' && from.timezone !== null;
     for (let i = 0; i < n; i++) {
       if (getBit(valid, i)) {
-        b.appendString(from.kind === 'date' ? formatDate(Number(floorDiv(v[i], 86_400_000n))) : formatTimestamp(v[i], unit, zoned));
+        const hi = w[2 * i + 1]! | 0;
+        const lo = w[2 * i]!;
+        if (from.kind === 'date') {
+          // date64: the calendar day of the milliseconds
+          divWords(hi, lo, 86_400_000);
+          b.appendString(formatDate(divScratch[0]!));
+        } else {
+          splitTimestamp(hi, lo, unit);
+          b.appendString(formatCivil(civilScratch[0]!, civilScratch[1]!, civilScratch[2]!, unit, zoned, ' '));
+        }
       }
       put(i);
     }

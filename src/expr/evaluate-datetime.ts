@@ -1,9 +1,6 @@
 /**
- * Calendar helpers for casts between dates/timestamps and strings (proleptic Gregorian, UTC).
- * Days ↔ civil dates use Howard Hinnant's `days_from_civil` / `civil_from_days` (exact for
- * any int32 day count). Formats: date 'YYYY-MM-DD'; timestamp 'YYYY-MM-DD HH:MM:SS' plus a
- * fraction with the unit's digits (3/6/9) when non-zero, plus 'Z' for zoned timestamps (the
- * instant is printed in UTC). Parsing accepts 'YYYY-MM-DD', then optionally 'T' or ' ' and
+ * Calendar helpers for casts from strings to dates/timestamps (proleptic Gregorian, UTC); the
+ * text of temporal values is src/io/temporal-text's. Parsing accepts 'YYYY-MM-DD', then optionally 'T' or ' ' and
  * 'HH:MM[:SS[.fraction]]', then optionally 'Z' or '±HH[:]MM'.
  */
 import { civilFromDays, daysFromCivil } from '../io/temporal-text.js';
@@ -14,39 +11,6 @@ export const NANOS: Record<TimeUnit | 'day', bigint> = { day: 86_400_000_000_000
 
 // One copy of the calendar arithmetic: the CSV reader/writer's (src/io/temporal-text).
 export { civilFromDays, daysFromCivil };
-
-function pad(n: number, w: number): string {
-  const s = String(Math.abs(n)).padStart(w, '0');
-  return n < 0 ? `-${s}` : s;
-}
-
-export function formatDate(days: number): string {
-  const [y, m, d] = civilFromDays(days);
-  return `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
-}
-
-const FRACTION_DIGITS: Record<TimeUnit, number> = { s: 0, ms: 3, us: 6, ns: 9 };
-
-/** `v` counts `unit`s since the epoch. */
-export function formatTimestamp(v: bigint, unit: TimeUnit, zoned: boolean): string {
-  const per = NANOS.s / NANOS[unit];
-  let secs = v / per;
-  let frac = v % per;
-  if (frac < 0n) {
-    frac += per;
-    secs -= 1n;
-  }
-  let days = secs / 86400n;
-  let sod = secs % 86400n;
-  if (sod < 0n) {
-    sod += 86400n;
-    days -= 1n;
-  }
-  const s = Number(sod);
-  let out = `${formatDate(Number(days))} ${pad(Math.floor(s / 3600), 2)}:${pad(Math.floor(s / 60) % 60, 2)}:${pad(s % 60, 2)}`;
-  if (frac !== 0n) out += `.${frac.toString().padStart(FRACTION_DIGITS[unit], '0')}`;
-  return zoned ? `${out}Z` : out;
-}
 
 const DATETIME = /^\s*([+-]?\d{4,})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$/i;
 

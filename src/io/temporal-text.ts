@@ -92,22 +92,19 @@ export function splitTimestamp(hi: number, lo: number, unit: Unit): void {
 let lastDays = NaN;
 let lastDate = '';
 
-/** ISO-8601 text of a split timestamp (days, second of day in [0, 86400), fraction in `unit`). */
-export function formatCivil(days: number, sod: number, frac: number, unit: Unit, zoned: boolean): string {
+/**
+ * ISO-8601 text of a split timestamp (days, second of day in [0, 86400), fraction in `unit`);
+ * `separator` between date and time: 'T' in files, ' ' for CAST to string (as SQL engines print).
+ */
+export function formatCivil(days: number, sod: number, frac: number, unit: Unit, zoned: boolean, separator: 'T' | ' ' = 'T'): string {
   // columns are often sorted or clustered by time: consecutive values share their date text
   if (days !== lastDays) {
     lastDays = days;
     lastDate = formatDate(days);
   }
-  let out = `${lastDate}T${pad2(Math.floor(sod / 3600))}:${pad2(Math.floor(sod / 60) % 60)}:${pad2(sod % 60)}`;
+  let out = `${lastDate}${separator}${pad2(Math.floor(sod / 3600))}:${pad2(Math.floor(sod / 60) % 60)}:${pad2(sod % 60)}`;
   if (frac !== 0) out += `.${String(frac).padStart(UNIT_DIGITS[unit], '0')}`;
   return zoned ? `${out}Z` : out;
-}
-
-/** A timestamp count of `unit` since the epoch (an int64) → ISO-8601 (with `Z` when `zoned`). */
-export function formatTimestamp(value: bigint, unit: Unit, zoned: boolean): string {
-  splitTimestamp(Number(BigInt.asIntN(32, value >> 32n)), Number(value & 0xffffffffn), unit);
-  return formatCivil(civilScratch[0]!, civilScratch[1]!, civilScratch[2]!, unit, zoned);
 }
 
 const DATE_RE = /^([+-]?\d{4,})-(\d{2})-(\d{2})$/;

@@ -160,6 +160,61 @@ export function limbGap(ah: number, am: number, al: number, bh: number, bm: numb
   limbScratch[2] = gl;
 }
 
+/** Scratch [quotient hi word (signed), quotient lo word, remainder] of the last `divWordsWide` call. */
+export const wideDivScratch = new Float64Array(3);
+
+/**
+ * floor((hi*2^32 + lo) / d) as 64-bit words and the remainder in [0, d), exactly, into
+ * `wideDivScratch`, for any quotient (divWords needs |quotient| <= 2^53); d an integer in
+ * [1, 2^37].
+ */
+export function divWordsWide(hi: number, lo: number, d: number): void {
+  const neg = hi < 0;
+  let h = hi;
+  let l = lo;
+  if (neg) {
+    // the magnitude, as in divWords
+    if (l === 0) h = -h;
+    else {
+      h = -h - 1;
+      l = TWO32 - l;
+    }
+  }
+  // long division by 16-bit digits: each partial dividend < d * 2^16 <= 2^53, each digit < 2^16
+  const h0 = h % TWO16;
+  const l0 = l % TWO16;
+  let x = (h - h0) / TWO16;
+  const q3 = Math.floor(x / d);
+  let r = x - q3 * d;
+  x = r * TWO16 + h0;
+  const q2 = Math.floor(x / d);
+  r = x - q2 * d;
+  x = r * TWO16 + (l - l0) / TWO16;
+  const q1 = Math.floor(x / d);
+  r = x - q1 * d;
+  x = r * TWO16 + l0;
+  const q0 = Math.floor(x / d);
+  r = x - q0 * d;
+  let qh = q3 * TWO16 + q2;
+  let ql = q1 * TWO16 + q0;
+  if (neg) {
+    // floor of a negative quotient: -(q) - 1 when inexact = ~q (+ 1 when exact), in words
+    qh = TWO32 - 1 - qh;
+    ql = TWO32 - 1 - ql;
+    if (r === 0) {
+      ql += 1;
+      if (ql === TWO32) {
+        ql = 0;
+        qh += 1;
+      }
+    } else r = d - r;
+    qh = qh | 0;
+  }
+  wideDivScratch[0] = qh;
+  wideDivScratch[1] = ql;
+  wideDivScratch[2] = r;
+}
+
 /** Scratch [quotient, remainder] of the last `divWords` call. */
 export const divScratch = new Float64Array(2);
 

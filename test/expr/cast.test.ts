@@ -4,6 +4,7 @@ import { col, lit, expr } from '../../src/expr/builders.js';
 import { bindExpr } from '../../src/expr/bind.js';
 import { evaluate } from '../../src/expr/evaluate.js';
 import { T, column, table, run, values } from './helpers.js';
+import type { TypeDesc } from '../../src/types/column.js';
 
 describe('cast', () => {
   it('int → narrower int: out of range is NULL', () => {
@@ -61,5 +62,77 @@ describe('cast', () => {
     expect(run(t, expr("ts >= '2024-01-01' AND d = '2024-01-01'"))).toEqual([false, true, false, null]);
     expect(run(t, lit('2024-01-01T00:00:00.123+01:00').cast('timestamp[ms]'))).toEqual(Array(4).fill(1704067200123n - 3600000n));
     expect(run(t, lit('2023-02-30').cast('date32'))).toEqual([null, null, null, null]);
+  });
+});
+
+describe('cast between temporal units and to text, exact over the whole int64 range', () => {
+  // Reference from the contract alone: finer multiplies (NULL outside the target's range),
+  // coarser floors; text is the UTC calendar day and time of day, the unit's fraction digits.
+  const NS: Record<string, bigint> = { day: 86_400_000_000_000n, s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };
+  const types: Array<{ name: string; type: TypeDesc; unit: string; bits: 32 | 64 }> = [
+    { name: 'date32', type: { kind: 'date', unit: 'day' }, unit: 'day', bits: 32 },
+    { name: 'date64', type: { kind: 'date', unit: 'ms' }, unit: 'ms', bits: 64 },
+    ...(['s', 'ms', 'us', 'ns'] as const).map((u) => ({ name: `timestamp[${u}]`, type: { kind: 'timestamp', unit: u, timezone: null } as TypeDesc, unit: u, bits: 64 as const })),
+  ];
+  const floorDiv = (a: bigint, b: bigint): bigint => (a % b !== 0n && a < 0n ? a / b - 1n : a / b);
+  const fits = (v: bigint, bits: 32 | 64): boolean => BigInt.asIntN(bits, v) === v;
+  const value = (bits: 32 | 64) =>
+    fc.oneof(
+      fc.bigInt({ min: -(2n ** BigInt(bits - 1)), max: 2n ** BigInt(bits - 1) - 1n }),
+      bits === 64 ? fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }) : fc.bigInt({ min: -100_000n, max: 100_000n }),
+      fc.constantFrom(0n, -1n, 1n, -(2n ** BigInt(bits - 1)), 2n ** BigInt(bits - 1) - 1n),
+      // exact multiples of a unit step: floors of negative values without a remainder
+      fc.tuple(fc.bigInt({ min: -1000n, max: 1000n }), fc.constantFrom(1000n, 1_000_000n, 86_400n, 86_400_000n, 86_400_000_000n, 86_400_000_000_000n)).map(([a, k]) => (bits === 64 ? a * k : a)),
+    );
+  it('unit to unit: the same as the BigInt reference', () => {
+    for (const from of types) {
+      for (const to of types) {
+        if (from === to) continue;
+        fc.assert(
+          fc.property(fc.array(value(from.bits), { maxLength: 24 }), (xs) => {
+            const raw = xs.map((x) => (from.bits === 32 ? Number(x) : x));
+            const b = bindExpr(col('a').cast(to.name).node, [{ name: 'a', type: from.type, nullable: false }]);
+            const got = values(evaluate(b, [column(from.type, raw)], xs.length));
+            const f = NS[from.unit]!;
+            const t = NS[to.unit]!;
+            const want = xs.map((x) => {
+              const r = f >= t ? x * (f / t) : floorDiv(x, t / f);
+              if (!fits(r, to.bits)) return null;
+              return to.bits === 32 ? Number(r) : r;
+            });
+            expect(got).toEqual(want);
+          }),
+          { numRuns: 40 },
+        );
+      }
+    }
+  });
+  it('to text: the calendar day and time of the reference split', () => {
+    const pad = (v: bigint | number, w: number): string => String(v).padStart(w, '0');
+    for (const from of types.filter((x) => x.type.kind === 'timestamp')) {
+      const per = NS.s! / NS[from.unit]!;
+      // days within the range JS Date can print (about ±273,790 years)
+      const maxUnits = 8_000_000_000_000_000n / 1000n * (NS.s! / NS[from.unit]!) / 1000n;
+      fc.assert(
+        fc.property(fc.array(fc.bigInt({ min: -maxUnits, max: maxUnits }), { maxLength: 16 }), (xs) => {
+          const b = bindExpr(col('a').cast('utf8').node, [{ name: 'a', type: from.type, nullable: false }]);
+          const got = values(evaluate(b, [column(from.type, xs)], xs.length));
+          const want = xs.map((x) => {
+            const secs = floorDiv(x, per);
+            const frac = x - secs * per;
+            const days = floorDiv(secs, 86400n);
+            const sod = Number(secs - days * 86400n);
+            const d = new Date(Number(days) * 86_400_000);
+            const y = d.getUTCFullYear();
+            const year = y >= 0 && y <= 9999 ? pad(y, 4) : (y < 0 ? '-' : '+') + pad(Math.abs(y), 4);
+            let s = `${year}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)} ${pad(Math.floor(sod / 3600), 2)}:${pad(Math.floor(sod / 60) % 60, 2)}:${pad(sod % 60, 2)}`;
+            if (frac !== 0n) s += `.${pad(frac, String(per).length - 1)}`;
+            return s;
+          });
+          expect(got).toEqual(want);
+        }),
+        { numRuns: 60 },
+      );
+    }
   });
 });
