@@ -41,8 +41,9 @@ import {
   Precision,
 } from 'apache-arrow';
 import { PlanError } from '../errors.js';
-import { hasUtcOffset, parseDate, parseTimestamp, type Unit } from './temporal-text.js';
-import { checkTimeZone, wallToInstant } from './time-zones.js';
+import { limbScratch, limbsOfWords, TWO32, words64 } from '../ops/int64-words.js';
+import { parseDate, parseTimestamp, timestampWords, type Unit } from './temporal-text.js';
+import { checkTimeZone, wallOffset } from './time-zones.js';
 
 export interface Filler {
   set(i: number, s: string): string | null;
@@ -108,13 +109,19 @@ function numberFiller(type: DataType, values: NumArray, parse: (s: string) => nu
   };
 }
 
-function bigFiller(type: DataType, values: BigInt64Array | BigUint64Array, parse: (s: string) => bigint | string, cap: number): Filler {
+/**
+ * A 64-bit column filled from its values' 32-bit words: `parse` returns an error text or null
+ * and leaves the value's words [hi, lo] in `words` (no BigInt per value).
+ */
+function bigFiller(type: DataType, values: BigInt64Array | BigUint64Array, parse: (s: string) => string | null, words: Float64Array, cap: number): Filler {
   const v = new Validity(cap);
+  const w = words64(values);
   return {
     set(i, s) {
-      const x = parse(s);
-      if (typeof x === 'string') return x;
-      values[i] = x;
+      const err = parse(s);
+      if (err !== null) return err;
+      w[2 * i] = words[1]!;
+      w[2 * i + 1] = words[0]!;
       return null;
     },
     setNull: (i) => v.setNull(i),
@@ -130,11 +137,31 @@ function intParser(min: number, max: number, name: string): (s: string) => numbe
   };
 }
 
-function bigIntParser(min: bigint, max: bigint, name: string): (s: string) => bigint | string {
+/** Scratch [hi, lo] words of the last integer or date64 value parsed. */
+const parsedWords = new Float64Array(2);
+
+function setWords(x: number): void {
+  const hi = Math.floor(x / TWO32);
+  parsedWords[0] = hi;
+  parsedWords[1] = x - hi * TWO32;
+}
+
+/** 64-bit integer text into `parsedWords`: up to 15 digits through a double (exact), longer through a BigInt. */
+function bigIntParser(min: bigint, max: bigint, name: string): (s: string) => string | null {
+  const unsigned = min === 0n;
   return (s) => {
     if (!INT_RE.test(s)) return `not an integer`;
-    const x = BigInt(s);
-    return x >= min && x <= max ? x : `out of range for ${name}`;
+    if (s.length <= 15) {
+      const x = Number(s);
+      if (unsigned && x < 0) return `out of range for ${name}`;
+      setWords(x === 0 ? 0 : x);
+      return null;
+    }
+    const x = BigInt(s); // 16 digits and more: rare
+    if (x < min || x > max) return `out of range for ${name}`;
+    parsedWords[0] = Number(BigInt.asIntN(32, x >> 32n));
+    parsedWords[1] = Number(x & 0xffffffffn);
+    return null;
   };
 }
 
@@ -216,8 +243,8 @@ export function makeFiller(type: DataType, cap: number, column: string): Filler 
       const name = `${signed ? 'int' : 'uint'}${bits}`;
       if (bits === 64) {
         return signed
-          ? bigFiller(type, new BigInt64Array(cap), bigIntParser(-(2n ** 63n), 2n ** 63n - 1n, name), cap)
-          : bigFiller(type, new BigUint64Array(cap), bigIntParser(0n, 2n ** 64n - 1n, name), cap);
+          ? bigFiller(type, new BigInt64Array(cap), bigIntParser(-(2n ** 63n), 2n ** 63n - 1n, name), parsedWords, cap)
+          : bigFiller(type, new BigUint64Array(cap), bigIntParser(0n, 2n ** 64n - 1n, name), parsedWords, cap);
       }
       const min = signed ? -(2 ** (bits - 1)) : 0;
       const max = signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1;
@@ -241,30 +268,29 @@ export function makeFiller(type: DataType, cap: number, column: string): Filler 
         new BigInt64Array(cap),
         (s) => {
           const d = parseDate(s);
-          return d === null ? 'not a date (YYYY-MM-DD)' : BigInt(d) * 86_400_000n;
+          if (d === null) return 'not a date (YYYY-MM-DD)';
+          // |d| < 2^31: d * 86,400,000 < 2^58, exact as limbs
+          limbsOfWords(d < 0 ? -1 : 0, d >>> 0, 86_400_000);
+          parsedWords[0] = limbScratch[1]! | 0;
+          parsedWords[1] = limbScratch[2]!;
+          return null;
         },
+        parsedWords,
         cap,
       );
     }
     case Type.Timestamp: {
       const unit = UNIT_NAME[(type as Timestamp).unit]!;
       const zone = (type as Timestamp).timezone;
-      if (!zone) return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), cap);
+      if (!zone) return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), timestampWords, cap);
       const offsets = checkTimeZone(zone);
-      if (offsets.isUtc) return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), cap);
+      if (offsets.isUtc) return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit), timestampWords, cap);
       // text with an offset is an instant; without one, wall time in the column's zone
-      return bigFiller(
-        type,
-        new BigInt64Array(cap),
-        (s) => {
-          const v = parseTimestamp(s, unit);
-          return typeof v === 'bigint' && !hasUtcOffset(s) ? wallToInstant(v, unit, offsets) : v;
-        },
-        cap,
-      );
+      const inZone = (wallSeconds: number): number => wallOffset(offsets, wallSeconds);
+      return bigFiller(type, new BigInt64Array(cap), (s) => parseTimestamp(s, unit, inZone), timestampWords, cap);
     }
     case Type.Duration:
-      return bigFiller(type, new BigInt64Array(cap), bigIntParser(-(2n ** 63n), 2n ** 63n - 1n, 'duration'), cap);
+      return bigFiller(type, new BigInt64Array(cap), bigIntParser(-(2n ** 63n), 2n ** 63n - 1n, 'duration'), parsedWords, cap);
   }
   throw new PlanError('CSV_UNSUPPORTED_TYPE', `CSV column ${column} cannot have type ${String(type)}`, { column });
 }
@@ -301,9 +327,9 @@ export function inferType(values: Iterable<string>, opts: { dates?: boolean } = 
     }
     if (isDate && parseDate(s) === null) isDate = false;
     if (isTs && !isDate) {
-      if (typeof parseTimestamp(s, 'ns') !== 'bigint') isTs = false;
+      if (parseTimestamp(s, 'ns') !== null) isTs = false;
       else {
-        if (typeof parseTimestamp(s, 'us') !== 'bigint') nanos = true;
+        if (parseTimestamp(s, 'us') !== null) nanos = true;
         if (s.length > 10 && OFFSET_RE.test(s)) zoned++;
       }
     }

@@ -62,7 +62,7 @@ export function inferHiveType(values: Iterable<string | null>): DataType {
     n++;
     if (int && !(INT_RE.test(v) && BigInt(v) >= INT64_MIN && BigInt(v) <= INT64_MAX)) int = false;
     if (date && parseDate(v) === null) date = false;
-    if (ts && typeof parseTimestamp(v, 'us') === 'bigint') {
+    if (ts && parseTimestamp(v, 'us') === null) {
       if (v.length > 10 && OFFSET_RE.test(v)) zoned++;
     } else ts = false;
   }

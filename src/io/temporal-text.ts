@@ -11,13 +11,10 @@
  * `Z` / `±HH:MM[:SS]` / `±HHMM` / `±HH` offset (converted to UTC). A date alone is midnight.
  */
 
-import { divScratch, divWords } from '../ops/int64-words.js';
+import { addLimbs, divScratch, divWords, limbScratch, limbsOfWords } from '../ops/int64-words.js';
 
-const NS_PER_S = 1_000_000_000n;
-const UNIT_NS: Record<'s' | 'ms' | 'us' | 'ns', bigint> = { s: NS_PER_S, ms: 1_000_000n, us: 1_000n, ns: 1n };
 const UNIT_DIGITS: Record<'s' | 'ms' | 'us' | 'ns', number> = { s: 0, ms: 3, us: 6, ns: 9 };
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
+const TWO32 = 4294967296;
 
 export type Unit = 's' | 'ms' | 'us' | 'ns';
 
@@ -129,17 +126,20 @@ export function parseDate(s: string): number | null {
   return days !== null && Math.abs(days) <= 2 ** 31 - 1 ? days : null;
 }
 
-/** Whether ISO-8601 timestamp text ends with a UTC offset (`Z`, `±HH:MM`, `±HHMM`, `±HH`). */
-export function hasUtcOffset(s: string): boolean {
-  const m = TS_RE.exec(s);
-  return m !== null && m[8] !== undefined;
-}
+
+/** Scratch [hi word (signed), lo word] of the last successful `parseTimestamp`. */
+export const timestampWords = new Float64Array(2);
+
+const PER_SECOND_UNITS: Record<Unit, number> = { s: 1, ms: 1e3, us: 1e6, ns: 1e9 };
+const TWO31 = 2 ** 31;
 
 /**
- * ISO-8601 timestamp → count of `unit` since the epoch (UTC), or an error text: not a
- * timestamp, finer than `unit` (e.g. a fraction for seconds), or outside int64.
+ * ISO-8601 timestamp → count of `unit` since the epoch (UTC) as 64-bit words in
+ * `timestampWords`, exactly and without a BigInt: null, or an error text (not a timestamp,
+ * finer than `unit`, e.g. a fraction for seconds, or outside int64). Text without a UTC offset
+ * is read in `zone` when one is given (its wall time at that instant, `wallOffset`), else as UTC.
  */
-export function parseTimestamp(s: string, unit: Unit): bigint | string {
+export function parseTimestamp(s: string, unit: Unit, zone: ((wallSeconds: number) => number) | null = null): string | null {
   const m = TS_RE.exec(s);
   if (!m) return 'not an ISO-8601 timestamp';
   const days = civilDays(m[1]!, m[2]!, m[3]!);
@@ -159,11 +159,22 @@ export function parseTimestamp(s: string, unit: Unit): bigint | string {
     if (oh > 23 || om > 59 || os > 59) return 'not a valid UTC offset';
     offsetS = sign * (oh * 3600 + om * 60 + os);
   }
-  const fracNs = m[7] ? BigInt(m[7].padEnd(9, '0')) : 0n;
-  const step = UNIT_NS[unit];
-  if (fracNs % step !== 0n) return `has a finer fraction of a second than the column unit (${unit})`;
-  const secs = BigInt(days) * 86400n + BigInt(hh * 3600 + mi * 60 + ss - offsetS);
-  const v = secs * (NS_PER_S / step) + fracNs / step;
-  if (v < INT64_MIN || v > INT64_MAX) return `out of range for timestamp[${unit}]`;
-  return v;
+  // a fraction of up to 9 digits in ns; it must be a whole number of the unit's steps
+  const fracNs = m[7] ? Number(m[7].padEnd(9, '0')) : 0;
+  const step = 1e9 / PER_SECOND_UNITS[unit];
+  if (fracNs % step !== 0) return `has a finer fraction of a second than the column unit (${unit})`;
+  // |days| < 2^53 / 86400 for any year the text can hold in a safe integer: secs is exact
+  let secs = days * 86400 + hh * 3600 + mi * 60 + ss - offsetS;
+  if (!Number.isSafeInteger(secs)) return `out of range for timestamp[${unit}]`;
+  if (zone !== null && z === undefined) secs -= zone(secs);
+  // secs * units per second + the fraction's units, as 96-bit limbs, then the int64 check
+  const hi = Math.floor(secs / TWO32);
+  limbsOfWords(hi, secs - hi * TWO32, PER_SECOND_UNITS[unit]);
+  addLimbs(limbScratch[0]!, limbScratch[1]!, limbScratch[2]!, 0, 0, fracNs / step);
+  const h = limbScratch[0]!;
+  const mid = limbScratch[1]!;
+  if (!((h === 0 && mid < TWO31) || (h === -1 && mid >= TWO31))) return `out of range for timestamp[${unit}]`;
+  timestampWords[0] = mid | 0;
+  timestampWords[1] = limbScratch[2]!;
+  return null;
 }

@@ -1,7 +1,7 @@
 /**
  * Time-zone offsets of Arrow timestamp zones (`timestamp[ms, America/New_York]`), for showing a
  * zoned instant as the zone's local wall time with its offset, and for reading wall-clock text
- * as an instant (`wallToInstant`, used by the CSV reader).
+ * as an instant (`wallOffset`: the CSV reader subtracts it from zone-less text's seconds).
  *
  * The zone rules come from temporal-polyfill (the IANA database of the Intl implementation).
  * Asking Temporal per value would build a ZonedDateTime per row, so each zone keeps the
@@ -145,11 +145,3 @@ export function wallOffset(zone: ZoneOffsets, wallSeconds: number): number {
   return before; // gap: the offset before it
 }
 
-const PER_SECOND = { s: 1n, ms: 1_000n, us: 1_000_000n, ns: 1_000_000_000n } as const;
-
-/** A wall-time count of `unit` in `zone` → the instant, in the same unit (gaps and overlaps: `wallOffset`). */
-export function wallToInstant(wall: bigint, unit: keyof typeof PER_SECOND, zone: ZoneOffsets): bigint {
-  const per = PER_SECOND[unit];
-  const secs = wall / per - (wall % per < 0n ? 1n : 0n);
-  return wall - BigInt(wallOffset(zone, Number(secs))) * per;
-}
