@@ -202,12 +202,17 @@ function stringFiller(type: Utf8 | LargeUtf8, cap: number): Filler {
       const large = type instanceof LargeUtf8;
       if (large ? false : total > 0x7fffffff) throw new RangeError('string column batch over 2 GiB; use a smaller batchRows');
       const offsets = large ? new BigInt64Array(n + 1) : new Int32Array(n + 1);
+      // large offsets through their words (pos < 2^53), no BigInt per row
+      const words = large ? words64(offsets as BigInt64Array) : null;
       let pos = 0;
       for (let i = 0; i < n; i++) {
         const s = strs[i]!;
         if (s.length > 0) pos += buf.write(s, pos, 'utf8');
-        if (large) (offsets as BigInt64Array)[i + 1] = BigInt(pos);
-        else (offsets as Int32Array)[i + 1] = pos;
+        if (words) {
+          const hi = Math.floor(pos / TWO32);
+          words[2 * i + 2] = pos - hi * TWO32;
+          words[2 * i + 3] = hi;
+        } else (offsets as Int32Array)[i + 1] = pos;
       }
       return makeData({ type, length: n, nullCount: v.nulls, nullBitmap: v.bitmap(n), valueOffsets: offsets, data: bytes } as never);
     },

@@ -81,4 +81,18 @@ describe('CSV 64-bit columns from text', () => {
     };
     expect(read(new A.DateMillisecond(), dates)).toEqual(dates.map(utcMidnight));
   });
+  it('large strings: 64-bit offsets of the UTF-8 bytes', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 6 }), { maxLength: 20 }), (texts) => {
+        const f = makeFiller(new A.LargeUtf8(), texts.length, 'c');
+        texts.forEach((t, i) => expect(f.set(i, t)).toBeNull());
+        const data = f.finish(texts.length);
+        let at = 0n;
+        const want = [0n, ...texts.map((t) => (at += BigInt(Buffer.byteLength(t, 'utf8'))))];
+        expect([...(data.valueOffsets as unknown as BigInt64Array)]).toEqual(want);
+        expect(A.makeVector(data).toArray()).toEqual(texts);
+      }),
+      { numRuns: 50 },
+    );
+  });
 });
