@@ -91,6 +91,25 @@ function effectiveLength(l: ExplodeListInput, s: Int32Array | Float64Array | nul
   return s === null ? (l.size as number) : s[r + 1] - s[r];
 }
 
+/** out[r] = the effective length of row r of `l` (0 for a NULL list). */
+function effectiveLengths(l: ExplodeListInput, s: Int32Array | Float64Array | null, out: Int32Array): void {
+  const { n, valid } = l;
+  if (s === null) out.fill(l.size as number, 0, n);
+  else for (let r = 0; r < n; r++) out[r] = s[r + 1] - s[r];
+  if (valid !== null) for (let r = 0; r < n; r++) if (valid[r] === 0) out[r] = 0;
+}
+
+/** The first row before `limit` whose effective length in `l` differs from lens[r], else `limit`. */
+function firstMismatch(l: ExplodeListInput, s: Int32Array | Float64Array | null, lens: Int32Array, limit: number): number {
+  const valid = l.valid;
+  const size = l.size as number;
+  for (let r = 0; r < limit; r++) {
+    const len = valid !== null && valid[r] === 0 ? 0 : s === null ? size : s[r + 1] - s[r];
+    if (len !== lens[r]) return r;
+  }
+  return limit;
+}
+
 export interface ExplodePlan {
   /** Output row count. */
   length: number;
@@ -118,19 +137,20 @@ export function explodePlan(input: ExplodeKernelInput): ExplodePlan {
   const temp = input.scratchInt32 ?? ((len: number) => new Int32Array(len));
   const outStart = temp(n + 1);
   const lens = temp(Math.max(n, 1));
+  // Lengths one list at a time (tight loops, no call per row); the reported mismatch is the
+  // first row where any list differs from the first.
+  effectiveLengths(lists[0], starts[0], lens);
+  let bad = n;
+  for (let i = 1; i < k; i++) bad = Math.min(bad, firstMismatch(lists[i], starts[i], lens, bad));
+  if (bad < n) throw mismatch(input, starts, bad);
   let total = 0;
   let elements = 0;
-  const l0 = lists[0];
-  const s0 = starts[0];
+  const empty = ignoreEmptyAndNull ? 0 : 1;
   for (let r = 0; r < n; r++) {
-    const len = effectiveLength(l0, s0, r);
-    for (let i = 1; i < k; i++) {
-      if (effectiveLength(lists[i], starts[i], r) !== len) throw mismatch(input, starts, r);
-    }
+    const len = lens[r];
     outStart[r] = total;
-    lens[r] = len;
     elements += len;
-    total += len > 0 ? len : ignoreEmptyAndNull ? 0 : 1;
+    total += len > 0 ? len : empty;
   }
   // checked after every row's lengths (a mismatch is reported first); outStart wrapped if so
   if (total > MAX_INT32) throw new ExecutionError('EXPLODE_TOO_LARGE', `explode: ${total} output rows in one batch exceed ${MAX_INT32}`, {});
