@@ -55,7 +55,7 @@ export class BatchStore {
       return rowBase;
     }
     this.rereading = false;
-    if (!this.owned || this.reservation.tryGrow(bytes, this.ctx.limits.headroom)) {
+    if (!this.owned || this.reservation.tryGrow(bytes, this.ctx.spillableLeave())) {
       this.items.push({ batch, rows: batch.numRows, rowBase, bytes, reread: false });
       return rowBase;
     }

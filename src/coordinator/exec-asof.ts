@@ -35,7 +35,7 @@ import { SortSampler } from './sort-sample.js';
 import { ownsBatches, runStage, stageBytes } from './execute.js';
 import { ingest } from './ingest.js';
 import { streamKernelRows } from './kernel-rows.js';
-import { dataBytesOf, loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import { bytesForTasks, dataBytesOf, loadBytesOf, OutputRanges, partitionCount, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import type { Stage } from './planner.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 
@@ -262,7 +262,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
         const extra = outside ? [...outside.below, ...outside.above] : [];
         const nR = rx!.rowsOf(p) + extra.length;
         if (nL === 0) return null;
-        const scratch = (inputBytes: number, rightRows: number): number => inputBytes + (nL + rightRows) * TASK_ROW_BYTES + nL * outRowBytes;
+        const scratch = (inputBytes: number, rightRows: number): number => taskScratch(inputBytes, nL, rightRows, outRowBytes);
         const output = outputBytes(lx!, p, nL);
         const inRegion = rows && !plan.task.dropUnmatched ? dataBytesOf(lx!, p) : 0;
         // The borrowed rows are a few candidates per piece the ranges were routed from (how many
@@ -310,7 +310,11 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
       return;
     }
 
-    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows);
+    // Direct outputs need room next to the input exchanges for the kernel loans only (the
+    // tasks then borrow no output buffer), not the whole headroom: routed, the outputs went
+    // to an exchange, spilled at 1 GiB on 10M x 10M and took an assemble pass.
+    const needs = units.map(({ sides: [lx, rx], p }) => taskScratch(loadBytesOf(lx!, p) + loadBytesOf(rx!, p), lx!.rowsOf(p), rx!.rowsOf(p), outRowBytes));
+    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows, false, bytesForTasks(ctx, needs));
     await runKernels(ctx, operator<OutputRouting>((_lx, _p, nL) => nL * outRowBytes, false), units, out);
     for (const e of owned) e.release();
     leftEx.release();
@@ -345,6 +349,11 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
 
 /** Scratch per row of an ASOF task beyond its loaded input (group ids, key words, sort, match). */
 const TASK_ROW_BYTES = 64;
+
+/** A task's scratch loan: its loaded input, TASK_ROW_BYTES per row, and its left rows' outputs. */
+function taskScratch(inputBytes: number, leftRows: number, rightRows: number, outRowBytes: number): number {
+  return inputBytes + (leftRows + rightRows) * TASK_ROW_BYTES + leftRows * outRowBytes;
+}
 
 /**
  * Hash partitions such that a partition's task (both sides' rows: loaded, plus TASK_ROW_BYTES

@@ -9,7 +9,9 @@
  *   task's duration. A loan that does not fit waits for other loans to come back; with none
  *   outstanding it is MEMORY_EXHAUSTED. No task asks for more than `limits.taskBytes`.
  * - spillable consumers (retained input, exchanges) grow only while `limits.headroom` bytes stay
- *   free for the loans of the tasks in flight, and spill otherwise.
+ *   free for the loans of the tasks in flight, and spill otherwise. Loans already out are part
+ *   of that headroom, not in addition to it (`spillableLeave`): spillable data still never passes
+ *   limit - headroom, and counting the loans out twice made 10M x 10M ASOF spill at 1 GiB.
  */
 import { AbortError, ExecutionError, PlanError } from '../errors.js';
 import { formatBytes, type MemoryBudget, type PeakTracker, type Reservation } from '../memory/budget.js';
@@ -122,6 +124,8 @@ export class RunContext {
   private runDirPromise: Promise<RunDir> | null = null;
   private readonly writers = new Set<SpillWriter>();
   private loansOut = 0;
+  /** Bytes of the loans out (their buffers' sizes). */
+  private lentBytes = 0;
   private loanReturned: Array<() => void> = [];
   /** Consumers that can give memory back by spilling what they keep (see `relief`). */
   private readonly reliefs = new Set<() => Promise<number>>();
@@ -256,13 +260,23 @@ export class RunContext {
     return taken.map(({ reservation, buffer }) => this.lend(name, reservation, buffer));
   }
 
+  /**
+   * Bytes a spillable consumer must leave free when it grows: the headroom, less the loans
+   * already out (they are what the headroom is kept for, and their bytes are in use already).
+   */
+  spillableLeave(): number {
+    return Math.max(0, this.limits.headroom - this.lentBytes);
+  }
+
   private lend(name: string, reservation: Reservation, buffer: SharedArrayBuffer): Loan {
     this.loansOut++;
+    this.lentBytes += buffer.byteLength;
     let out = true;
     const end = (): void => {
       out = false;
       reservation.free();
       this.loansOut--;
+      this.lentBytes -= buffer.byteLength;
       this.wakeLoanWaiters();
     };
     return {
@@ -324,7 +338,7 @@ export class RunContext {
     return {
       budget: this.budget,
       pool: this.pool,
-      headroom: this.limits.headroom,
+      leave: () => this.spillableLeave(),
       pieceBytes: Math.max(1, Math.floor(this.limits.taskBytes / 8)),
       runDir: () => this.runDir(),
       track: (w) => this.track(w),

@@ -17,6 +17,9 @@ import type { BudgetCache, MemoryBudget, Reservation } from './budget.js';
 /** The smallest buffer, and the step of small sizes. */
 const GRAIN = 4096;
 
+/** How much bigger than bufferSize(bytes) a reused buffer may be (two size steps). */
+const FIT_SLACK = 1.125;
+
 /**
  * Buffer sizes come in steps (1/16 of the size's power of two, at least GRAIN), so sizes
  * repeat across slabs and runs and buffers are reused.
@@ -93,12 +96,18 @@ export class BufferPool implements BudgetCache {
     this.heldBytes += b.byteLength;
   }
 
-  /** The smallest free buffer that fits, but not one more than twice as big (it would waste memory). */
+  /**
+   * The smallest free buffer that fits, but at most FIT_SLACK bigger than the size asked: a
+   * bigger one is reserved whole for as long as it is used (an exchange keeps its routing
+   * buffers until the kernel phase ends), so lending up to twice the size made a 10M x 10M
+   * ASOF hold ~1.5x its routed rows and spill.
+   */
   private bestFit(bytes: number): number {
+    const most = bufferSize(bytes) * FIT_SLACK;
     let best = -1;
     for (let i = 0; i < this.free.length; i++) {
       const n = this.free[i]!.byteLength;
-      if (n >= bytes && n <= bufferSize(bytes) * 2 && (best < 0 || n < this.free[best]!.byteLength)) best = i;
+      if (n >= bytes && n <= most && (best < 0 || n < this.free[best]!.byteLength)) best = i;
     }
     return best;
   }
