@@ -4,7 +4,9 @@
  * Reading opens the file with a FileHandle (or takes standard input for `-`, which must be the
  * stream format) and lets apache-arrow pick the format from the magic bytes: the *file* format
  * is read by random access (footer, then one record batch block at a time), the *stream*
- * format sequentially; neither reads the whole file, so memory is bounded by one batch.
+ * format sequentially; neither reads the whole file, so memory is bounded by one batch. With
+ * a `BatchSlicing` limit, a file batch above it is read in row slices (ipc-slices.ts) when it
+ * is uncompressed with flat columns, and otherwise decoded whole and handed on in slices.
  * LZ4_FRAME and ZSTD compressed buffers are decoded by the codecs of ipc-codecs.ts.
  *
  * Nothing apache-arrow decodes is trusted as is:
