@@ -4,9 +4,9 @@
  * row order, so Sluice (input order), Polars (sort order) and DuckDB (any order) compare;
  * integer sums are exact while they stay below 2^53, float sums agree to ~1e-9.
  *
- * `digest` (spill runs) is order-sensitive and independent of batch boundaries: one SHA-1 per
- * column over its validity (a byte per row), its values with NULL slots zeroed (fixed width) or
- * its lengths and bytes (strings), then one SHA-1 over the column digests.
+ * `digest` (spill runs) is order-sensitive and independent of batch boundaries: per column one
+ * SHA-1 over its validity (a byte per row), one over its string lengths and one over its values
+ * with NULL slots zeroed (fixed width) or its bytes (strings), then one SHA-1 over them all.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { type Data, type RecordBatch, Type } from 'apache-arrow';
@@ -44,7 +44,7 @@ function addChunk(d: Data, c: ColumnCheck): void {
 
 export class Checker {
   private readonly check: Check;
-  private readonly hashes = new Map<string, Hash>();
+  private readonly hashes = new Map<string, ColumnHash>();
   constructor(private readonly columns: string[], private readonly digest = false) {
     this.check = { rows: 0, columns: Object.fromEntries(columns.map((c) => [c, { count: 0 }])) };
   }
@@ -59,7 +59,7 @@ export class Checker {
     if (this.digest) {
       batch.schema.fields.forEach((f, i) => {
         let h = this.hashes.get(f.name);
-        if (!h) { h = createHash('sha1'); this.hashes.set(f.name, h); }
+        if (!h) { h = { valid: createHash('sha1'), lengths: createHash('sha1'), values: createHash('sha1') }; this.hashes.set(f.name, h); }
         hashColumn(h, batch.data.children[i]!);
       });
     }
@@ -68,29 +68,38 @@ export class Checker {
   result(): { check: Check; digest?: string } {
     if (!this.digest) return { check: this.check };
     const all = createHash('sha1');
-    for (const [name, h] of [...this.hashes].sort(([a], [b]) => (a < b ? -1 : 1))) all.update(`${name}:${h.digest('hex')};`);
+    for (const [name, h] of [...this.hashes].sort(([a], [b]) => (a < b ? -1 : 1))) all.update(`${name}:${h.valid.digest('hex')}:${h.lengths.digest('hex')}:${h.values.digest('hex')};`);
     return { check: this.check, digest: all.digest('hex').slice(0, 16) };
   }
 }
 
-function hashColumn(h: Hash, d: Data): void {
+/**
+ * Validity and values go to two hashes: one stream of each across the batches, so the digest
+ * does not depend on where the batches end (one hash fed both per batch would).
+ */
+interface ColumnHash { valid: Hash; lengths: Hash; values: Hash }
+
+function hashColumn(ch: ColumnHash, d: Data): void {
   const n = d.length;
+  const h = ch.values;
   const valid = new Uint8Array(n);
   for (let i = 0; i < n; i++) valid[i] = isValid(d, i) ? 1 : 0;
-  h.update(valid);
+  ch.valid.update(valid);
   const t = d.type.typeId;
   if (t === Type.Utf8 || t === Type.Binary) {
     const o = d.valueOffsets as Int32Array; const bytes = d.values as Uint8Array;
+    // value offsets are pre-sliced too (row 0 at index 0)
     const lens = new Int32Array(n);
-    for (let i = 0; i < n; i++) lens[i] = valid[i] ? o[d.offset + i + 1]! - o[d.offset + i]! : 0;
-    h.update(new Uint8Array(lens.buffer));
-    for (let i = 0; i < n; i++) if (valid[i]) h.update(bytes.subarray(o[d.offset + i]!, o[d.offset + i + 1]!));
+    for (let i = 0; i < n; i++) lens[i] = valid[i] ? o[i + 1]! - o[i]! : 0;
+    ch.lengths.update(new Uint8Array(lens.buffer));
+    for (let i = 0; i < n; i++) if (valid[i]) h.update(bytes.subarray(o[i]!, o[i + 1]!));
     return;
   }
   const v = d.values as (ArrayLike<number> & ArrayBufferView & { BYTES_PER_ELEMENT: number }) | undefined;
   if (!v || !v.BYTES_PER_ELEMENT || d.children.length) { h.update(`type ${d.type}`); return; }
   const bpe = v.BYTES_PER_ELEMENT;
-  const bytes = new Uint8Array(v.buffer, v.byteOffset + d.offset * bpe, n * bpe).slice();
+  // arrow-js pre-slices fixed-width values: row 0 is at index 0 whatever d.offset is
+  const bytes = new Uint8Array(v.buffer, v.byteOffset, n * bpe).slice();
   if (d.nullCount > 0) for (let i = 0; i < n; i++) if (!valid[i]) bytes.fill(0, i * bpe, (i + 1) * bpe);
   h.update(bytes);
 }

@@ -73,7 +73,7 @@ export class BatchStore {
 
   /** The most bytes of input one replayed batch read back (or read again) may hold. */
   private get pieceBytes(): number {
-    return this.ctx.limits.taskBytes / 4;
+    return this.ctx.limits.readBytes;
   }
 
   private async write(batch: A.RecordBatch): Promise<void> {

@@ -8,6 +8,7 @@ import { execSort } from './exec-sort.js';
 import { execRowLocal } from './exec-rowlocal.js';
 import { execWindow } from './exec-window.js';
 import type { Stage } from './planner.js';
+import type { BatchSlicing } from '../io/ipc.js';
 import type { RunContext } from './run-context.js';
 import type { ProgressTotals } from './run-progress.js';
 
@@ -213,13 +214,27 @@ async function* conform(schema: A.Schema, input: AsyncIterable<A.RecordBatch>): 
 }
 
 /**
- * A source's batches. A batch Sluice read itself is counted as `read` until the consumer asks
- * for the next one (what could not be counted is reported as overflow).
+ * A source's batches, none bigger than `limits.readBytes` where the format can cut them. A batch
+ * Sluice read itself is counted as `read` until the consumer asks for the next one; one the
+ * reader had to decode whole (compressed Arrow IPC, nested columns) is counted as
+ * `read.whole-batch` while its slices are handed on (what could not be counted is reported as
+ * overflow).
  */
 async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan' }>, again = false): AsyncGenerator<A.RecordBatch> {
   const source = stage.source;
-  const it = (again ? source.reread!(ctx.signal) : source.batches(ctx.signal))[Symbol.asyncIterator]();
-  const held = ctx.budget.reserve(again ? 'reread' : 'read');
+  const name = again ? 'reread' : 'read';
+  const held = ctx.budget.reserve(name);
+  const whole = ctx.budget.reserve(`${name}.whole-batch`);
+  let inWhole = false;
+  const slicing: BatchSlicing = {
+    maxBytes: ctx.limits.readBytes,
+    whole: (bytes) => {
+      whole.free();
+      inWhole = bytes > 0;
+      if (inWhole && !whole.tryGrow(bytes)) ctx.stats.overflowBytes += bytes;
+    },
+  };
+  const it = (again ? source.reread!(ctx.signal, slicing) : source.batches(ctx.signal, slicing))[Symbol.asyncIterator]();
   if (!again) ctx.progress.start('read');
   // The next batch is about as big as the last: wait for room for it before reading, so a
   // full budget (tasks in flight) slows the reader down instead of being overrun.
@@ -234,7 +249,8 @@ async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan'
         ctx.stats.rowsIn += r.value.numRows;
         ctx.progress.add('read', r.value.numRows);
       }
-      if (stage.source.owned) {
+      // Slices of a batch held whole are counted in it.
+      if (stage.source.owned && !inWhole) {
         const bytes = batchBytes(r.value);
         expected = bytes;
         if (!held.tryGrow(bytes)) ctx.stats.overflowBytes += bytes;
@@ -244,6 +260,7 @@ async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan'
     }
   } finally {
     held.free();
+    whole.free();
     await it.return?.(undefined);
   }
 }

@@ -8,7 +8,7 @@ import type { FileReaders } from './sources.js';
 export const IPC_READERS: FileReaders = {
   schema: (path) => readIpcSchema(path),
   rows: (path) => readIpcRows(path),
-  batches: (path, { signal, schemaBatch }) => readIpcBatches(path, { signal, schemaBatch }),
+  batches: (path, { signal, schemaBatch, slicing }) => readIpcBatches(path, { signal, schemaBatch, slicing }),
 };
 
 export const PARQUET_READERS: FileReaders = {

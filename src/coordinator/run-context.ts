@@ -46,6 +46,11 @@ export interface RunLimits {
   taskBytes: number;
   /** Bytes spillable consumers leave free: the loans of every task in flight. */
   headroom: number;
+  /**
+   * The most bytes one input batch may hold as it is read (or read again, or read back from a
+   * spill): a quarter of a task's share, so it fits next to the tasks' loans.
+   */
+  readBytes: number;
 }
 
 /**
@@ -53,7 +58,8 @@ export interface RunLimits {
  * budget free (those loans, and room for the batches being read or read back).
  */
 export function runLimits(budget: number, concurrency: number): RunLimits {
-  return { taskBytes: Math.floor((budget * 0.4) / concurrency), headroom: Math.floor(budget / 2) };
+  const taskBytes = Math.floor((budget * 0.4) / concurrency);
+  return { taskBytes, headroom: Math.floor(budget / 2), readBytes: Math.floor(taskBytes / 4) };
 }
 
 /** A pooled buffer reserved against the budget for one task. */

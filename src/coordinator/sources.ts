@@ -19,6 +19,7 @@ import {
 } from '../io/arrow-input.js';
 import { expandDataset, FORMAT_NAMES, type Dataset, type FileFormat } from '../io/dataset.js';
 import { constantColumn, hiveFields } from '../io/hive.js';
+import type { BatchSlicing } from '../io/ipc.js';
 
 export interface Source {
   /** For explain(). */
@@ -26,7 +27,8 @@ export interface Source {
   /** Batches from Sluice's own reads (true) or the caller's memory (false; never counted or spilled). */
   readonly owned: boolean;
   schema(): Promise<A.Schema>;
-  batches(signal?: AbortSignal): AsyncIterable<A.RecordBatch>;
+  /** `slicing`: how big a batch may be, where the format can cut it (Arrow IPC files; see BatchSlicing). */
+  batches(signal?: AbortSignal, slicing?: BatchSlicing): AsyncIterable<A.RecordBatch>;
   /**
    * What is known of the size before reading: for partition counts and progress totals.
    * `rows` only when asked (files: a metadata read per file; otherwise null for files).
@@ -37,7 +39,7 @@ export interface Source {
    * is cheaper than keeping a copy (Arrow IPC: no decoding); InputError INPUT_CHANGED when a
    * file changed in between. Absent: the source cannot be read again cheaply.
    */
-  reread?(signal?: AbortSignal): AsyncIterable<A.RecordBatch>;
+  reread?(signal?: AbortSignal, slicing?: BatchSlicing): AsyncIterable<A.RecordBatch>;
 }
 
 /**
@@ -202,7 +204,7 @@ export interface FileReaders {
    * read by it, binary formats are checked against it. `schemaBatch`: yield one empty batch
    * when there are no rows (one-shot inputs need it to learn the schema).
    */
-  batches(path: string, opts: { signal?: AbortSignal; schemaBatch?: boolean; schema?: A.Schema }): AsyncIterable<A.RecordBatch>;
+  batches(path: string, opts: { signal?: AbortSignal; schemaBatch?: boolean; schema?: A.Schema; slicing?: BatchSlicing }): AsyncIterable<A.RecordBatch>;
 }
 
 /**
@@ -237,7 +239,7 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
   // What the last batches() read, so that reread() reads the same files or says they changed.
   type Read = { state: Expanded; stats: Array<{ size: number; mtimeMs: number } | null> };
   let lastRead: Read | null = null;
-  async function* read(state: Expanded, signal: AbortSignal | undefined, check: Read | null, record: Read | null): AsyncGenerator<A.RecordBatch> {
+  async function* read(state: Expanded, signal: AbortSignal | undefined, slicing: BatchSlicing | undefined, check: Read | null, record: Read | null): AsyncGenerator<A.RecordBatch> {
     const { dataset, fileSchema, schema } = state;
     const hive = schema.fields.slice(fileSchema.fields.length);
     for (let f = 0; f < dataset.files.length; f++) {
@@ -255,7 +257,7 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
         }
       } else record?.stats.push(st);
       const values = hive.map((h) => file.hive.find(([k]) => k === h.name)![1]);
-      const opts = f === 0 ? { signal } : { signal, schema: fileSchema };
+      const opts = f === 0 ? { signal, slicing } : { signal, slicing, schema: fileSchema };
       for await (const raw of readers.batches(file.path, opts)) {
         const b = sameColumns(raw, fileSchema, `${name} file ${file.path}`, f === 0 ? 'its schema read before the run' : `the first file ${dataset.files[0]!.path}`);
         if (b.numRows === 0) continue;
@@ -304,19 +306,19 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
       }
       return { bytes: await state.bytes, rows: options.rows ? await state.rows! : null };
     },
-    async *batches(signal?: AbortSignal) {
+    async *batches(signal?: AbortSignal, slicing?: BatchSlicing) {
       const state = await expand();
       expanded = null; // files are listed again for the next action
       const record: Read = { state, stats: [] };
       lastRead = record;
-      yield* read(state, signal, null, record);
+      yield* read(state, signal, slicing, null, record);
     },
     ...(format === 'ipc'
       ? {
-          async *reread(signal?: AbortSignal) {
+          async *reread(signal?: AbortSignal, slicing?: BatchSlicing) {
             const last = lastRead;
             if (!last) throw new InputError('INPUT_CHANGED', `${label} has not been read yet, so it cannot be read again`);
-            yield* read(last.state, signal, last, null);
+            yield* read(last.state, signal, slicing, last, null);
           },
         }
       : {}),

@@ -4,7 +4,9 @@
  * Reading opens the file with a FileHandle (or takes standard input for `-`, which must be the
  * stream format) and lets apache-arrow pick the format from the magic bytes: the *file* format
  * is read by random access (footer, then one record batch block at a time), the *stream*
- * format sequentially; neither reads the whole file, so memory is bounded by one batch.
+ * format sequentially; neither reads the whole file, so memory is bounded by one batch. With
+ * a `BatchSlicing` limit, a file batch above it is read in row slices (ipc-slices.ts) when it
+ * is uncompressed with flat columns, and otherwise decoded whole and handed on in slices.
  * LZ4_FRAME and ZSTD compressed buffers are decoded by the codecs of ipc-codecs.ts.
  *
  * Nothing apache-arrow decodes is trusted as is:
@@ -26,12 +28,14 @@
  */
 import { Message, RecordBatchReader, type MessageHeader, util, type DataType, type RecordBatch, type Schema } from 'apache-arrow';
 import { open, type FileHandle } from 'node:fs/promises';
+import { batchBytes } from '../columns/shared.js';
 import { batchProblem } from './arrow-validate.js';
 import { writeAtomic } from './atomic.js';
 import { SluiceError } from '../errors.js';
 import { malformed, readError, throwIfAborted } from './input-errors.js';
 import { verifyFooter, verifyMessage } from './ipc-flatbuffers.js';
 import { prepareIpcCompression, type IpcCompression } from './ipc-codecs.js';
+import { readSlice, sliceLayouts, sliceRowsFor, type BatchBlock } from './ipc-slices.js';
 import { emptyBatch, IpcAppender, type IpcFormat } from './ipc-sink.js';
 
 const FORMAT = 'Arrow IPC' as const;
@@ -49,7 +53,23 @@ interface OpenIpc {
   reader: RecordBatchReader;
   /** File format: the rows of its record batches (from their message headers); stream: null. */
   rows: number | null;
+  /** File format: its record batches in file order (the footer's order); stream: null. */
+  blocks: BatchBlock[] | null;
+  /** File format: the open file (for slices); stream: null. */
+  handle: FileHandle | null;
   close(): Promise<void>;
+}
+
+/**
+ * How big the batches handed on may be. A batch bigger than `maxBytes` is read in row slices
+ * of at most about that size (ipc-slices.ts) when it is uncompressed and every column has a
+ * flat type; otherwise (compressed, lists, dictionaries...) it is decoded whole and handed on
+ * in slices of that size: `whole` is told its decoded bytes before its first slice and 0 once
+ * the consumer asks for the batch after its last (the whole batch is held until then).
+ */
+export interface BatchSlicing {
+  maxBytes: number;
+  whole(bytes: number): void;
 }
 
 async function readAt(h: FileHandle, pos: number, len: number, path: string): Promise<Buffer> {
@@ -113,8 +133,8 @@ async function footerStartOf(h: FileHandle, path: string): Promise<number> {
   return footerStart;
 }
 
-/** Checks the layout (see the header comment); returns the rows of the record batches. */
-async function checkFileLayout(h: FileHandle, reader: RecordBatchReader, footerStart: number, path: string): Promise<number> {
+/** Checks the layout (see the header comment); returns the record batches and their rows. */
+async function checkFileLayout(h: FileHandle, reader: RecordBatchReader, footerStart: number, path: string): Promise<{ rows: number; blocks: BatchBlock[] }> {
   const fail = (what: string) => malformed(path, FORMAT, what);
   // apache-arrow's file writer leaves out the leading schema message (pyarrow and Polars write
   // it): the footer's schema is the reference, and a schema message, when there is one, must
@@ -124,6 +144,7 @@ async function checkFileLayout(h: FileHandle, reader: RecordBatchReader, footerS
   const schema: Schema = footer.schema;
   const batches: Block[] = [];
   const dictionaries: Block[] = [];
+  const blocks: BatchBlock[] = [];
   let rows = 0;
   for (let p = 8; p < footerStart; ) {
     const head = await readAt(h, p, Math.min(8, footerStart - p), path);
@@ -158,7 +179,18 @@ async function checkFileLayout(h: FileHandle, reader: RecordBatchReader, footerS
     } else if (msg.isRecordBatch() || msg.isDictionaryBatch()) {
       const problem = msg.isRecordBatch() ? batchHeaderProblem(msg.header(), body, schema) : batchHeaderProblem(msg.header().data, body, null);
       if (problem) throw fail(`the message at byte ${p}: ${problem}`);
-      if (msg.isRecordBatch()) rows += msg.header().length;
+      if (msg.isRecordBatch()) {
+        const header = msg.header();
+        rows += header.length;
+        blocks.push({
+          body: p + prefix + len,
+          bodyLength: body,
+          rows: header.length,
+          nodes: header.nodes.map((x) => ({ length: x.length, nullCount: x.nullCount })),
+          buffers: header.buffers.map((x) => ({ offset: x.offset, length: x.length })),
+          compressed: header.compression !== null,
+        });
+      }
       (msg.isRecordBatch() ? batches : dictionaries).push(block);
     } else {
       throw fail(`unexpected message type ${msg.headerType} at byte ${p}`);
@@ -178,7 +210,7 @@ async function checkFileLayout(h: FileHandle, reader: RecordBatchReader, footerS
   };
   same('record batches', footer.numRecordBatches, (i) => footer.getRecordBatch(i), batches);
   same('dictionary batches', footer.numDictionaries, (i) => footer.getDictionaryBatch(i), dictionaries);
-  return rows;
+  return { rows, blocks };
 }
 
 /**
@@ -262,7 +294,7 @@ async function openIpc(path: string): Promise<OpenIpc> {
       const reader = (await RecordBatchReader.from(verifiedMessages(process.stdin, 'standard input'))) as RecordBatchReader;
       await reader.open();
       if (!reader.schema) throw malformed(path, FORMAT, 'no schema message on standard input (empty, or not the Arrow IPC stream format)');
-      return { reader, rows: null, close: async () => void (await Promise.resolve(reader.cancel()).catch(() => {})) };
+      return { reader, rows: null, blocks: null, handle: null, close: async () => void (await Promise.resolve(reader.cancel()).catch(() => {})) };
     } catch (err) {
       throw readError(err, 'standard input', FORMAT);
     }
@@ -286,10 +318,12 @@ async function openIpc(path: string): Promise<OpenIpc> {
     const reader = (await RecordBatchReader.from(source as FileHandle)) as RecordBatchReader;
     await reader.open();
     if (!reader.schema) throw malformed(path, FORMAT, 'no schema message (empty file, or not Arrow IPC)');
-    const rows = isFile ? await checkFileLayout(handle, reader, footerStart, path) : null;
+    const layout = isFile ? await checkFileLayout(handle, reader, footerStart, path) : null;
     return {
       reader,
-      rows,
+      rows: layout?.rows ?? null,
+      blocks: layout?.blocks ?? null,
+      handle: isFile ? handle : null,
       close: async () => {
         await Promise.resolve(reader.cancel()).catch(() => {});
         await close();
@@ -324,29 +358,85 @@ export async function readIpcRows(path: string): Promise<number | null> {
 /**
  * Stream the record batches of an Arrow IPC file or stream (`-`: standard input), one at a
  * time, skipping empty ones; with `schemaBatch`, an input without rows yields one empty batch.
+ * With `slicing`, no batch handed on is bigger than about `slicing.maxBytes` (see BatchSlicing):
+ * the same file and limit give the same slices, so a second read gives the same batches.
  */
-export async function* readIpcBatches(path: string, opts: { signal?: AbortSignal; schemaBatch?: boolean } = {}): AsyncGenerator<RecordBatch> {
+export async function* readIpcBatches(
+  path: string,
+  opts: { signal?: AbortSignal; schemaBatch?: boolean; slicing?: BatchSlicing } = {},
+): AsyncGenerator<RecordBatch> {
   throwIfAborted(opts.signal, path);
-  const { reader, close } = await openIpc(path);
+  const { reader, blocks, handle, close } = await openIpc(path);
   const where = path === '-' ? 'standard input' : path;
+  const slicing = opts.slicing;
+  const checked = (batch: RecordBatch, index: number, rows?: [number, number]): RecordBatch => {
+    const problem = batchProblem(batch);
+    if (problem) throw malformed(where, FORMAT, `record batch ${index}${rows ? ` (rows ${rows[0]}..${rows[1]})` : ''}: ${problem}`, { batch: index });
+    return batch;
+  };
+  // A batch decoded whole, handed on in slices of at most slicing.maxBytes (held until the last is consumed).
+  async function* inSlices(batch: RecordBatch): AsyncGenerator<RecordBatch> {
+    const bytes = batchBytes(batch);
+    if (!slicing || bytes <= slicing.maxBytes) return yield batch;
+    const step = sliceRowsFor(batch.numRows, bytes, slicing.maxBytes);
+    slicing.whole(bytes);
+    try {
+      for (let r0 = 0; r0 < batch.numRows; r0 += step) yield batch.slice(r0, Math.min(batch.numRows, r0 + step));
+    } finally {
+      slicing.whole(0);
+    }
+  }
   try {
-    const it = reader[Symbol.asyncIterator]() as AsyncIterator<RecordBatch>;
     let yielded = false;
-    for (let index = 0; ; index++) {
-      throwIfAborted(opts.signal, where);
-      let r: IteratorResult<RecordBatch>;
-      try {
-        r = await it.next();
-      } catch (err) {
-        throw readError(err, where, FORMAT);
+    if (blocks && handle) {
+      const layouts = sliceLayouts(reader.schema);
+      for (let index = 0; index < blocks.length; index++) {
+        throwIfAborted(opts.signal, where);
+        const block = blocks[index]!;
+        if (block.rows === 0) continue;
+        yielded = true;
+        if (slicing && layouts && !block.compressed && block.bodyLength > slicing.maxBytes) {
+          const step = sliceRowsFor(block.rows, block.bodyLength, slicing.maxBytes);
+          const fail = (what: string) => malformed(where, FORMAT, `record batch ${index}: ${what}`, { batch: index });
+          for (let r0 = 0; r0 < block.rows; r0 += step) {
+            throwIfAborted(opts.signal, where);
+            const r1 = Math.min(block.rows, r0 + step);
+            let slice: RecordBatch;
+            try {
+              slice = await readSlice(handle, block, reader.schema, layouts, r0, r1, fail);
+            } catch (err) {
+              throw readError(err, where, FORMAT);
+            }
+            yield checked(slice, index, [r0, r1]);
+          }
+          continue;
+        }
+        let batch: RecordBatch | null;
+        try {
+          batch = await reader.readRecordBatch(index);
+        } catch (err) {
+          throw readError(err, where, FORMAT);
+        }
+        if (!batch) throw malformed(where, FORMAT, `record batch ${index} could not be read`, { batch: index });
+        yield* inSlices(checked(batch, index));
       }
-      if (r.done) break;
-      const problem = batchProblem(r.value);
-      if (problem) throw malformed(where, FORMAT, `record batch ${index}: ${problem}`, { batch: index });
-      // arrow yields a 0-row placeholder for a file without batches; 0-row batches carry nothing
-      if (r.value.numRows === 0) continue;
-      yielded = true;
-      yield r.value;
+    } else {
+      const it = reader[Symbol.asyncIterator]() as AsyncIterator<RecordBatch>;
+      for (let index = 0; ; index++) {
+        throwIfAborted(opts.signal, where);
+        let r: IteratorResult<RecordBatch>;
+        try {
+          r = await it.next();
+        } catch (err) {
+          throw readError(err, where, FORMAT);
+        }
+        if (r.done) break;
+        checked(r.value, index);
+        // arrow yields a 0-row placeholder for a stream without batches; 0-row batches carry nothing
+        if (r.value.numRows === 0) continue;
+        yielded = true;
+        yield* inSlices(r.value);
+      }
     }
     if (!yielded && opts.schemaBatch) yield emptyBatch(reader.schema);
   } finally {
