@@ -269,9 +269,12 @@ export class RunContext {
   /**
    * Bytes a spillable consumer must leave free when it grows: the headroom, less the loans
    * already out (they are what the headroom is kept for, and their bytes are in use already).
+   * `handedOver`: bytes of a loan about to become the consumer's own (an exchange keeping a
+   * task's routing buffer): they leave the loans and join the spillable data, so they must not
+   * count as lent, or spillable data would pass limit - headroom by them.
    */
-  spillableLeave(): number {
-    return Math.max(0, this.limits.headroom - this.lentBytes);
+  spillableLeave(handedOver = 0): number {
+    return Math.max(0, this.limits.headroom - (this.lentBytes - handedOver));
   }
 
   private lend(name: string, reservation: Reservation, buffer: SharedArrayBuffer): Loan {
@@ -344,7 +347,7 @@ export class RunContext {
     return {
       budget: this.budget,
       pool: this.pool,
-      leave: () => this.spillableLeave(),
+      leave: (handedOver) => this.spillableLeave(handedOver),
       pieceBytes: Math.max(1, Math.floor(this.limits.taskBytes / 8)),
       runDir: () => this.runDir(),
       track: (w) => this.track(w),

@@ -28,8 +28,8 @@ import type { ChunkDesc, PartitionInput, RoutedChunks, SpillPiece } from '../typ
 export interface ExchangeEnv {
   budget: MemoryBudget;
   pool: BufferPool;
-  /** Bytes to leave free for the tasks in flight (beyond the loans they already hold). */
-  leave(): number;
+  /** Bytes to leave free for the tasks in flight (beyond the loans they already hold, less `handedOver` loan bytes becoming the exchange's). */
+  leave(handedOver: number): number;
   /** The most column bytes a spill merges into one batch (tasks read pieces of about this size). */
   pieceBytes: number;
   runDir(): Promise<RunDir>;
@@ -128,7 +128,7 @@ export class Exchange {
       return;
     }
     // Keep when the extra shared memory the task made fits with the headroom left free.
-    if (this.reservation.tryGrow(result.extraBytes, this.env.leave())) {
+    if (this.reservation.tryGrow(result.extraBytes, this.env.leave(routed?.buffer.byteLength ?? 0))) {
       const buffer = routed ? routed.handOver(this.reservation) : null;
       const slab = this.slabs.push({ buffer, bytes: result.extraBytes + (buffer?.byteLength ?? 0), pending: result.parts.length }) - 1;
       for (const { partition, chunk } of result.parts) {
