@@ -482,6 +482,9 @@ export interface JoinTableDesc {
   /** int layout with nullsEqual: the NULL-key rows (len 0: none). */
   nullRun: number;
   nullLen: number;
+  /** Direct layout of the int keys (src/worker/join-table): the least key and the span (0: hashed). */
+  directMin: number;
+  directSpan: number;
   keys: SharedKeyColumn[];
   slots: BufRef;
   order: BufRef;

@@ -7,6 +7,9 @@
  * - int: one integer-like key on both sides with the same representation (src/ops/
  *   join-table-layout fastIntKey): [lo, hi, run, len], the key's two 32-bit words compared in
  *   place: one slot read per probe, no second lookup;
+ * - direct: the int layout's keys when they are dense (max - min below twice the slots, every
+ *   key within ±2^52): [run, len] at word 2 × (key - min), no hash and no compare, and a
+ *   quarter of the memory a probe touches (DuckDB's perfect hash join);
  * - generic: [hash, first build row, run, len]; on equal hashes the rows compare with
  *   ./group-ids rowsEqual (NaN = NaN, -0 = 0, integers by value across widths, bytes).
  * `run` is the build row itself when `len` is 1, else the start of the group's rows in `order`
@@ -27,6 +30,9 @@ export interface JoinTableArrays {
 export interface BuiltJoinTable {
   groups: number;
   maxGroup: number;
+  /** Direct layout: the least key, and how many keys from it the table spans (0: not direct). */
+  directMin: number;
+  directSpan: number;
   /** int layout with nullsEqual: the NULL-key rows' run (len 0: none). */
   nullRun: number;
   nullLen: number;
@@ -54,6 +60,32 @@ function keyHi(k: IntKey, j: number): number {
   return k.w !== null ? k.w[2 * j + 1]! | 0 : k.num[j]! < 0 ? -1 : 0;
 }
 
+const TWO32 = 4294967296;
+/** Keys of the direct layout have |high word| below this (so key = hi × 2^32 + lo is exact). */
+const DIRECT_HI = 1 << 20;
+
+/** Row j's key as one exact number (valid when |keyHi| < DIRECT_HI). */
+function keyValue(k: IntKey, j: number): number {
+  return keyHi(k, j) * TWO32 + (keyLo(k, j) >>> 0);
+}
+
+/** [least key, span] of the non-NULL keys when they fit the direct layout of `entries` entries, else null. */
+function denseRange(k: IntKey, n: number, entries: number): [number, number] | null {
+  let min = Infinity;
+  let max = -Infinity;
+  const { valid } = k;
+  for (let j = 0; j < n; j++) {
+    if (valid !== null && valid[j] === 0) continue;
+    const hi = keyHi(k, j);
+    if (hi >= DIRECT_HI || hi < -DIRECT_HI) return null;
+    const v = hi * TWO32 + (keyLo(k, j) >>> 0);
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  if (min > max) return null;
+  return max - min < entries ? [min, max - min + 1] : null;
+}
+
 /**
  * Builds the table over rows 0..n-1 of `keys` into `t` (slots zeroed by the caller's
  * allocator); `ids` and `hashes` are scratch of n entries.
@@ -64,15 +96,28 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
   if (slots.length / 4 < 2 * n || (mask & (mask + 1)) !== 0) throw new RangeError(`buildJoinTable: ${slots.length / 4} slots for ${n} rows`);
   let groups = 0;
   let nullGroup = -1;
+  let direct: [number, number] | null = null;
   if (int) {
     const k = intKey(keys[0]!);
     const { valid } = k;
+    direct = denseRange(k, n, slots.length / 2);
+    const min = direct === null ? 0 : direct[0];
     for (let j = 0; j < n; j++) {
       if (valid !== null && valid[j] === 0) {
         if (nullsEqual) {
           if (nullGroup < 0) nullGroup = groups++;
           ids[j] = nullGroup;
         } else ids[j] = -1;
+        continue;
+      }
+      if (direct !== null) {
+        // Entry e: [group, seen] until the runs are set below.
+        const e = 2 * (keyValue(k, j) - min);
+        if (slots[e + 1] === 0) {
+          slots[e] = groups;
+          slots[e + 1] = 1;
+          ids[j] = groups++;
+        } else ids[j] = slots[e]!;
         continue;
       }
       const lo = keyLo(k, j);
@@ -125,19 +170,21 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
     }
   }
 
-  // Rows by group, stable; then each slot's run.
+  // Rows by group, stable; then each slot's (entry's) run: words [.., .., group, len] per slot, or [group, len] per entry.
   const bucket = new Uint32Array(ids.buffer, ids.byteOffset, n);
   for (let j = 0; j < n; j++) if (ids[j]! < 0) bucket[j] = groups;
   const { offsets } = countingScatter(bucket, groups + 1, t.order);
   const order = t.order;
+  const step = direct === null ? 4 : 2;
+  const end = direct === null ? slots.length : 2 * direct[1];
   let maxGroup = 0;
-  for (let s = 0; s < slots.length; s += 4) {
-    if (slots[s + 3] === 0) continue;
-    const g = slots[s + 2]!;
+  for (let s = step - 2; s < end; s += step) {
+    if (slots[s + 1] === 0) continue;
+    const g = slots[s]!;
     const a = offsets[g]!;
     const len = offsets[g + 1]! - a;
-    slots[s + 2] = len === 1 ? order[a]! : a;
-    slots[s + 3] = len;
+    slots[s] = len === 1 ? order[a]! : a;
+    slots[s + 1] = len;
     if (len > maxGroup) maxGroup = len;
   }
   let nullRun = 0;
@@ -148,7 +195,7 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
     if (nullLen === 1) nullRun = order[nullRun]!;
     if (nullLen > maxGroup) maxGroup = nullLen;
   }
-  return { groups, maxGroup, nullRun, nullLen };
+  return { groups, maxGroup, nullRun, nullLen, directMin: direct === null ? 0 : direct[0], directSpan: direct === null ? 0 : direct[1] };
 }
 
 /**
@@ -157,7 +204,7 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
  */
 export function probeJoinTable(
   buildKeys: KeyColumn[],
-  table: { slots: Int32Array; int: boolean; nullRun: number; nullLen: number },
+  table: { slots: Int32Array; int: boolean; nullRun: number; nullLen: number; directMin: number; directSpan: number },
   probe: KeyColumn[],
   np: number,
   nullsEqual: boolean,
@@ -168,7 +215,27 @@ export function probeJoinTable(
 ): void {
   const slots = table.slots;
   const mask = slots.length / 4 - 1;
-  if (table.int) {
+  if (table.directSpan > 0) {
+    const k = intKey(probe[0]!);
+    const { valid } = k;
+    const { nullRun, nullLen, directMin: min, directSpan: span } = table;
+    for (let i = 0; i < np; i++) {
+      if (valid !== null && valid[i] === 0) {
+        run[i] = nullRun;
+        len[i] = nullsEqual ? nullLen : 0;
+        continue;
+      }
+      const hi = keyHi(k, i);
+      const e = hi < DIRECT_HI && hi >= -DIRECT_HI ? hi * TWO32 + (keyLo(k, i) >>> 0) - min : -1;
+      if (e >= 0 && e < span) {
+        run[i] = slots[2 * e]!;
+        len[i] = slots[2 * e + 1]!;
+      } else {
+        run[i] = 0;
+        len[i] = 0;
+      }
+    }
+  } else if (table.int) {
     const k = intKey(probe[0]!);
     const { valid } = k;
     const { nullRun, nullLen } = table;
