@@ -86,11 +86,28 @@ function unwrap<T>(reply: TaskReply<unknown>): Done<T> {
 export class ThreadExecutor implements Executor {
   readonly threads: number;
   private pool: Piscina | null;
+  /**
+   * Settles (rejects) when the pool has lost every worker and started none again: piscina then
+   * keeps queued tasks forever (seen when workers are killed while replacements start up), so
+   * in-flight runs race against it, and the next run starts a new pool.
+   */
+  private lost!: Promise<never>;
+  private broken = false;
   /** Starts `threads` workers; any failure to start them is a WorkerError WORKER_START_FAILED. */
-  constructor(threads: number, entry: WorkerEntry = workerEntry()) {
+  constructor(
+    threads: number,
+    private readonly entry: WorkerEntry = workerEntry(),
+  ) {
     this.threads = threads;
+    this.pool = this.startPool();
+  }
+
+  private startPool(): Piscina {
+    const threads = this.threads;
+    const entry = this.entry;
+    let pool: Piscina;
     try {
-      this.pool = new Piscina({
+      pool = new Piscina({
         filename: fileURLToPath(entry.url),
         minThreads: threads,
         maxThreads: threads,
@@ -104,19 +121,38 @@ export class ThreadExecutor implements Executor {
       throw new WorkerError('WORKER_START_FAILED', `Could not start ${threads} worker thread${threads === 1 ? '' : 's'}: ${e?.code ? `${e.code}: ` : ''}${e?.message ?? String(err)}`, {}, { cause: err });
     }
     // A worker that dies outside a task must not crash the process; the task that was running reports it.
-    this.pool.on('error', () => {});
-    this.started = Promise.all(this.pool.threads.map(startedUp)).then(() => {});
+    pool.on('error', () => {});
+    this.broken = false;
+    this.lost = new Promise<never>((_, reject) => {
+      // After a worker exits, give piscina time to start its replacement before calling the pool lost.
+      pool.on('workerDestroy', () => {
+        setTimeout(() => {
+          if (this.pool !== pool || this.broken || pool.threads.length > 0) return;
+          this.broken = true;
+          reject(new WorkerError('WORKER_DIED', 'Every worker thread exited and none was started again'));
+        }, LOST_POOL_MS).unref();
+      });
+    });
+    this.lost.catch(() => {});
+    this.started = Promise.all(pool.threads.map(startedUp)).then(() => {});
+    return pool;
   }
 
   /** Every first worker has loaded its modules (or exited). */
-  private readonly started: Promise<void>;
+  private started: Promise<void> = Promise.resolve();
 
   async run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>> {
     if (!this.pool) throw new AbortError('The engine was closed');
     if (signal?.aborted) throw new AbortError();
+    if (this.broken) {
+      // The pool lost its workers (a run failed with WORKER_DIED): this run gets a new one.
+      const old = this.pool;
+      this.pool = this.startPool();
+      void old.destroy().catch(() => {});
+    }
     let reply: TaskReply<unknown>;
     try {
-      reply = (await this.pool.run(task, { signal: signal ?? null })) as TaskReply<unknown>;
+      reply = (await Promise.race([this.pool.run(task, { signal: signal ?? null }), this.lost])) as TaskReply<unknown>;
     } catch (err) {
       if (signal?.aborted) throw new AbortError('The run was aborted', {}, { cause: err });
       const e = err as Error;
@@ -142,6 +178,9 @@ export class ThreadExecutor implements Executor {
 const START_WAIT_MS = 10_000;
 
 /** Resolves when piscina's worker has sent its ready message (its task module is loaded), or has exited. */
+/** How long a pool may have no worker after one exits before its tasks are failed. */
+const LOST_POOL_MS = 1000;
+
 function startedUp(worker: Worker): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
