@@ -23,7 +23,7 @@ import {
   allocBits, boolBitsOf, ByteBuilder, ctorOf, decodeUtf8, getBit, halves, is64, makeResult, strViewOf, unpackBits, validityOf,
 } from './evaluate-data.js';
 import { civilScratch, formatCivil, formatDate, splitTimestamp } from '../io/temporal-text.js';
-import { divScratch, divWords, divWordsWide, limbScratch, limbsOfWords, wideDivScratch, words64 } from '../ops/int64-words.js';
+import { divScratch, divWords, divWordsWide, extendsSign, limbScratch, limbsOfWords, wideDivScratch, words64 } from '../ops/int64-words.js';
 import { floorDiv, NANOS, parseDateTime } from './evaluate-datetime.js';
 import { nullColumn } from './evaluate-value.js';
 
@@ -168,7 +168,7 @@ function temporalToTemporal(from: TypeDesc, to: TypeDesc, a: Data, n: number, va
       const h = limbScratch[0]!;
       const m = limbScratch[1]!;
       // the product fits int64 when its top limb only extends the sign of the middle one
-      if (!((h === 0 && m < 2 ** 31) || (h === -1 && m >= 2 ** 31))) {
+      if (!extendsSign(h, m)) {
         clear(valid, i);
         continue;
       }
@@ -183,7 +183,7 @@ function temporalToTemporal(from: TypeDesc, to: TypeDesc, a: Data, n: number, va
     if (dst64) {
       dst64[2 * i] = rl;
       dst64[2 * i + 1] = rh;
-    } else if ((rh === 0 && rl < 2 ** 31) || (rh === -1 && rl >= 2 ** 31)) {
+    } else if (extendsSign(rh, rl)) {
       dst32![i] = rl | 0;
     } else {
       clear(valid, i);

@@ -154,7 +154,7 @@ function bigIntParser(min: bigint, max: bigint, name: string): (s: string) => st
     if (s.length <= 15) {
       const x = Number(s);
       if (unsigned && x < 0) return `out of range for ${name}`;
-      setWords(x === 0 ? 0 : x);
+      setWords(x);
       return null;
     }
     const x = BigInt(s); // 16 digits and more: rare

@@ -11,10 +11,9 @@
  * `Z` / `±HH:MM[:SS]` / `±HHMM` / `±HH` offset (converted to UTC). A date alone is midnight.
  */
 
-import { addLimbs, divScratch, divWords, limbScratch, limbsOfWords } from '../ops/int64-words.js';
+import { addLimbs, divScratch, divWords, extendsSign, limbScratch, limbsOfWords, TWO32 } from '../ops/int64-words.js';
 
 const UNIT_DIGITS: Record<'s' | 'ms' | 'us' | 'ns', number> = { s: 0, ms: 3, us: 6, ns: 9 };
-const TWO32 = 4294967296;
 
 export type Unit = 's' | 'ms' | 'us' | 'ns';
 
@@ -131,7 +130,6 @@ export function parseDate(s: string): number | null {
 export const timestampWords = new Float64Array(2);
 
 const PER_SECOND_UNITS: Record<Unit, number> = { s: 1, ms: 1e3, us: 1e6, ns: 1e9 };
-const TWO31 = 2 ** 31;
 
 /**
  * ISO-8601 timestamp → count of `unit` since the epoch (UTC) as 64-bit words in
@@ -173,7 +171,7 @@ export function parseTimestamp(s: string, unit: Unit, zone: ((wallSeconds: numbe
   addLimbs(limbScratch[0]!, limbScratch[1]!, limbScratch[2]!, 0, 0, fracNs / step);
   const h = limbScratch[0]!;
   const mid = limbScratch[1]!;
-  if (!((h === 0 && mid < TWO31) || (h === -1 && mid >= TWO31))) return `out of range for timestamp[${unit}]`;
+  if (!extendsSign(h, mid)) return `out of range for timestamp[${unit}]`;
   timestampWords[0] = mid | 0;
   timestampWords[1] = limbScratch[2]!;
   return null;

@@ -16,6 +16,16 @@
  */
 
 export const TWO32 = 4294967296;
+const TWO31 = 2147483648;
+
+/**
+ * Whether `hi` (a signed word) only extends the sign of `lo` (an unsigned 32-bit word): the
+ * value fits the narrower width. For 96-bit limbs (h, m): the int64 (m, l) holds them; for
+ * int64 words (hi, lo): an int32 holds the value.
+ */
+export function extendsSign(hi: number, lo: number): boolean {
+  return lo < TWO31 ? hi === 0 : hi === -1;
+}
 const TWO16 = 65536;
 
 /** The 32-bit words of a 64-bit typed array (lo word at 2i, hi word at 2i+1). */
@@ -173,7 +183,7 @@ export function divWordsWide(hi: number, lo: number, d: number): void {
   let h = hi;
   let l = lo;
   if (neg) {
-    // the magnitude, as in divWords
+    // the magnitude
     if (l === 0) h = -h;
     else {
       h = -h - 1;
@@ -224,43 +234,10 @@ export const divScratch = new Float64Array(2);
  * dividend r*2^16 + digit is an exact double) with |quotient| <= 2^53 (d >= 2^11 always is).
  */
 export function divWords(hi: number, lo: number, d: number): void {
-  // long division by 16-bit digits
-  const neg = hi < 0;
-  let h = hi;
-  let l = lo;
-  if (neg) {
-    if (l === 0) h = -h;
-    else {
-      h = -h - 1;
-      l = TWO32 - l;
-    }
-  }
-  const d0 = l % TWO16;
-  const d1 = (l - d0) / TWO16;
-  const d2 = h % TWO16;
-  const d3 = (h - d2) / TWO16;
-  let x = d3;
-  let qd = Math.floor(x / d);
-  let r = x - qd * d;
-  let q = qd;
-  x = r * TWO16 + d2;
-  qd = Math.floor(x / d);
-  r = x - qd * d;
-  q = q * TWO16 + qd;
-  x = r * TWO16 + d1;
-  qd = Math.floor(x / d);
-  r = x - qd * d;
-  q = q * TWO16 + qd;
-  x = r * TWO16 + d0;
-  qd = Math.floor(x / d);
-  r = x - qd * d;
-  q = q * TWO16 + qd;
-  if (neg && r !== 0) {
-    q = -q - 1;
-    r = d - r;
-  } else if (neg) q = -q;
-  divScratch[0] = q;
-  divScratch[1] = r;
+  divWordsWide(hi, lo, d);
+  // the quotient's words as one number: exact while |quotient| <= 2^53
+  divScratch[0] = wideDivScratch[0]! * TWO32 + wideDivScratch[1]!;
+  divScratch[1] = wideDivScratch[2]!;
 }
 
 /** out = w[at..at+k) - x (word vectors, see above). */
