@@ -17,6 +17,7 @@ export interface Options {
   threads: number;
   systems: System[];
   workloads?: string[];
+  curves?: string[];
   sections: Section[];
   formats: FileFormat[];
   spillSizes?: number[];
@@ -30,11 +31,11 @@ export interface Options {
 
 export const USAGE = `usage: npm run bench -- <window|asof|explode|relational|spill|all ...> [--quick] [--rows N] [--repeat K]
        [--warmup W] [--threads T] [--systems sluice,polars,duckdb] [--peers-only] [--sluice-only]
-       [--workloads a,b] [--sections memory,file,curve,spill] [--formats ipc,parquet,csv] [--spill-sizes 10M,30M]
+       [--workloads a,b] [--curves id,id] [--sections memory,file,curve,spill] [--formats ipc,parquet,csv] [--spill-sizes 10M,30M]
        [--data DIR] [--data-root DIR] [--out-dir DIR] [--name NAME] [--timeout SECONDS] [--keep-data]
        npm run bench -- report <results.json>`;
 
-const VALUE_FLAGS = new Set(['rows', 'repeat', 'warmup', 'threads', 'systems', 'workloads', 'sections', 'formats', 'spill-sizes', 'data', 'data-root', 'out-dir', 'name', 'timeout']);
+const VALUE_FLAGS = new Set(['rows', 'repeat', 'warmup', 'threads', 'systems', 'workloads', 'curves', 'sections', 'formats', 'spill-sizes', 'data', 'data-root', 'out-dir', 'name', 'timeout']);
 const BOOL_FLAGS = new Set(['quick', 'peers-only', 'sluice-only', 'keep-data', 'help']);
 
 function parseCount(flag: string, v: string): number {
@@ -84,6 +85,7 @@ export function parseOptions(argv: string[]): Options | { report: string } | 'he
     suites, quick, systems, threads,
     rows: num('rows'), repeat: num('repeat') ?? (quick ? 1 : 3), warmup: num('warmup') ?? 0,
     workloads: values.has('workloads') ? parseList('workloads', values.get('workloads')!, WORKLOADS.map((w) => w.name)) : undefined,
+    curves: values.has('curves') ? values.get('curves')!.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     sections: values.has('sections') ? parseList('sections', values.get('sections')!, ['memory', 'file', 'curve', 'spill'] as const) : ['memory', 'file', 'curve', 'spill'],
     formats: values.has('formats') ? parseList('formats', values.get('formats')!, ['ipc', 'parquet', 'csv'] as const) : ['ipc', 'parquet', 'csv'],
     spillSizes: values.has('spill-sizes') ? values.get('spill-sizes')!.split(',').map((s) => parseCount('spill-sizes', s.trim())) : undefined,

@@ -65,6 +65,11 @@ async function main(): Promise<number> {
   const plan = o.suites.map((s) => planSuite(s, { ...o }));
   const defs: CaseDef[] = plan.flatMap((p) => p.cases);
   const curves: CurveDef[] = plan.flatMap((p) => p.curves);
+  const unknownCurves = (o.curves ?? []).filter((id) => !curves.some((c) => c.id === id));
+  if (unknownCurves.length) {
+    process.stderr.write(`bench: --curves: no curve ${unknownCurves.join(', ')} in ${o.suites.join(', ')}${o.sections.includes('curve') ? '' : ' (--sections has no curve)'}\n`);
+    return 2;
+  }
   const stamp = new Date();
   const pad = (n: number) => String(n).padStart(2, '0');
   const name = o.name ?? `${stamp.getFullYear()}-${pad(stamp.getMonth() + 1)}-${pad(stamp.getDate())}-${pad(stamp.getHours())}${pad(stamp.getMinutes())}-${o.suites.length === SUITES.length ? 'all' : o.suites.join('+')}${o.quick ? '-quick' : ''}`;

@@ -59,6 +59,8 @@ export interface PlanOptions {
   threads: number;
   systems: System[];
   workloads?: string[];
+  /** only these curves (ids as in the report); runs them even with --workloads */
+  curves?: string[];
   sections: Section[];
   formats: InFormat[];
   spillSizes?: number[];
@@ -116,13 +118,14 @@ export function planSuite(suite: SuiteName, o: PlanOptions): Plan {
       for (const format of formats) for (const system of SYSTEMS) add({ section: 'file', workload: name, system, mode: 'file', format, threads: o.threads, params, outFormat: 'parquet' });
     }
   }
-  if (o.sections.includes('curve') && !o.workloads) planCurves(suite, o, add, curves);
+  if (o.sections.includes('curve') && (!o.workloads || o.curves)) planCurves(suite, o, add, curves);
   return { cases, curves };
 }
 
 function planCurves(suite: SuiteName, o: PlanOptions, add: (c: Omit<CaseDef, 'suite'>) => void, curves: CurveDef[]): void {
   const q = o.quick;
   const curve = (c: CurveDef, systems: System[], points: Array<{ x: number; label: string; params: WorkloadParams; threads?: number; partitions?: number }>) => {
+    if (o.curves && !o.curves.includes(c.id)) return;
     curves.push(c);
     for (const p of points) for (const system of systems) {
       add({
