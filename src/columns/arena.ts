@@ -68,6 +68,10 @@ export class SharedArena {
   get firstBytesUsed(): number {
     return this.firstUsed;
   }
+
+  get firstBuffer(): SharedArrayBuffer | null {
+    return this.first;
+  }
 }
 
 /**

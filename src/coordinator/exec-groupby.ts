@@ -11,18 +11,20 @@
  * on slab or partition boundaries (float sums included: window's canonical order).
  */
 import type * as A from 'apache-arrow';
-import { schemaToArrow } from '../columns/arrow-types.js';
+import { schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
 import { batchFromColumns } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { ResolvedGroupBy } from '../ops/groupby-spec.js';
 import type { GroupByTask, GroupOutputSpec, OutputRouting, PartitionInput, WindowGroupByTask } from '../types/tasks.js';
 import type { WindowStagePlan } from './exec-window.js';
-import { fixedWidth, outputRowBytes } from './column-widths.js';
+import { fixedWidth, outputRowBytes, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
+import { stageBytes } from './execute.js';
+import type { Stage } from './planner.js';
 import { mergePartials } from './agg-merge.js';
-import { ingest } from './ingest.js';
+import { ingest, type PartialIngest } from './ingest.js';
 import { runAll } from './scheduler.js';
 import type { Exchange } from '../shuffle/exchange.js';
-import { loadBytesOf, OutputRanges, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import { loadBytesOf, OutputRanges, partitionCount, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 
 const MAX_ROWS = 0xffffffff;
@@ -61,6 +63,7 @@ export function planGroupBy(resolved: ResolvedGroupBy): GroupByStagePlan {
         `${next}partitioning: ${partitioning}`,
         `${next}grouping per partition: open-addressing hash table of the key tuple (NULL keys one group, NaN = NaN, -0 = 0), groups numbered by first appearance, rows grouped by one stable counting scatter`,
       ];
+      if (partialKeys(keyPos, outputs) && !reuse) lines.push(`${next}partial aggregation per slab before the exchange (its groups are routed, not its rows; kept when the first slab shrinks 10x, else every row is routed), merged per partition`);
       if (!resolved.distinct) {
         for (const o of resolved.outputs.slice(resolved.keys.length)) lines.push(`${next}${o.name} = ${o.text}: ${algorithm(o.fn, o.type)}`);
       }
@@ -94,8 +97,62 @@ function algorithm(fn: GroupOutputSpec['fn'], type: GroupOutputSpec['type']): st
 
 /** Scratch a group-by task needs for `rows` rows whose routed columns take `inputBytes`. */
 function groupScratch(plan: GroupByStagePlan, rows: number, inputBytes: number): number {
-  const measures = plan.outputs.reduce((s, o) => s + (o.fn === 'first' ? 8 : (fixedWidth(o.type) || 16) + 9), 0);
-  return inputBytes + rows * (40 + measures);
+  return inputBytes + rows * groupScratchPerRow(plan.outputs) + groupTableBytes(plan.outputs, rows);
+}
+
+/**
+ * The part of the hash tables' scratch that does not grow with the rows: the first table of
+ * src/worker/group-ids (1024 to 8192 four-byte slots) of the grouping and of each countDistinct.
+ */
+function groupTableBytes(outputs: GroupOutputSpec[], rows: number): number {
+  const slots = Math.min(8192, Math.max(1024, 2 ** Math.ceil(Math.log2(Math.max(1, 2 * Math.min(rows, 4096))))));
+  return 4 * slots * (1 + outputs.filter((o) => o.fn === 'countDistinct').length);
+}
+
+/**
+ * Per row: the hash table's arrays (ids, hashes, keys, slots: up to 56 bytes; a countDistinct
+ * groups (group, value) pairs in a second table), then per output.
+ */
+function groupScratchPerRow(outputs: GroupOutputSpec[]): number {
+  return 56 + outputs.reduce((s, o) => s + (o.fn === 'first' ? 8 : (fixedWidth(o.type) || 16) + 9) + (o.fn === 'countDistinct' ? 56 : 0), 0);
+}
+
+/**
+ * DataFusion's partial / final split for a keyed group-by whose aggregates merge exactly:
+ * each slab is aggregated where it is partitioned (its groups, not its rows, go through the
+ * exchange), and each partition's task groups those partial rows again with the merge of
+ * every aggregate (count: sum of counts; integer sum: sum of sums, 64-bit wrapping as one
+ * fold; min/max of minima/maxima; first/last of firsts/lasts). Partial rows carry their
+ * group's first row id in the slab and arrive in row-id order, so the merge sees them in
+ * input order: ties of min/max and first/last resolve as over the rows, and results never
+ * depend on slab boundaries. Float sums and avg (window's canonical pairwise order over the
+ * whole group) and countDistinct do not split: null, and every row is routed.
+ */
+/** The keys' positions among the partial outputs (each group's first row's key values), or null: no split. */
+function partialKeys(keyPos: number[], outputs: GroupOutputSpec[]): number[] | null {
+  if (keyPos.length === 0) return null;
+  const merges = outputs.every((o) => o.fn === 'first' || o.fn === 'last' || o.fn === 'min' || o.fn === 'max' || o.fn === 'count' || (o.fn === 'sum' && o.type.kind === 'int'));
+  if (!merges) return null;
+  const keys = keyPos.map((p) => outputs.findIndex((o) => o.fn === 'first' && !o.ignoreNulls && o.column === p));
+  return keys.some((k) => k < 0) ? null : keys;
+}
+
+export function partialSplit(plan: GroupByStagePlan): { partial: PartialIngest; final: GroupByStagePlan } | null {
+  const finalKeys = partialKeys(plan.keyPos, plan.outputs);
+  if (!finalKeys) return null;
+  const finalOutputs: GroupOutputSpec[] = plan.outputs.map((o, i) => ({ ...o, fn: o.fn === 'count' ? 'sum' : o.fn, column: i }));
+  const widen = plan.outputs.reduce((t, o) => t + fixedWidth(o.type) + 1, 0);
+  return {
+    partial: {
+      aggregate: { keys: plan.keyPos, outputs: plan.outputs },
+      schema: plan.resolved.output.map((f) => ({ name: f.name, type: f.type, nullable: f.nullable })),
+      hashKeys: finalKeys,
+      scratchPerRow: groupScratchPerRow(plan.outputs),
+      scratchFixed: groupTableBytes(plan.outputs, 4096),
+      widenPerRow: widen,
+    },
+    final: { ...plan, keyPos: finalKeys, outputs: finalOutputs },
+  };
 }
 
 /** The routed input rows, grouped per partition (the partitioning of a stage before may be reused). */
@@ -181,18 +238,30 @@ export async function* execGroupBy(
   ctx: RunContext,
   plan: GroupByStagePlan,
   input: AsyncIterable<A.RecordBatch>,
-  inputSchema: A.Schema,
+  inputStage: Stage,
   owned: boolean,
 ): AsyncGenerator<A.RecordBatch> {
   const keyed = plan.keyPos.length > 0;
-  const { exchange, rows } = await ingest(ctx, input, inputSchema, {
+  const split = partialSplit(plan);
+  const inputSchema = inputStage.schema;
+  const { exchange, rows, partial } = await ingest(ctx, input, inputSchema, {
     name: 'groupBy',
     routed: plan.routed,
     hashKeys: plan.keyPos,
-    partitions: keyed ? ctx.config.partitions : 1,
+    partitions: keyed ? await groupPartitions(ctx, plan, inputStage) : 1,
     owned,
     retain: false,
+    ...(split ? { partial: split.partial } : {}),
   });
+  if (split && partial) {
+    const final = split.final;
+    yield* groupOutputs(ctx, final, { units: exchange.nonEmpty().map((p) => ({ sides: [exchange], p, level: 0 })), rows, release: () => exchange.release() }, {
+      splitKeys: [final.keyPos],
+      extraPerRow: 0,
+      build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: final.keyPos, outputs: final.outputs, out, scratch }),
+    });
+    return;
+  }
   if (!keyed && !fitsOneTask(ctx, plan, exchange) && plan.outputs.every((o) => o.fn !== 'countDistinct')) {
     yield* wholeInputInPieces(ctx, plan, exchange, rows);
     return;
@@ -203,6 +272,18 @@ export async function* execGroupBy(
     extraPerRow: 0,
     build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: plan.keyPos, outputs: plan.outputs, out, scratch }),
   });
+}
+
+/**
+ * Hash partitions sized by the budget, so each partition's task fits its share and is not
+ * split again (which moves every row once more): the source's size (when known) times what a
+ * row takes in a task (routed columns, grouping scratch, its share of the outputs).
+ */
+async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputStage: Stage): Promise<number> {
+  const schema = schemaFromArrow(inputStage.schema);
+  const routedRowBytes = plan.routed.reduce((t, c) => t + rowBytesOf(schema[c]!.type), 0);
+  const taskRowBytes = routedRowBytes + groupScratchPerRow(plan.outputs) + outputRowBytes(plan.resolved.output);
+  return partitionCount(ctx, await stageBytes(inputStage), rowBytesOfSchema(inputStage.schema), taskRowBytes);
 }
 
 /** A whole-input aggregate's one partition fits one task. */

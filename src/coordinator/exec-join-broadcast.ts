@@ -92,7 +92,7 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
     const tableRes = ctx.budget.reserve('join.table');
     let table: JoinTableDesc;
     try {
-      const [tableLoan, scratch] = await ctx.loans('join.build', [tableBytes + LOAN_SLACK, 8 * rows + 2 * keys.length * rows + LOAN_SLACK]);
+      const [tableLoan, scratch] = await ctx.loans('join.build', [tableBytes + LOAN_SLACK, 8 * rows + 2 * keys.length * rows + LOAN_SLACK], [0]);
       try {
         const int = keys.length === 1 && fastIntKey(plan.resolved.keys[0]!.left.type, plan.resolved.keys[0]!.right.type, plan.task.scales[0]!.type);
         const build = { kind: 'joinBuild', right: columns.map((c) => describeData(c)), rows, keys, scales: plan.task.scales, nullsEqual: plan.task.nullsEqual, int } as const;

@@ -14,8 +14,10 @@ import { SharedArena } from '../columns/arena.js';
 import { schemaFromArrow } from '../columns/arrow-types.js';
 import { batchCopyBytes, describeBatch, selectColumns } from '../columns/shared.js';
 import { Exchange } from '../shuffle/exchange.js';
+import type { BatchDesc, SchemaDesc } from '../types/column.js';
+import type { PartialAggregate } from '../types/tasks.js';
 import { BatchStore } from './batch-store.js';
-import { LOAN_SLACK, type RunContext } from './run-context.js';
+import { LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
 
 export interface IngestSpec {
   name: string;
@@ -32,34 +34,74 @@ export interface IngestSpec {
   reread?: (() => AsyncIterable<A.RecordBatch>) | null;
   /** Sees each input batch's routed columns with its first row id (e.g. to sample sort keys). */
   onBatch?: (routed: A.RecordBatch, rowBase: number) => void;
+  /**
+   * A group-by's partial pass: each slab is aggregated and its groups are routed (the
+   * exchange holds `schema`, hashed on `hashKeys` of it) instead of its rows.
+   */
+  partial?: PartialIngest;
+}
+
+export interface PartialIngest {
+  aggregate: PartialAggregate;
+  /** The partial outputs' columns (what the exchange holds). */
+  schema: SchemaDesc;
+  /** Hash key positions among the partial outputs. */
+  hashKeys: number[];
+  /** Bytes per row the aggregation needs in scratch beyond the slab's copy, and fixed bytes (its hash table). */
+  scratchPerRow: number;
+  scratchFixed: number;
+  /** Bytes per row the partial outputs may take beyond the routed input's. */
+  widenPerRow: number;
 }
 
 export interface Ingested {
   store: BatchStore | null;
   exchange: Exchange;
   rows: number;
+  /** The exchange holds a partial pass's groups (spec.partial, kept after its probe), not rows. */
+  partial: boolean;
 }
 
-/** Bytes per routed row a partition task holds in its loans (input copy, output, scratch). */
-const TASK_BYTES_PER_ROW = (rowBytes: number): number => 3 * rowBytes + 32;
+/**
+ * Bytes per routed row a partition task holds in its loans (input copy, output, scratch); a
+ * partial pass also groups the slab in scratch (its output loan, mostly unused when groups are
+ * few, is compacted by the exchange and not counted here).
+ */
+/**
+ * A group-by's partial pass is kept when grouping the first slab shrinks it at least this many
+ * times. Grouping pays when keys repeat (10M rows, 1k keys, 2 threads: 0.20 s against 0.53 s
+ * routing every row); with 100k keys a slab's hash table no longer fits the caches and
+ * grouping costs more than the routing it saves (0.90 s against 0.75 s), while each hash
+ * partition holds few enough keys to group fast. DuckDB and Polars adapt their partial
+ * aggregates the same way. Results never depend on it (the merge is exact).
+ */
+const PARTIAL_MIN_REDUCTION = 10;
+
+const TASK_BYTES_PER_ROW = (rowBytes: number, partial?: PartialIngest): number => 3 * rowBytes + 32 + (partial ? rowBytes + partial.scratchPerRow : 0);
 
 /**
  * Rows per slab: as many as config.slabRows, as few as the budget allows: the tasks in flight
  * and the slab being made ready hold loans at once, so each gets its share of that many
  * (an eighth of the budget at most, so the exchanges keep their rows instead of spilling).
  */
-export function slabRowsFor(ctx: RunContext, rowBytes: number): number {
+export function slabRowsFor(ctx: RunContext, rowBytes: number, partial?: PartialIngest): number {
   // The loans in flight also count while an exchange decides whether it may keep its rows (it
   // keeps them while half the budget stays free): together they stay within an eighth of it.
   const share = Math.min(ctx.limits.taskBytes * ctx.concurrency, ctx.budget.limit / 8) / (ctx.concurrency + 1);
-  const fit = Math.floor((share - 3 * LOAN_SLACK) / TASK_BYTES_PER_ROW(rowBytes));
+  const fit = Math.floor((share - 3 * LOAN_SLACK) / TASK_BYTES_PER_ROW(rowBytes, partial));
   return Math.max(1, Math.min(ctx.config.slabRows, fit));
 }
 
 export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch>, inputSchema: A.Schema, spec: IngestSpec): Promise<Ingested> {
   const store = spec.retain ? new BatchStore(ctx, spec.name, spec.owned, spec.reread ?? null) : null;
   const ordered = spec.routed.map((i) => schemaFromArrow(inputSchema)[i]!);
-  const exchange = new Exchange(ctx.exchangeEnv(), spec.name, ordered, spec.partitions);
+  // A partial pass is probed on the first slab (see PARTIAL_MIN_REDUCTION): until then both
+  // exchanges exist (empty ones hold nothing), and the one not taken is released.
+  let partial = spec.partial ?? null;
+  let probing = partial !== null;
+  const rowExchange = new Exchange(ctx.exchangeEnv(), spec.name, ordered, spec.partitions);
+  const groupExchange = partial ? new Exchange(ctx.exchangeEnv(), spec.name, partial.schema, spec.partitions) : null;
+  let exchange = rowExchange;
   const queue = new PQueue({ concurrency: ctx.concurrency });
   let failure: { err: unknown } | null = null;
   let slab: A.RecordBatch[] = [];
@@ -67,6 +109,18 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
   let slabBase = 0;
   let rows = 0;
   let slabTarget = 0;
+  let slabRowBytes = 0;
+
+  const route = (described: BatchDesc[], rowBase: number, withPartial: boolean, out: Loan, scratch: Loan) =>
+    ctx.task({
+      kind: 'partition',
+      batches: described,
+      routing: { kind: 'hash', keyColumns: withPartial ? partial!.hashKeys : spec.hashKeys, partitions: spec.partitions, seed: ctx.config.seed, level: 0 },
+      ...(withPartial ? { partial: partial!.aggregate } : {}),
+      rowBase,
+      outputBuffer: out.buffer,
+      scratch: scratch.buffer,
+    });
 
   const flush = async (): Promise<void> => {
     if (slabRows === 0) return;
@@ -79,28 +133,48 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     const inBytes = batches.reduce((s, b) => s + batchCopyBytes(b), 0) + 64 * spec.routed.length * batches.length + LOAN_SLACK;
     // The routed copy of the rows (never more than their input copy) and their 32-bit row ids:
     // the exchange keeps this buffer whole, so extra room would be held until the kernel runs.
-    const outBytes = inBytes + 4 * n + LOAN_SLACK;
-    const scratchBytes = (batches.length > 1 ? inBytes : 0) + 24 * n + LOAN_SLACK;
+    const outBytes = inBytes + (4 + (partial?.widenPerRow ?? 0)) * n + LOAN_SLACK;
+    const scratchBytes = (batches.length > 1 ? inBytes : 0) + (24 + (partial ? inBytes / n + partial.scratchPerRow : 0)) * n + (partial?.scratchFixed ?? 0) + LOAN_SLACK;
     await ctx.clock.during('partition', queue.onSizeLessThan(1));
     if (failure) return;
-    const [inLoan, outLoan, scratchLoan] = await ctx.clock.during('partition', ctx.loans(`${spec.name}.slab`, [inBytes, outBytes, scratchBytes]));
+    const [inLoan, outLoan, scratchLoan] = await ctx.clock.during('partition', ctx.loans(`${spec.name}.slab`, [inBytes, outBytes, scratchBytes], [1]));
     // The slab's columns go to the worker in the pooled input loan; it writes the partitioned
     // rows into the output loan, which the exchange keeps or gives back after spilling.
     const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
     const described = batches.map((b) => describeBatch(b, arena.alloc));
+    if (probing) {
+      // The first slab, grouped while the other slabs wait: its reduction decides the rest.
+      probing = false;
+      try {
+        let done = await ctx.clock.during('partition', route(described, rowBase, true, outLoan!, scratchLoan!));
+        const groups = done.value.parts.reduce((t, p) => t + p.chunk.length, 0);
+        if (groups * PARTIAL_MIN_REDUCTION <= n) {
+          exchange = groupExchange!;
+          rowExchange.release();
+        } else {
+          partial = null;
+          slabTarget = slabRowsFor(ctx, slabRowBytes); // the next slabs sized for routing rows
+          groupExchange!.release();
+          done = await ctx.clock.during('partition', route(described, rowBase, false, outLoan!, scratchLoan!));
+        }
+        inLoan!.release();
+        scratchLoan!.release();
+        await exchange.add(done.value, outLoan!);
+        ctx.progress.add('partition', n);
+      } finally {
+        inLoan!.release();
+        scratchLoan!.release();
+        outLoan!.release();
+      }
+      return;
+    }
+    const withPartial = partial !== null;
     void queue
       .add(async () => {
         try {
           // A job queued behind a failure only gives its loans back.
           if (failure) return;
-          const done = await ctx.task({
-            kind: 'partition',
-            batches: described,
-            routing: { kind: 'hash', keyColumns: spec.hashKeys, partitions: spec.partitions, seed: ctx.config.seed, level: 0 },
-            rowBase,
-            outputBuffer: outLoan!.buffer,
-            scratch: scratchLoan!.buffer,
-          });
+          const done = await route(described, rowBase, withPartial, outLoan!, scratchLoan!);
           inLoan!.release();
           scratchLoan!.release();
           await exchange.add(done.value, outLoan!);
@@ -133,7 +207,10 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
       // Big batches are cut so every slab (one partition task) holds about slabTarget rows.
       const routed = selectColumns(batch, spec.routed);
       spec.onBatch?.(routed, rows - batch.numRows);
-      if (slabTarget === 0) slabTarget = slabRowsFor(ctx, Math.max(1, batchCopyBytes(routed) / routed.numRows));
+      if (slabTarget === 0) {
+        slabRowBytes = Math.max(1, batchCopyBytes(routed) / routed.numRows);
+        slabTarget = slabRowsFor(ctx, slabRowBytes, partial ?? undefined);
+      }
       for (let start = 0; start < routed.numRows; ) {
         const take = Math.min(routed.numRows - start, slabTarget - slabRows);
         slab.push(start === 0 && take === routed.numRows ? routed : routed.slice(start, start + take));
@@ -155,8 +232,9 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     await queue.onIdle();
     await it.return?.(undefined);
     store?.release();
-    exchange.release();
+    rowExchange.release();
+    groupExchange?.release();
     throw err;
   }
-  return { store, exchange, rows };
+  return { store, exchange, rows, partial: partial !== null };
 }

@@ -474,7 +474,7 @@ export class KernelUnits<O> {
   async run(unit: PartitionUnit, plan: Extract<UnitPlan<O>, { kind: 'run' }>, routing: (buffer: SharedArrayBuffer | null) => O, take: (res: KernelResult, output: Loan | null) => Promise<void>): Promise<void> {
     const { ctx, op } = this;
     const { job, need } = plan;
-    const [scratch, output] = await ctx.loans(op.name, this.outputLoan ? [plan.scratchBytes, plan.outputBytes] : [plan.scratchBytes]).catch((err: unknown) => {
+    const [scratch, output] = await ctx.loans(op.name, this.outputLoan ? [plan.scratchBytes, plan.outputBytes] : [plan.scratchBytes], [1]).catch((err: unknown) => {
       // Uncut, a unit above its share runs alone, next to the spillable data (up to half the
       // budget): when even that does not fit, the budget is what is too small.
       if (err instanceof ExecutionError && err.code === 'MEMORY_EXHAUSTED' && need > ctx.limits.taskBytes) {

@@ -26,7 +26,7 @@ export async function reroute(
       runAll(
         inputs.map(({ input, bytes, rows }) => async () => {
           const spilled = input.spills.length > 0;
-          const [out, scratch] = await ctx.loans(`${name}.route`, [bytes + 8 * rows + LOAN_SLACK, (spilled ? 2 * bytes : 0) + 32 * rows + LOAN_SLACK]);
+          const [out, scratch] = await ctx.loans(`${name}.route`, [bytes + 8 * rows + LOAN_SLACK, (spilled ? 2 * bytes : 0) + 32 * rows + LOAN_SLACK], [0]);
           try {
             const res = (await ctx.task({ kind: 'route', input, routing, outputBuffer: out!.buffer, scratch: scratch!.buffer })).value;
             scratch!.release();

@@ -186,8 +186,11 @@ export class RunContext {
   /**
    * Reserves pooled buffers of these sizes for one task, all or none, waiting while other
    * loans are out; MEMORY_EXHAUSTED when they cannot fit even with no other loan out.
+   * `kept`: the indexes of loans that may be handed over (kept past the task, e.g. routed
+   * rows an exchange keeps): those get a buffer about their size; the others, given back when
+   * the task ends, may reuse a free buffer up to twice their size (no fresh pages to touch).
    */
-  async loans(name: string, sizes: number[]): Promise<Loan[]> {
+  async loans(name: string, sizes: number[], kept: readonly number[] = []): Promise<Loan[]> {
     const total = sizes.reduce((s, b) => s + b, 0);
     // More than the whole budget can never be lent: say so before any waiting or spilling.
     if (total > this.budget.limit) {
@@ -198,12 +201,12 @@ export class RunContext {
     const alone = total > this.limits.taskBytes;
     for (;;) {
       this.checkAbort();
-      const got = alone && this.loansOut > 0 ? null : (this.tryLoans(name, sizes, false) ?? this.tryLoans(name, sizes, true));
+      const got = alone && this.loansOut > 0 ? null : (this.tryLoans(name, sizes, kept, false) ?? this.tryLoans(name, sizes, kept, true));
       if (got) return got;
       if (this.loansOut === 0) {
         // Nothing will come back by itself: spillable consumers give memory back first.
         if ((await this.relieve()) > 0) continue;
-        const late = this.tryLoans(name, sizes, true);
+        const late = this.tryLoans(name, sizes, kept, true);
         if (late) return late;
         // Nothing can be given back: report what holds the budget.
         const r = this.budget.reserve(name);
@@ -246,13 +249,14 @@ export class RunContext {
     }
   }
 
-  private tryLoans(name: string, sizes: number[], exact: boolean): Loan[] | null {
+  private tryLoans(name: string, sizes: number[], kept: readonly number[], exact: boolean): Loan[] | null {
     // All or none, and a failed attempt is undone quietly: it was never a loan, so giving its
     // buffers back must not wake other waiters (two waiters would wake each other forever).
-    const taken: Array<{ reservation: Reservation; buffer: SharedArrayBuffer }> = [];
-    for (const bytes of sizes) {
+    const taken: Array<{ reservation: Reservation; buffer: SharedArrayBuffer; keepable: boolean }> = [];
+    for (let i = 0; i < sizes.length; i++) {
+      const keepable = kept.includes(i);
       const reservation = this.budget.reserve(name);
-      const buffer = this.pool.tryTake(reservation, bytes, exact);
+      const buffer = this.pool.tryTake(reservation, sizes[i]!, exact ? 'exact' : keepable ? 'near' : 'brief');
       if (!buffer) {
         reservation.free();
         for (const t of taken) {
@@ -261,9 +265,9 @@ export class RunContext {
         }
         return null;
       }
-      taken.push({ reservation, buffer });
+      taken.push({ reservation, buffer, keepable });
     }
-    return taken.map(({ reservation, buffer }) => this.lend(name, reservation, buffer));
+    return taken.map(({ reservation, buffer, keepable }) => this.lend(name, reservation, buffer, keepable));
   }
 
   /**
@@ -277,7 +281,7 @@ export class RunContext {
     return Math.max(0, this.limits.headroom - (this.lentBytes - handedOver));
   }
 
-  private lend(name: string, reservation: Reservation, buffer: SharedArrayBuffer): Loan {
+  private lend(name: string, reservation: Reservation, buffer: SharedArrayBuffer, keepable: boolean): Loan {
     this.loansOut++;
     this.lentBytes += buffer.byteLength;
     let out = true;
@@ -297,6 +301,8 @@ export class RunContext {
       },
       handOver: (owner) => {
         if (!out) throw new ExecutionError('INTERNAL', `internal: a ${name} loan was handed over after its release`);
+        // A brief loan may be a buffer twice its size: kept, that would hold idle budget.
+        if (!keepable) throw new ExecutionError('INTERNAL', `internal: a ${name} loan not lent as kept was handed over`);
         reservation.moveTo(owner, buffer.byteLength);
         end();
         return buffer;

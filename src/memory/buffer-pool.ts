@@ -20,6 +20,19 @@ const GRAIN = 4096;
 /** How much bigger than bufferSize(bytes) a reused buffer may be (two size steps). */
 const FIT_SLACK = 1.125;
 
+/** How much bigger a reused buffer may be for a loan given back when its task ends. */
+const BRIEF_SLACK = 2;
+
+/**
+ * Which free buffer may serve a loan. `near`: at most FIT_SLACK bigger than the size asked
+ * (a loan the exchange keeps: a bigger one would be reserved whole for the kernel phase).
+ * `brief`: up to twice the size, for a loan given back when its task ends (task scratch, a
+ * slab's input): reusing a bigger mapped buffer costs a few idle bytes for one task, where a
+ * fresh one costs a page fault per 4 KiB and, at the budget's limit, evicts the bigger one.
+ * `exact`: a fresh buffer of just bufferSize(bytes) (when room is tight).
+ */
+export type Fit = 'near' | 'brief' | 'exact';
+
 /**
  * Buffer sizes come in steps (1/16 of the size's power of two, at least GRAIN), so sizes
  * repeat across slabs and runs and buffers are reused.
@@ -44,11 +57,10 @@ export class BufferPool implements BudgetCache {
 
   /**
    * A buffer of at least `bytes`, its size added to `r`; null when the budget has no room.
-   * Contents are unspecified: callers overwrite (or zero) what they use. `exact`: a buffer of
-   * just bufferSize(bytes), never a bigger free one (when room is tight).
+   * Contents are unspecified: callers overwrite (or zero) what they use.
    */
-  tryTake(r: Reservation, bytes: number, exact = false): SharedArrayBuffer | null {
-    const best = exact ? -1 : this.bestFit(bytes);
+  tryTake(r: Reservation, bytes: number, fit: Fit = 'near'): SharedArrayBuffer | null {
+    const best = fit === 'exact' ? -1 : this.bestFit(bytes, fit === 'brief' ? BRIEF_SLACK : FIT_SLACK);
     if (best >= 0) {
       const b = this.free.splice(best, 1)[0]!;
       this.heldBytes -= b.byteLength;
@@ -97,13 +109,13 @@ export class BufferPool implements BudgetCache {
   }
 
   /**
-   * The smallest free buffer that fits, but at most FIT_SLACK bigger than the size asked: a
-   * bigger one is reserved whole for as long as it is used (an exchange keeps its routing
-   * buffers until the kernel phase ends), so lending up to twice the size made a 10M x 10M
-   * ASOF hold ~1.5x its routed rows and spill.
+   * The smallest free buffer that fits, but at most `slack` times bigger than the size asked:
+   * a bigger one is reserved whole for as long as it is used (an exchange keeps its routing
+   * buffers until the kernel phase ends), so lending up to twice the size for those made a
+   * 10M x 10M ASOF hold ~1.5x its routed rows and spill.
    */
-  private bestFit(bytes: number): number {
-    const most = bufferSize(bytes) * FIT_SLACK;
+  private bestFit(bytes: number, slack: number): number {
+    const most = bufferSize(bytes) * slack;
     let best = -1;
     for (let i = 0; i < this.free.length; i++) {
       const n = this.free[i]!.byteLength;

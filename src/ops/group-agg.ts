@@ -65,7 +65,7 @@ function nonNullCounts(runs: GroupRuns, valid: Uint8Array | null, alloc: Allocat
 }
 
 /** 1 = valid for groups with a non-NULL value, or null when every group has one. */
-function validWhereCounted(counts: Int32Array, alloc: Allocator): Uint8Array | null {
+export function validWhereCounted(counts: Int32Array, alloc: Allocator): Uint8Array | null {
   let empty = false;
   for (let g = 0; g < counts.length; g++) if (counts[g] === 0) empty = true;
   if (!empty) return null;

@@ -21,7 +21,7 @@ import type { MemoryBudget, Reservation } from '../memory/budget.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import { SpillWriter } from '../memory/spill-file.js';
 import type { RunDir } from '../memory/temp-dir.js';
-import type { SchemaDesc } from '../types/column.js';
+import type { ColumnDesc, SchemaDesc } from '../types/column.js';
 import type { ChunkDesc, PartitionInput, RoutedChunks, SpillPiece } from '../types/tasks.js';
 
 /** What an exchange needs from its run. */
@@ -129,7 +129,7 @@ export class Exchange {
     }
     // Keep when the extra shared memory the task made fits with the headroom left free.
     if (this.reservation.tryGrow(result.extraBytes, this.env.leave(routed?.buffer.byteLength ?? 0))) {
-      const buffer = routed ? routed.handOver(this.reservation) : null;
+      const buffer = routed ? this.keepBuffer(result, routed) : null;
       const slab = this.slabs.push({ buffer, bytes: result.extraBytes + (buffer?.byteLength ?? 0), pending: result.parts.length }) - 1;
       for (const { partition, chunk } of result.parts) {
         this.chunks[partition]!.push(chunk);
@@ -145,6 +145,33 @@ export class Exchange {
       // Spilled (or failed): nothing refers to the task's buffer any more.
       routed?.release();
     }
+  }
+
+  /**
+   * The routing buffer's rows, kept: the loan itself, or, when the task filled at most
+   * half of it (a group-by's partial pass routes a slab's groups, not its rows), a copy in
+   * a buffer of about the bytes used, so the exchange never holds idle loan bytes until the
+   * kernel phase; the loan goes back to the pool for the next task.
+   */
+  private keepBuffer(result: RoutedChunks, routed: RoutedBuffer): SharedArrayBuffer {
+    const used = result.bufferBytes;
+    const from = result.buffer;
+    if (!from || used === 0 || used > routed.buffer.byteLength / 2) return routed.handOver(this.reservation);
+    const small = this.env.pool.tryTake(this.reservation, used, 'near');
+    if (!small) return routed.handOver(this.reservation);
+    new Uint8Array(small).set(new Uint8Array(routed.buffer, 0, used));
+    let moved = 0;
+    for (const { chunk } of result.parts) {
+      moved += repoint(chunk.rowIds, from, small);
+      for (const c of chunk.columns) moved += repoint(c, from, small);
+    }
+    if (moved === 0) {
+      // Nothing referred to the buffer as this reply sees it: keep the loan as it is.
+      this.env.pool.give(this.reservation, small);
+      return routed.handOver(this.reservation);
+    }
+    routed.release();
+    return small;
   }
 
   /**
@@ -384,4 +411,17 @@ function runsUpTo(chunks: ChunkDesc[], maxBytes: number): ChunkDesc[][] {
     bytes += b;
   }
   return runs;
+}
+
+/** Points a column's buffers in `from` at the same offsets in `to` (a copy of its prefix); how many. */
+function repoint(c: ColumnDesc, from: SharedArrayBuffer, to: SharedArrayBuffer): number {
+  let moved = 0;
+  for (const ref of [c.validity, c.offsets, c.values]) {
+    if (ref && ref.sab === from) {
+      ref.sab = to;
+      moved++;
+    }
+  }
+  for (const child of c.children) moved += repoint(child, from, to);
+  return moved;
 }

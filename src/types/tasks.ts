@@ -55,8 +55,13 @@ export interface ScratchUse {
 export interface RoutedChunks {
   /** Bytes of shared memory the regions live in, beyond the pooled output buffer's. */
   extraBytes: number;
-  /** Bytes used of the pooled output buffer. */
+  /** Bytes used of the pooled output buffer: its prefix [0, bufferBytes). */
   bufferBytes: number;
+  /**
+   * The pooled output buffer (null: none), as this reply sees it: a reply crosses threads as
+   * one message, so the regions' refs into it are this very object (not the sender's).
+   */
+  buffer: SharedArrayBuffer | null;
   parts: Array<{ partition: number; chunk: ChunkDesc }>;
 }
 
@@ -96,7 +101,16 @@ export interface PartitionTask {
   kind: 'partition';
   /** Consecutive batches of the columns to route (already in shared memory), as one slab. */
   batches: BatchDesc[];
+  /**
+   * Routing of the slab's rows; with `partial`, of its partial groups (`keyColumns` then index
+   * the partial outputs).
+   */
   routing: HashRouting;
+  /**
+   * Aggregate the slab first and route one row per group (a group-by's partial pass): the
+   * outputs' values per group, each row with its group's first row id.
+   */
+  partial?: PartialAggregate;
   rowBase: number;
   /** Where the partitioned columns go first (a pooled buffer the coordinator owns). */
   outputBuffer: SharedArrayBuffer | null;
@@ -341,6 +355,12 @@ export interface GroupOutputSpec {
   column: number;
   ignoreNulls: boolean;
   type: TypeDesc;
+}
+
+/** A group-by's partial pass over one slab: its key columns (routed positions) and outputs. */
+export interface PartialAggregate {
+  keys: number[];
+  outputs: GroupOutputSpec[];
 }
 
 /**

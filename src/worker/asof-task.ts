@@ -118,7 +118,7 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
   if (out.kind === 'direct') {
     scatterDirect(matched, null, left.rowIds, out.columns[0]!);
     spec.payload.forEach((pos, c) => takeDirect(right.columns[pos]!, pick, left.rowIds, out.columns[c + 1]!));
-    return { bufferBytes: 0, extraBytes: 0, parts: [], rows: nL, rightRows: right.n };
+    return { bufferBytes: 0, buffer: null, extraBytes: 0, parts: [], rows: nL, rightRows: right.n };
   }
   const columns: A.Data[] = [
     A.makeData({ type: new A.Uint8(), length: nL, data: matched }),

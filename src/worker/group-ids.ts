@@ -14,7 +14,8 @@
  * probe rows with the same key get the same id g; probe keys absent from build get -1.
  * Complexity: O(n) expected time, O(n) memory; no allocation per row.
  */
-import type { KeyColumn } from '../types/keys.js';
+import type { Allocator, KeyColumn } from '../types/keys.js';
+import { localAlloc } from '../columns/arena.js';
 import { hashColumns, keyClass, KeyClass, words64 } from '../shuffle/hash.js';
 
 export const GROUP_SEED = 0x2f1e7a3b;
@@ -149,6 +150,8 @@ function tableCap(n: number): number {
 
 /** Open-addressing table of group ids keyed by the rows of `accs`. */
 interface Table {
+  /** Where the table's arrays come from (a task's scratch, or the heap). */
+  alloc: Allocator;
   accs: Acc[];
   hashes: Uint32Array;
   slots: Int32Array;
@@ -161,7 +164,7 @@ interface Table {
 
 function rehash(t: Table): void {
   const cap = t.slots.length * 2;
-  const slots = new Int32Array(cap).fill(-1);
+  const slots = t.alloc(Int32Array, cap, 'overwritten').fill(-1);
   const mask = cap - 1;
   const ghash = t.ghash;
   for (let s = 0; s < t.slots.length; s++) {
@@ -179,12 +182,12 @@ function rehash(t: Table): void {
  * Build the table over rows 0..n-1. Rows with a NULL key: when nullsEqual they group together;
  * otherwise each gets `nullId` (-1) or, when nullId is 'fresh', a new singleton group.
  */
-function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: boolean, ids: Int32Array | Uint32Array): Table {
+function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: boolean, ids: Int32Array | Uint32Array, alloc: Allocator = localAlloc): Table {
   const accs = columns.map(accessor);
-  const hashes = hashColumns(columns, n, GROUP_SEED);
+  const hashes = hashColumns(columns, n, GROUP_SEED, alloc(Uint32Array, n, 'overwritten'));
   const nulls = nullsEqual ? null : nullRows(columns, n);
-  let slots: Int32Array = new Int32Array(tableCap(Math.min(n, 4096))).fill(-1);
-  const t: Table = { accs, hashes, slots, mask: slots.length - 1, ghash: new Uint32Array(n), first: new Uint32Array(n), groups: 0 };
+  let slots: Int32Array = alloc(Int32Array, tableCap(Math.min(n, 4096)), 'overwritten').fill(-1);
+  const t: Table = { alloc, accs, hashes, slots, mask: slots.length - 1, ghash: alloc(Uint32Array, n, 'overwritten'), first: alloc(Uint32Array, n, 'overwritten'), groups: 0 };
   const { ghash, first } = t;
   let mask = t.mask;
   let inTable = 0;
@@ -233,12 +236,12 @@ export function hash64(lo: number, hi: number): number {
 }
 
 /** Fast path: one column of 64-bit integers (int64, uint64, date64, timestamp, duration). */
-function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array): number {
+function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array, alloc: Allocator): number {
   const w = words64(c.values as BigInt64Array);
   const valid = c.valid;
-  const keyLo = new Uint32Array(n);
-  const keyHi = new Uint32Array(n);
-  let slots: Int32Array = new Int32Array(tableCap(Math.min(n, 4096))).fill(-1);
+  const keyLo = alloc(Uint32Array, n, 'overwritten');
+  const keyHi = alloc(Uint32Array, n, 'overwritten');
+  let slots: Int32Array = alloc(Int32Array, tableCap(Math.min(n, 4096)), 'overwritten').fill(-1);
   let mask = slots.length - 1;
   let inTable = 0;
   let groups = 0;
@@ -265,7 +268,7 @@ function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
         if (++inTable * 2 > slots.length) {
           const cap = slots.length * 2;
           const old = slots;
-          slots = new Int32Array(cap).fill(-1);
+          slots = alloc(Int32Array, cap, 'overwritten').fill(-1);
           mask = cap - 1;
           for (let s = 0; s < old.length; s++) {
             const q = old[s]!;
@@ -288,11 +291,11 @@ function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
 }
 
 /** Fast path: one column of integers up to 32 bits (also bool, date32). */
-function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array): number {
+function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array, alloc: Allocator): number {
   const v = c.values as Int32Array;
   const valid = c.valid;
-  const keys = new Int32Array(n);
-  let slots: Int32Array = new Int32Array(tableCap(Math.min(n, 4096))).fill(-1);
+  const keys = alloc(Int32Array, n, 'overwritten');
+  let slots: Int32Array = alloc(Int32Array, tableCap(Math.min(n, 4096)), 'overwritten').fill(-1);
   let mask = slots.length - 1;
   let inTable = 0;
   let groups = 0;
@@ -317,7 +320,7 @@ function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
         if (++inTable * 2 > slots.length) {
           const cap = slots.length * 2;
           const old = slots;
-          slots = new Int32Array(cap).fill(-1);
+          slots = alloc(Int32Array, cap, 'overwritten').fill(-1);
           mask = cap - 1;
           for (let s = 0; s < old.length; s++) {
             const q = old[s]!;
@@ -342,10 +345,10 @@ function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
 /**
  * Dense group id per row (0..groups-1, in order of first appearance) of the key tuple of
  * `columns` over rows 0..n-1. When nullsEqual is false, every row with a NULL key gets its own
- * singleton group.
+ * singleton group. Arrays come from `alloc` (a task's scratch; default the heap).
  */
-export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true): { ids: Uint32Array; groups: number } {
-  const ids = new Uint32Array(n);
+export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true, alloc: Allocator = localAlloc): { ids: Uint32Array; groups: number } {
+  const ids = alloc(Uint32Array, n);
   if (columns.length === 0) return { ids, groups: n > 0 ? 1 : 0 };
   if (columns.length === 1) {
     const c = columns[0]!;
@@ -353,11 +356,11 @@ export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true): { 
     if (cls !== KeyClass.Float && cls !== KeyClass.Utf8 && cls !== KeyClass.Binary && cls !== KeyClass.Null && cls !== KeyClass.Decimal) {
       const v = c.values;
       const groups =
-        v instanceof BigInt64Array || v instanceof BigUint64Array ? groupIds64(c, n, nullsEqual, ids) : groupIds32(c, n, nullsEqual, ids);
+        v instanceof BigInt64Array || v instanceof BigUint64Array ? groupIds64(c, n, nullsEqual, ids, alloc) : groupIds32(c, n, nullsEqual, ids, alloc);
       return { ids, groups };
     }
   }
-  const t = build(columns, n, nullsEqual, true, ids);
+  const t = build(columns, n, nullsEqual, true, ids, alloc);
   return { ids, groups: t.groups };
 }
 

@@ -1,10 +1,12 @@
 /**
  * Group-by task (also distinct), run in a worker for one partition: the partition's rows in
  * row-id order → dense group ids of the key tuple in order of first appearance (./group-ids;
- * NULL keys form one group, NaN = NaN, -0 = 0) → rows sorted by group id with one stable
- * counting scatter, so each group is a run in input order → per output column a kernel over the
- * runs (src/ops/group-agg; countDistinct here: distinct (group, value) pairs by a second
- * grouping) → one output row per group, keyed by the group's first row id and grouped by
+ * NULL keys form one group, NaN = NaN, -0 = 0) → per output column one pass by group id
+ * (src/ops/group-accumulate: count, integer sum, min/max, first/last), or, when an output needs
+ * its group's values in order (float sums, avg, countDistinct), rows sorted by group id with one
+ * stable counting scatter, so each group is a run in input order, and a kernel over the runs
+ * (src/ops/group-agg; countDistinct here: distinct (group, value) pairs by a second grouping)
+ * → one output row per group, keyed by the group's first row id and grouped by
  * row-id range (./routed-chunks) for the sparse output exchange. Without keys all rows are one
  * group, which exists even when the partition is empty (agg() of no rows is one row).
  * Everything but the routed outputs lives in the task's scratch loan.
@@ -12,8 +14,9 @@
  * computed first in the same task and grouped with the partition's own columns.
  */
 import { toKeyColumn } from '../columns/shared.js';
-import type * as A from 'apache-arrow';
+import * as A from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';
+import { countById, firstLastById, intSumById, minMaxById } from '../ops/group-accumulate.js';
 import { groupCounts, groupFirstLast, groupFloatSum, groupIntSum, groupMinMax, type GroupRuns } from '../ops/group-agg.js';
 import { countingScatter } from '../shuffle/hash.js';
 import type { KeyColumn } from '../types/keys.js';
@@ -41,6 +44,19 @@ export async function runWindowGroupByTask(task: WindowGroupByTask): Promise<Ker
 
 /** One output row per group of the partition's rows, routed by the group's first row id. */
 function groupRows(part: LoadedPartition, keyColumns: number[], outputs: GroupOutputSpec[], out: OutputRouting): KernelResult {
+  const { columns, rowIds, groups } = aggregateGroups(part, keyColumns, outputs);
+  if (out.kind !== 'routed') throw new Error('internal: group-by outputs are routed by first row id');
+  const dest = scratchAlloc(Uint32Array, groups);
+  for (let g = 0; g < groups; g++) dest[g] = rowIds[g]! >>> out.rangeShift;
+  return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: part.n, rightRows: 0 };
+}
+
+/**
+ * The rows' groups (dense ids of the key tuple in order of first appearance) and one value per
+ * group and output, with each group's first row id; all in scratch. Also the partial pass of a
+ * slab (./partition-task), whose outputs are merged by a second group-by of the same kernels.
+ */
+export function aggregateGroups(part: LoadedPartition, keyColumns: number[], outputs: GroupOutputSpec[]): { columns: A.Data[]; rowIds: Uint32Array; groups: number } {
   const n = part.n;
   const keys = keyColumns.map((i) => toKeyColumn(part.columns[i]!));
   let ids: Uint32Array;
@@ -48,7 +64,8 @@ function groupRows(part: LoadedPartition, keyColumns: number[], outputs: GroupOu
   if (keys.length === 0) {
     ids = scratchAlloc(Uint32Array, n);
     groups = 1;
-  } else ({ ids, groups } = groupIds(keys, n, true));
+  } else ({ ids, groups } = groupIds(keys, n, true, scratchAlloc));
+  if (outputs.every((o) => accumulates(o, part))) return accumulateGroups(part, ids, groups, outputs);
   const { offsets: starts, order: perm } = countingScatter(ids, groups, scratchAlloc(Uint32Array, n));
   const runs: GroupRuns = { n, groups, starts };
   const grouped = new GroupedPartition(part, perm, ids, runs);
@@ -57,10 +74,46 @@ function groupRows(part: LoadedPartition, keyColumns: number[], outputs: GroupOu
   const firsts = groupFirstLast(runs, null, false, false, scratchAlloc);
   const rowIds = scratchAlloc(Uint32Array, groups);
   for (let g = 0; g < groups; g++) rowIds[g] = firsts[g]! < 0 ? 0 : part.rowIds[perm[firsts[g]!]!]!;
-  if (out.kind !== 'routed') throw new Error('internal: group-by outputs are routed by first row id');
-  const dest = scratchAlloc(Uint32Array, groups);
-  for (let g = 0; g < groups; g++) dest[g] = rowIds[g]! >>> out.rangeShift;
-  return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0 };
+  return { columns, rowIds, groups };
+}
+
+/** Whether an output has a one-pass kernel by group id (src/ops/group-accumulate). */
+function accumulates(o: GroupOutputSpec, part: LoadedPartition): boolean {
+  if (o.column >= 0 && part.columns[o.column]!.type.typeId === A.Type.Null) return false;
+  return o.fn === 'count' || o.fn === 'min' || o.fn === 'max' || o.fn === 'first' || o.fn === 'last' || (o.fn === 'sum' && o.type.kind === 'int');
+}
+
+/** aggregateGroups by group id in one pass per output: rows are never permuted into runs. */
+function accumulateGroups(part: LoadedPartition, ids: Uint32Array, groups: number, outputs: GroupOutputSpec[]): { columns: A.Data[]; rowIds: Uint32Array; groups: number } {
+  const keyColumn = new Map<number, KeyColumn>();
+  const measure = (c: number): KeyColumn => {
+    let m = keyColumn.get(c);
+    if (!m) keyColumn.set(c, (m = toKeyColumn(part.columns[c]!)));
+    return m;
+  };
+  const take = (c: number, rows: Int32Array): A.Data => gatherData(part.columns[c]!, rows, groups, scratchAlloc);
+  const columns = outputs.map((o): A.Data => {
+    switch (o.fn) {
+      case 'first':
+      case 'last':
+        return take(o.column, firstLastById(ids, groups, o.ignoreNulls ? measure(o.column).valid : null, o.fn === 'last', scratchAlloc));
+      case 'min':
+      case 'max':
+        return take(o.column, minMaxById(ids, groups, measure(o.column), o.fn === 'max', scratchAlloc));
+      case 'count':
+        return computedData(o.type, countById(ids, groups, o.column < 0 ? null : measure(o.column).valid, scratchAlloc), null, groups);
+      case 'sum': {
+        const r = intSumById(ids, groups, measure(o.column), scratchAlloc);
+        return computedData(o.type, r.values, r.valid, groups);
+      }
+      default:
+        throw new Error(`internal: ${o.fn} has no one-pass kernel`);
+    }
+  });
+  const firsts = firstLastById(ids, groups, null, false, scratchAlloc);
+  const rowIds = scratchAlloc(Uint32Array, groups);
+  for (let g = 0; g < groups; g++) rowIds[g] = firsts[g]! < 0 ? 0 : part.rowIds[firsts[g]!]!;
+  return { columns, rowIds, groups };
 }
 
 /** A partition's rows with their group runs; measure columns permuted into run order once each. */
@@ -136,7 +189,7 @@ class GroupedPartition {
     const counts = new Uint32Array(out.buffer, out.byteOffset, groups * 2);
     if (value.type.kind === 'null') return out;
     const groupCol: KeyColumn = { type: UINT32, length: n, values: this.ids, offsets: null, valid: null };
-    const pairs = groupIds([groupCol, value], n, true);
+    const pairs = groupIds([groupCol, value], n, true, scratchAlloc);
     const seen = scratchAlloc(Uint8Array, pairs.groups);
     const valid = value.valid;
     const pid = pairs.ids;

@@ -6,6 +6,8 @@
  * 2. partition id per row: seeded hash of the key columns (src/shuffle/hash), or none (1 partition);
  * 3. rows grouped by partition into the pooled output buffer (./routed-chunks), global row ids
  *    alongside; the reply names each non-empty partition's region.
+ * A group-by's partial pass (`task.partial`) aggregates the slab between 1 and 2 and routes one
+ * row per group instead (keyed by the group's first row id in the slab).
  * Cost: O(rows × columns), one pass each.
  */
 import type * as A from 'apache-arrow';
@@ -13,6 +15,7 @@ import { concatData } from '../columns/gather.js';
 import { rebuildData, toKeyColumn } from '../columns/shared.js';
 import { hashColumns, partitionOf } from '../shuffle/hash.js';
 import type { PartitionTask, RoutedChunks } from '../types/tasks.js';
+import { aggregateGroups } from './groupby-task.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 
@@ -24,6 +27,17 @@ export function runPartitionTask(task: PartitionTask): RoutedChunks {
     columns.push(parts.length === 1 ? parts[0]! : concatData(parts, scratchAlloc));
   }
   const n = task.batches.reduce((s, b) => s + b.length, 0);
+  const rowIds = scratchAlloc(Uint32Array, n);
+  for (let i = 0; i < n; i++) rowIds[i] = task.rowBase + i;
+  if (task.partial) {
+    // A group-by's partial pass: the slab's groups go out instead of its rows.
+    const groups = aggregateGroups({ n, rowIds, columns }, task.partial.keys, task.partial.outputs);
+    return route(groups.columns, groups.rowIds, groups.groups, task);
+  }
+  return route(columns, rowIds, n, task);
+}
+
+function route(columns: A.Data[], rowIds: Uint32Array, n: number, task: PartitionTask): RoutedChunks {
   const { keyColumns, partitions, seed } = task.routing;
   let pids: Uint32Array;
   if (keyColumns.length === 0 || partitions === 1) {
@@ -32,7 +46,5 @@ export function runPartitionTask(task: PartitionTask): RoutedChunks {
     const keys = keyColumns.map((i) => toKeyColumn(columns[i]!));
     pids = partitionOf(hashColumns(keys, n, seed, scratchAlloc(Uint32Array, n)), partitions, scratchAlloc(Uint32Array, n));
   }
-  const rowIds = scratchAlloc(Uint32Array, n);
-  for (let i = 0; i < n; i++) rowIds[i] = task.rowBase + i;
   return routedChunks(groupByDestination(columns, rowIds, pids, partitions, task.outputBuffer));
 }

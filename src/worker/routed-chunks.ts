@@ -61,7 +61,7 @@ export function routedChunks(g: Grouped): RoutedChunks {
     };
     parts.push({ partition: d, chunk });
   }
-  return { bufferBytes: g.arena.firstBytesUsed, extraBytes: g.arena.reserved, parts };
+  return { bufferBytes: g.arena.firstBytesUsed, buffer: g.arena.firstBuffer, extraBytes: g.arena.reserved, parts };
 }
 
 /** The region of a kernel's rows output (RowsOutput): shared memory starting in the pooled buffer. */
@@ -73,5 +73,5 @@ export function rowsArena(buffer: SharedArrayBuffer | null): SharedArena {
 export function rowsRegion(arena: SharedArena, columns: A.Data[], rowIds: Uint32Array, n: number): RoutedChunks {
   const rowIdData = A.makeData({ type: new A.Uint32(), length: n, data: rowIds.subarray(0, n) });
   const parts: RoutedChunks['parts'] = n === 0 ? [] : [{ partition: 0, chunk: { length: n, rowIds: describeData(rowIdData), columns: columns.map((c) => describeData(c)) } }];
-  return { bufferBytes: arena.firstBytesUsed, extraBytes: arena.reserved, parts };
+  return { bufferBytes: arena.firstBytesUsed, buffer: arena.firstBuffer, extraBytes: arena.reserved, parts };
 }

@@ -156,7 +156,7 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
       else ({ values, valid } = takeFixedValues(o.index, measures[o.measure]!, window.columns[c]!.default, scratchAlloc));
       scatterDirect(values, valid, target, out.columns[c]!, from);
     });
-    return { bufferBytes: 0, extraBytes: 0, parts: [], rows: n, rightRows: 0, carry };
+    return { bufferBytes: 0, buffer: null, extraBytes: 0, parts: [], rows: n, rightRows: 0, carry };
   }
   const rowIds = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[rowPerm[i]!]!;

@@ -82,4 +82,45 @@ describe('groupBy through the engine vs the naive reference', () => {
     const out = rowsOfTable(await engineFor({ threads: 0, partitions: 1 }).fromArrow(tableOf(rows, 2)).groupBy('i8').agg({ s: sum('i64'), a: avg('i64') }).collect());
     expect(out).toEqual([{ i8: 1, s: BigInt.asIntN(64, 3n * MAX + 1n), a: Number(3n * MAX + 1n) / 4 }]);
   });
+
+  // Aggregates that merge exactly are computed per slab first (partial pass) and merged per
+  // partition: with 16-row slabs and up to 136 rows, groups span several slabs. The partial
+  // pass is kept when the first slab shrinks 10x: the input starts with 16 copies of a row.
+  it('partial per slab then merged: matches the reference and is identical across settings', async () => {
+    const INTS = ['i8', 'u32', 'i64'];
+    const mergeable: fc.Arbitrary<Omit<RefAgg, 'name'>> = fc.oneof(
+      fc.record({ fn: fc.constant<RefAgg['fn']>('sum'), column: fc.constantFrom(...INTS) }),
+      fc.record({ fn: fc.constantFrom<RefAgg['fn']>('min', 'max', 'first', 'last', 'count'), column: fc.constantFrom(...KEY_COLUMNS) }),
+      fc.constant({ fn: 'count' as const, column: null }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        rowArb,
+        fc.array(rowArb, { maxLength: 120 }),
+        fc.uniqueArray(fc.constantFrom(...KEY_COLUMNS), { minLength: 1, maxLength: 3 }),
+        fc.array(mergeable, { minLength: 1, maxLength: 5 }),
+        fc.constantFrom(...SETTINGS),
+        fc.constantFrom(...SETTINGS),
+        fc.constantFrom(...BATCH_SIZES),
+        fc.constantFrom(...BATCH_SIZES),
+        async (head, tail, keys, specs, s1, s2, b1, b2) => {
+          const rows = [...Array.from({ length: 16 }, () => head), ...tail];
+          const aggs: RefAgg[] = specs.map((a, k) => ({ ...a, name: `a${k}` }));
+          const df = (s: (typeof SETTINGS)[number], b: number) => engineFor(s).fromArrow(tableOf(rows, b)).groupBy(...keys).agg(Object.fromEntries(aggs.map((a) => [a.name, build(a)])));
+          expect(await df(s1, b1).explain()).toContain('partial aggregation per slab');
+          const got = rowsOfTable(await df(s1, b1).collect());
+          expect(checkGroupBy(got, rows, keys, aggs, SCHEMA)).toEqual([]);
+          expect(rowsOfTable(await df(s2, b2).collect())).toEqual(got);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it('float sums, avg and countDistinct are not split (every row is routed)', async () => {
+    const e = engineFor({ threads: 0, partitions: 1 });
+    const t = tableOf([], 10);
+    for (const fn of [sum('f64'), avg('i64'), countDistinct('s')]) expect(await e.fromArrow(t).groupBy('s').agg({ x: fn }).explain()).not.toContain('partial aggregation');
+    expect(await e.fromArrow(t).groupBy('s').agg({ x: sum('i64'), n: count() }).explain()).toContain('partial aggregation per slab');
+  });
 });

@@ -44,4 +44,40 @@ describe('BufferPool', () => {
     pool.give(r, b);
     expect(pool.tryTake(r, 4 * MiB)).toBe(b);
   });
+
+  it('lends a brief loan a free buffer up to twice its size instead of a fresh one', () => {
+    const budget = new MemoryBudget(64 * MiB);
+    const pool = new BufferPool(budget);
+    const r = budget.reserve('t');
+    const big = pool.take(r, 7 * MiB);
+    pool.give(r, big);
+    expect(pool.tryTake(r, 4 * MiB, 'brief')).toBe(big);
+    expect(r.size).toBe(big.byteLength);
+    pool.give(r, big);
+    // More than twice: a fresh buffer of the size asked, the big one stays free.
+    const small = pool.tryTake(r, 3 * MiB, 'brief')!;
+    expect(small).not.toBe(big);
+    expect(small.byteLength).toBe(bufferSize(3 * MiB));
+    expect(pool.held).toBe(big.byteLength);
+  });
+
+  it("at the budget's limit a brief loan reuses the free buffer rather than evicting it", () => {
+    const budget = new MemoryBudget(10 * MiB);
+    const pool = new BufferPool(budget);
+    const r = budget.reserve('t');
+    const big = pool.take(r, 8 * MiB);
+    pool.give(r, big);
+    const got = pool.tryTake(r, 6 * MiB, 'brief');
+    expect(got).toBe(big);
+    expect(budget.used + pool.held).toBeLessThanOrEqual(budget.limit);
+  });
+
+  it("'exact' never reuses a bigger buffer", () => {
+    const budget = new MemoryBudget(64 * MiB);
+    const pool = new BufferPool(budget);
+    const r = budget.reserve('t');
+    const b = pool.take(r, bufferSize(4 * MiB + 1));
+    pool.give(r, b);
+    expect(pool.tryTake(r, 4 * MiB, 'exact')).not.toBe(b);
+  });
 });

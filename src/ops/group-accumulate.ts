@@ -1,0 +1,140 @@
+/**
+ * Group-by aggregates by group id, in one pass over the rows in input order: no grouping
+ * permutation. Row i belongs to group ids[i] (dense ids in order of first appearance, as
+ * src/worker/group-ids gives them), so scanning rows in order visits each group's rows in
+ * input order, and every result equals the run kernels' (./group-agg) over the same rows:
+ *
+ * - count: rows, or non-NULL values, per group;
+ * - sum of integers: the low and high 32-bit words of each value added into two float64
+ *   accumulators per group (exact: a group's words are carried every 2^20 values, long before
+ *   an accumulator could pass 2^53), then reduced mod 2^64: the row-by-row fold's wrapping sum;
+ * - min/max: the position of the least/greatest non-NULL value, first among equals, in the
+ *   same value order (NaN above every number, -0 < +0, strings by unsigned bytes; integers of
+ *   32 bits or fewer compared as numbers);
+ * - first/last: the group's first/last position (optionally its first/last non-NULL one).
+ * Positions are indices into the rows; a group without a value gets -1 (or NULL).
+ * Cost: O(rows) per aggregate, one sequential pass, random access only into per-group state.
+ */
+import type { Allocator, KeyColumn } from '../types/keys.js';
+import { TWO32, words64 } from './int64-words.js';
+import { lessOf, validWhereCounted, type GroupValues } from './group-agg.js';
+
+/** Values a group adds before its accumulators are carried (2^20 × 2^32 < 2^53). */
+const CARRY_MASK = 0xfffff;
+/** Rows of values of 32 bits or fewer whose sums never pass 2^53 (2^21 × 2^32). */
+const NO_CARRY_ROWS = 1 << 21;
+
+/** Integer values of 32 bits or fewer as plain numbers (compared and added as they are). */
+function smallInts(col: KeyColumn): Int32Array | null {
+  const v = col.values;
+  if (col.offsets !== null || col.type.kind === 'bool') return null;
+  const small = v instanceof Int32Array || v instanceof Uint32Array || v instanceof Int16Array || v instanceof Uint16Array || v instanceof Int8Array || v instanceof Uint8Array;
+  return small ? (v as Int32Array) : null;
+}
+
+/** Rows (valid null) or non-NULL values per group, as int64 (written through 32-bit halves). */
+export function countById(ids: Uint32Array, groups: number, valid: Uint8Array | null, alloc: Allocator): BigInt64Array {
+  const out = alloc(BigInt64Array, groups);
+  const w = words64(out);
+  const n = ids.length;
+  if (valid === null) for (let i = 0; i < n; i++) w[2 * ids[i]!]!++;
+  else for (let i = 0; i < n; i++) w[2 * ids[i]!]! += valid[i]!;
+  return out;
+}
+
+/** Wrapping int64 sum (uint64 for uint64 input) of an integer measure per group; NULL where no value. */
+export function intSumById(ids: Uint32Array, groups: number, col: KeyColumn, alloc: Allocator): GroupValues {
+  const n = ids.length;
+  const lo = alloc(Float64Array, groups);
+  const hi = alloc(Float64Array, groups);
+  const counts = alloc(Int32Array, groups);
+  const valid = col.valid;
+  const v = col.values;
+  const carry = (g: number): void => {
+    const q = Math.floor(lo[g]! / TWO32);
+    lo[g] = lo[g]! - q * TWO32;
+    const h = (hi[g]! + q) % TWO32;
+    hi[g] = h < 0 ? h + TWO32 : h;
+  };
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+    // Both words as unsigned: the same sum mod 2^64 as signed high words.
+    const w = words64(v);
+    for (let i = 0; i < n; i++) {
+      if (valid !== null && valid[i] === 0) continue;
+      const g = ids[i]!;
+      lo[g] = lo[g]! + w[2 * i]!;
+      hi[g] = hi[g]! + w[2 * i + 1]!;
+      if ((++counts[g]! & CARRY_MASK) === 0) carry(g);
+    }
+  } else if (valid === null && n <= NO_CARRY_ROWS) {
+    // Few enough values of 32 bits or fewer that no sum can pass 2^53: no carries (counts
+    // only mark the groups that have a value).
+    const a = v as Int32Array;
+    for (let i = 0; i < n; i++) {
+      const g = ids[i]!;
+      lo[g] += a[i]!;
+      counts[g] = 1;
+    }
+  } else {
+    // Values of 32 bits or fewer, signed or not: added whole (|x| < 2^32).
+    for (let i = 0; i < n; i++) {
+      if (valid !== null && valid[i] === 0) continue;
+      const g = ids[i]!;
+      lo[g] = lo[g]! + Number(v[i]);
+      if ((++counts[g]! & CARRY_MASK) === 0) carry(g);
+    }
+  }
+  const out = v instanceof BigUint64Array ? alloc(BigUint64Array, groups) : alloc(BigInt64Array, groups);
+  const ow = words64(out);
+  for (let g = 0; g < groups; g++) {
+    carry(g);
+    ow[2 * g] = lo[g]!;
+    ow[2 * g + 1] = hi[g]!;
+  }
+  return { values: out, valid: validWhereCounted(counts, alloc) };
+}
+
+/** Per group, the position of its min (or max) non-NULL value, first among equals; -1 if none. */
+export function minMaxById(ids: Uint32Array, groups: number, col: KeyColumn, isMax: boolean, alloc: Allocator): Int32Array {
+  const n = ids.length;
+  const valid = col.valid;
+  const best = alloc(Int32Array, groups, 'overwritten').fill(-1);
+  const a = smallInts(col);
+  if (a !== null) {
+    // Integers compare as numbers; the best value so far kept per group (no reads back).
+    const top = alloc(Float64Array, groups);
+    for (let i = 0; i < n; i++) {
+      if (valid !== null && valid[i] === 0) continue;
+      const g = ids[i]!;
+      const x = a[i]!;
+      if (best[g]! < 0 || (isMax ? x > top[g]! : x < top[g]!)) {
+        best[g] = i;
+        top[g] = x;
+      }
+    }
+    return best;
+  }
+  const less = lessOf(col);
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) continue;
+    const g = ids[i]!;
+    const b = best[g]!;
+    if (b < 0 || (isMax ? less(b, i) : less(i, b))) best[g] = i;
+  }
+  return best;
+}
+
+/** Per group, its first (or last) position, or its first (last) non-NULL one; -1 if none. */
+export function firstLastById(ids: Uint32Array, groups: number, valid: Uint8Array | null, last: boolean, alloc: Allocator): Int32Array {
+  const n = ids.length;
+  const pick = alloc(Int32Array, groups, 'overwritten').fill(-1);
+  if (last) {
+    for (let i = 0; i < n; i++) if (valid === null || valid[i] !== 0) pick[ids[i]!] = i;
+  } else {
+    for (let i = 0; i < n; i++) {
+      const g = ids[i]!;
+      if (pick[g]! < 0 && (valid === null || valid[i] !== 0)) pick[g] = i;
+    }
+  }
+  return pick;
+}
