@@ -6,7 +6,7 @@
  * Every allocation is 8-byte aligned and zero-filled. An arena may start from a given buffer
  * (from the engine's BufferPool): allocations go there while they fit.
  */
-import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import type { AllocFill, Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 
 export type { Allocator };
 
@@ -39,12 +39,12 @@ export class SharedArena {
     this.first = first;
   }
 
-  readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T => {
+  readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number, fill: AllocFill = 'zeroed'): T => {
     const bytes = Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8;
     this.allocated += bytes;
     if (this.first && this.firstUsed + bytes <= this.first.byteLength) {
-      // A reused buffer holds old contents: clear what is handed out.
-      if (this.zeroFirst) zeroBytes(this.first, this.firstUsed, bytes);
+      // A reused buffer holds old contents: clear what is handed out (unless the caller writes it all).
+      if (this.zeroFirst && fill === 'zeroed') zeroBytes(this.first, this.firstUsed, bytes);
       const out = new ctor(this.first, this.firstUsed, length);
       this.firstUsed += bytes;
       return out;

@@ -200,28 +200,34 @@ function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator
     for (let j = 0; j < n; j++) if (idx[j] < 0) nulls++;
   }
   if (nulls === 0) return [undefined, 0];
-  const out = allocU8(alloc, bitmapBytes(n));
-  if (bm) {
-    for (let j = 0; j < n; j++) {
-      const r = idx[j];
-      if (r < 0) continue;
-      const b = off + r;
-      if ((bm[b >>> 3] >>> (b & 7)) & 1) out[j >>> 3] |= 1 << (j & 7);
-    }
-  } else {
-    for (let j = 0; j < n; j++) if (idx[j] >= 0) out[j >>> 3] |= 1 << (j & 7);
-  }
-  return [out, nulls];
+  return [gatherBitmap(bm, off, idx, n, alloc), nulls];
 }
 
 function gatherBits(bits: Uint8Array, off: number, idx: Int32Array, n: number, alloc: Allocator): Uint8Array {
-  const out = allocU8(alloc, bitmapBytes(n));
-  for (let j = 0; j < n; j++) {
-    const r = idx[j];
-    if (r < 0) continue;
-    const b = off + r;
-    if ((bits[b >>> 3] >>> (b & 7)) & 1) out[j >>> 3] |= 1 << (j & 7);
+  return gatherBitmap(bits, off, idx, n, alloc);
+}
+
+/**
+ * out bit j = bit `off + idx[j]` of `bits` (all set when `bits` is null), 0 where idx[j] < 0.
+ * Each output byte is assembled whole and written once: the memory needs no clearing first.
+ */
+function gatherBitmap(bits: Uint8Array | null, off: number, idx: Int32Array, n: number, alloc: Allocator): Uint8Array {
+  const nbytes = bitmapBytes(n);
+  const out = alloc(Uint8Array, nbytes, 'overwritten') as Uint8Array;
+  for (let byte = 0; byte < nbytes; byte++) {
+    let v = 0;
+    for (let j = byte << 3, k = 0, end = Math.min(n, j + 8); j < end; j++, k++) {
+      const r = idx[j];
+      if (r < 0) continue;
+      if (bits === null) v |= 1 << k;
+      else {
+        const b = off + r;
+        v |= ((bits[b >>> 3] >>> (b & 7)) & 1) << k;
+      }
+    }
+    out[byte] = v;
   }
+  // Bytes past bitmapBytes(n)'s padding, if the allocator rounded up, are never read.
   return out;
 }
 
@@ -235,15 +241,21 @@ export function wordView(a: TypedArray, rowBytes: number): Int32Array | Uint16Ar
 function gatherFixed(values: TypedArray, stride: number, idx: Int32Array, n: number, alloc: Allocator): TypedArray {
   const ctor = values.constructor as TypedArrayConstructor;
   const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
-  const out = alloc(ctor, n * stride);
+  // Every word is written (zeros where idx[j] < 0, a NULL's slot): no clearing first.
+  const out = alloc(ctor, n * stride, 'overwritten');
   if (n === 0 || rowBytes === 0) return out;
-  const src = wordView(values, rowBytes);
-  const dst = wordView(out, rowBytes);
+  let src = wordView(values, rowBytes);
+  let dst = wordView(out, rowBytes);
+  if (src.BYTES_PER_ELEMENT !== dst.BYTES_PER_ELEMENT) {
+    // Source values at an offset the output's word size does not divide: bytes on both sides.
+    src = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    dst = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  }
   const w = rowBytes / src.BYTES_PER_ELEMENT;
   if (w === 1) {
     for (let j = 0; j < n; j++) {
       const r = idx[j];
-      if (r >= 0) dst[j] = src[r];
+      dst[j] = r >= 0 ? src[r] : 0;
     }
   } else if (w === 2) {
     for (let j = 0; j < n; j++) {
@@ -251,13 +263,15 @@ function gatherFixed(values: TypedArray, stride: number, idx: Int32Array, n: num
       if (r >= 0) {
         dst[2 * j] = src[2 * r];
         dst[2 * j + 1] = src[2 * r + 1];
+      } else {
+        dst[2 * j] = 0;
+        dst[2 * j + 1] = 0;
       }
     }
   } else {
     for (let j = 0; j < n; j++) {
       const r = idx[j];
-      if (r < 0) continue;
-      for (let k = 0, s = r * w, d = j * w; k < w; k++) dst[d + k] = src[s + k];
+      for (let k = 0, s = r * w, d = j * w; k < w; k++) dst[d + k] = r >= 0 ? src[s + k] : 0;
     }
   }
   return out;

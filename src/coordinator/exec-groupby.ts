@@ -24,7 +24,7 @@ import { mergePartials } from './agg-merge.js';
 import { ingest, type PartialIngest } from './ingest.js';
 import { runAll } from './scheduler.js';
 import type { Exchange } from '../shuffle/exchange.js';
-import { loadBytesOf, OutputRanges, partitionCount, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import { loadBytesOf, OutputRanges, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 
 const MAX_ROWS = 0xffffffff;
@@ -274,16 +274,25 @@ export async function* execGroupBy(
   });
 }
 
+/** The most partitions a group-by plans up front (more and every slab's chunks get tiny). */
+const MAX_GROUP_PARTITIONS = 256;
+
 /**
  * Hash partitions sized by the budget, so each partition's task fits its share and is not
  * split again (which moves every row once more): the source's size (when known) times what a
- * row takes in a task (routed columns, grouping scratch, its share of the outputs).
+ * row takes in a task (routed columns, grouping scratch, its share of the outputs). Only an
+ * estimate (a filter or limit before, or the partial pass, make the exchange smaller): capped,
+ * never a reason to fail; a partition still too big is split again when it runs.
  */
 async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputStage: Stage): Promise<number> {
+  const bytes = await stageBytes(inputStage);
+  if (bytes === null || bytes <= 0) return ctx.config.partitions;
   const schema = schemaFromArrow(inputStage.schema);
   const routedRowBytes = plan.routed.reduce((t, c) => t + rowBytesOf(schema[c]!.type), 0);
   const taskRowBytes = routedRowBytes + groupScratchPerRow(plan.outputs) + outputRowBytes(plan.resolved.output);
-  return partitionCount(ctx, await stageBytes(inputStage), rowBytesOfSchema(inputStage.schema), taskRowBytes);
+  const rows = bytes / Math.max(1, rowBytesOfSchema(inputStage.schema));
+  const parts = Math.ceil((rows * taskRowBytes) / (0.7 * ctx.limits.taskBytes));
+  return Math.max(ctx.config.partitions, Math.min(MAX_GROUP_PARTITIONS, parts));
 }
 
 /** A whole-input aggregate's one partition fits one task. */

@@ -224,6 +224,8 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     unrelieve();
     if (failure) throw (failure as { err: unknown }).err;
     await store?.seal();
+    // No slab at all (an empty input): the rows' exchange, empty, is the one kept.
+    if (exchange !== groupExchange) groupExchange?.release();
     await exchange.seal();
   } catch (err) {
     unrelieve();
@@ -236,5 +238,5 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     groupExchange?.release();
     throw err;
   }
-  return { store, exchange, rows, partial: partial !== null };
+  return { store, exchange, rows, partial: exchange === groupExchange };
 }

@@ -10,13 +10,13 @@
  *   an accumulator could pass 2^53), then reduced mod 2^64: the row-by-row fold's wrapping sum;
  * - min/max: the position of the least/greatest non-NULL value, first among equals, in the
  *   same value order (NaN above every number, -0 < +0, strings by unsigned bytes; integers of
- *   32 bits or fewer compared as numbers);
+ *   32 bits or fewer compared as numbers, 64-bit ones as two words);
  * - first/last: the group's first/last position (optionally its first/last non-NULL one).
  * Positions are indices into the rows; a group without a value gets -1 (or NULL).
  * Cost: O(rows) per aggregate, one sequential pass, random access only into per-group state.
  */
 import type { Allocator, KeyColumn } from '../types/keys.js';
-import { TWO32, words64 } from './int64-words.js';
+import { highWords, TWO32, words64 } from './int64-words.js';
 import { lessOf, validWhereCounted, type GroupValues } from './group-agg.js';
 
 /** Values a group adds before its accumulators are carried (2^20 × 2^32 < 2^53). */
@@ -110,6 +110,29 @@ export function minMaxById(ids: Uint32Array, groups: number, col: KeyColumn, isM
       if (best[g]! < 0 || (isMax ? x > top[g]! : x < top[g]!)) {
         best[g] = i;
         top[g] = x;
+      }
+    }
+    return best;
+  }
+  const v = col.values;
+  if (col.offsets === null && (v instanceof BigInt64Array || v instanceof BigUint64Array)) {
+    // 64-bit integers as (high word with the array's sign, low word unsigned): the best words
+    // so far kept per group.
+    const hiW = highWords(v);
+    const loW = words64(v);
+    const topHi = alloc(Float64Array, groups);
+    const topLo = alloc(Float64Array, groups);
+    for (let i = 0; i < n; i++) {
+      if (valid !== null && valid[i] === 0) continue;
+      const g = ids[i]!;
+      const h = hiW[2 * i + 1]!;
+      const l = loW[2 * i]!;
+      const b = best[g]!;
+      const th = topHi[g]!;
+      if (b < 0 || (isMax ? h > th || (h === th && l > topLo[g]!) : h < th || (h === th && l < topLo[g]!))) {
+        best[g] = i;
+        topHi[g] = h;
+        topLo[g] = l;
       }
     }
     return best;

@@ -102,8 +102,10 @@ function readSpillPieces(pieces: SpillPiece[]): A.RecordBatch[] {
   for (const [path, list] of byPath) {
     const schemaBytes = list[0]!.schemaBytes;
     const body = list.reduce((n, x) => n + x.end - x.start, 0);
-    // The 8 zero bytes after the batches read as the end-of-stream marker.
-    const bytes = scratchAlloc(Uint8Array, schemaBytes + body + 8);
+    // Every byte is read from the file but the 8 zero bytes after the batches, which read as
+    // the end-of-stream marker: no clearing of the rest.
+    const bytes = scratchAlloc(Uint8Array, schemaBytes + body + 8, 'overwritten');
+    bytes.fill(0, schemaBytes + body);
     let fd: number;
     try {
       fd = openSync(path, 'r');

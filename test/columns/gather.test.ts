@@ -50,6 +50,22 @@ describe('concatData: sliced chunks of every type', () => {
 });
 
 describe('gather specifics', () => {
+  it('fixed-size binary at an odd byte offset gathers whole rows into reused (dirty) memory', () => {
+    const raw = new Uint8Array(1 + 4 * 3);
+    raw.set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], 1);
+    const data = A.makeData({ type: new A.FixedSizeBinary(4), length: 3, data: raw.subarray(1) });
+    // An allocator handing out memory full of old bytes, as a reused pool buffer would.
+    const dirty: Allocator = ((ctor: new (b: ArrayBuffer, o: number, l: number) => unknown, length: number) => {
+      const bytesPer = (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+      const b = new ArrayBuffer(Math.ceil((length * bytesPer) / 8) * 8);
+      new Uint8Array(b).fill(0xee);
+      return new ctor(b, 0, length);
+    }) as Allocator;
+    const out = gatherData(data, Int32Array.from([2, -1, 0]), 3, dirty);
+    expect(Array.from(out.values as Uint8Array)).toEqual([9, 10, 11, 12, 0, 0, 0, 0, 1, 2, 3, 4]);
+    expect(out.nullCount).toBe(1);
+  });
+
   it('a NULL struct stays NULL, distinct from a struct whose fields are all NULL', () => {
     const data = makeColumn([{ a: null, s: null }, null, { a: 1, s: 'x' }], structType);
     const out = gatherData(data, Int32Array.from([1, 0, -1, 2]));

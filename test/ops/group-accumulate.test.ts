@@ -2,7 +2,7 @@
  * One-pass aggregates by group id (src/ops/group-accumulate) against per-group folds written
  * from the contract: count of rows / non-NULL values, integer sums wrapping to 64 bits as a
  * row-by-row BigInt fold (also past the carry interval, with values near ±2^63), min/max first
- * among equals, first/last optionally skipping NULLs.
+ * among equals (int32, int64 and uint64: two words, the high one with the array's sign), first/last optionally skipping NULLs.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ function column(type: TypeDesc, values: TypedArray, valid: Uint8Array | null): K
 }
 
 /** Naive per-group folds over rows in order. */
-function reference(ids: number[], groups: number, vals: bigint[], valid: boolean[]) {
+function reference(ids: number[], groups: number, vals: bigint[], valid: boolean[], wrap = (x: bigint) => BigInt.asIntN(64, x)) {
   const sums = new Array<bigint | null>(groups).fill(null);
   const counts = new Array<number>(groups).fill(0);
   const rows = new Array<number>(groups).fill(0);
@@ -33,7 +33,7 @@ function reference(ids: number[], groups: number, vals: bigint[], valid: boolean
     last[g] = i;
     if (!valid[i]) return;
     counts[g]!++;
-    sums[g] = BigInt.asIntN(64, (sums[g] ?? 0n) + vals[i]!);
+    sums[g] = wrap((sums[g] ?? 0n) + vals[i]!);
     if (min[g] === -1 || vals[i]! < vals[min[g]!]!) min[g] = i;
     if (max[g] === -1 || vals[i]! > vals[max[g]!]!) max[g] = i;
     if (firstNN[g] === -1) firstNN[g] = i;
@@ -44,6 +44,7 @@ function reference(ids: number[], groups: number, vals: bigint[], valid: boolean
 
 const INT64: TypeDesc = { kind: 'int', bits: 64, signed: true };
 const INT32: TypeDesc = { kind: 'int', bits: 32, signed: true };
+const UINT64: TypeDesc = { kind: 'int', bits: 64, signed: false };
 const EDGE = [0n, 1n, -1n, (1n << 63n) - 1n, -(1n << 63n), 1n << 40n];
 
 describe('aggregates by group id', () => {
@@ -52,20 +53,23 @@ describe('aggregates by group id', () => {
       fc.property(
         fc.integer({ min: 1, max: 6 }),
         fc.array(fc.record({ g: fc.nat(5), v: fc.oneof(fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), fc.constantFrom(...EDGE)), ok: fc.boolean() }), { maxLength: 200 }),
-        fc.boolean(),
-        (groups, rowsIn, wide) => {
-          const rows = rowsIn.map((r) => ({ ...r, g: r.g % groups, v: wide ? r.v : BigInt.asIntN(32, r.v) }));
+        fc.constantFrom('i32', 'i64', 'u64'),
+        (groups, rowsIn, kind) => {
+          const wide = kind !== 'i32';
+          const asValue = (v: bigint) => (kind === 'i32' ? BigInt.asIntN(32, v) : kind === 'u64' ? BigInt.asUintN(64, v) : v);
+          const wrap = kind === 'u64' ? (x: bigint) => BigInt.asUintN(64, x) : (x: bigint) => BigInt.asIntN(64, x);
+          const rows = rowsIn.map((r) => ({ ...r, g: r.g % groups, v: asValue(r.v) }));
           const ids = Uint32Array.from(rows.map((r) => r.g));
           const validBytes = Uint8Array.from(rows.map((r) => (r.ok ? 1 : 0)));
-          const values = wide ? BigInt64Array.from(rows.map((r) => r.v)) : Int32Array.from(rows.map((r) => Number(r.v)));
-          const col = column(wide ? INT64 : INT32, values, validBytes);
-          const ref = reference([...ids], groups, rows.map((r) => r.v), rows.map((r) => r.ok));
+          const values = kind === 'u64' ? BigUint64Array.from(rows.map((r) => r.v)) : wide ? BigInt64Array.from(rows.map((r) => r.v)) : Int32Array.from(rows.map((r) => Number(r.v)));
+          const col = column(kind === 'u64' ? UINT64 : wide ? INT64 : INT32, values, validBytes);
+          const ref = reference([...ids], groups, rows.map((r) => r.v), rows.map((r) => r.ok), wrap);
           const sum = intSumById(ids, groups, col, heap);
-          expect([...sum.values].map((s, g) => (sum.valid && sum.valid[g] === 0 ? null : BigInt.asIntN(64, BigInt(s))))).toEqual(ref.sums);
+          expect([...sum.values].map((s, g) => (sum.valid && sum.valid[g] === 0 ? null : wrap(BigInt(s))))).toEqual(ref.sums);
           // No NULLs (the path without carries for narrow values): as if every row were valid.
-          const all = reference([...ids], groups, rows.map((r) => r.v), rows.map(() => true));
+          const all = reference([...ids], groups, rows.map((r) => r.v), rows.map(() => true), wrap);
           const dense = intSumById(ids, groups, column(col.type, values, null), heap);
-          expect([...dense.values].map((s, g) => (dense.valid && dense.valid[g] === 0 ? null : BigInt.asIntN(64, BigInt(s))))).toEqual(all.sums);
+          expect([...dense.values].map((s, g) => (dense.valid && dense.valid[g] === 0 ? null : wrap(BigInt(s))))).toEqual(all.sums);
           expect([...countById(ids, groups, validBytes, heap)].map(Number)).toEqual(ref.counts);
           expect([...countById(ids, groups, null, heap)].map(Number)).toEqual(ref.rows);
           expect([...minMaxById(ids, groups, col, false, heap)]).toEqual(ref.min);
