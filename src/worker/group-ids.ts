@@ -121,6 +121,71 @@ export function rowsEqual(A: Acc[], a: number, B: Acc[], b: number): boolean {
   return true;
 }
 
+/** Rows a and b of one column are equal (NULL equals NULL; NaN equals NaN). */
+type SameColumnEquals = (a: number, b: number) => boolean;
+
+/**
+ * rowsEqual for two rows of the same columns (a table's own rows), with the comparison of each
+ * column chosen once: the per-row branches on representation and class of the general
+ * rowsEqual (which also compares columns of two sides) cost more than the comparison itself.
+ */
+export function sameRowsEqual(accs: Acc[]): (a: number, b: number) => boolean {
+  const eqs = accs.map(sameColumnEquals);
+  if (eqs.length === 1) return eqs[0]!;
+  if (eqs.length === 2) {
+    const [e0, e1] = eqs as [SameColumnEquals, SameColumnEquals];
+    return (a, b) => e0(a, b) && e1(a, b);
+  }
+  return (a, b) => {
+    for (let c = 0; c < eqs.length; c++) if (!eqs[c]!(a, b)) return false;
+    return true;
+  };
+}
+
+function sameColumnEquals(x: Acc): SameColumnEquals {
+  const valid = x.valid;
+  const values = ((): SameColumnEquals => {
+    switch (x.repr) {
+      case R_NULL:
+        return () => true;
+      case R_I64: {
+        const w = x.w;
+        return (a, b) => w[2 * a] === w[2 * b] && w[2 * a + 1] === w[2 * b + 1];
+      }
+      case R_DEC: {
+        const w = x.w;
+        return (a, b) => w[4 * a] === w[4 * b] && w[4 * a + 1] === w[4 * b + 1] && w[4 * a + 2] === w[4 * b + 2] && w[4 * a + 3] === w[4 * b + 3];
+      }
+      case R_BYTES: {
+        const offs = x.offs;
+        const bytes = x.bytes;
+        return (a, b) => {
+          const as = offs[a]!;
+          const bs = offs[b]!;
+          const len = offs[a + 1]! - as;
+          if (offs[b + 1]! - bs !== len) return false;
+          for (let k = 0; k < len; k++) if (bytes[as + k] !== bytes[bs + k]) return false;
+          return true;
+        };
+      }
+      default: {
+        const num = x.num;
+        return (a, b) => {
+          const p = num[a]!;
+          const q = num[b]!;
+          return p === q || (p !== p && q !== q);
+        };
+      }
+    }
+  })();
+  if (valid === null) return values;
+  return (a, b) => {
+    const va = valid[a]!;
+    if (va !== valid[b]) return false;
+    return va === 0 || values(a, b);
+  };
+}
+
 /** 1 for rows with a NULL in any column, or null when no row has one. */
 export function nullRows(columns: KeyColumn[], n: number): Uint8Array | null {
   let out: Uint8Array | null = null;
@@ -184,6 +249,7 @@ function rehash(t: Table): void {
  */
 function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: boolean, ids: Int32Array | Uint32Array, alloc: Allocator = localAlloc): Table {
   const accs = columns.map(accessor);
+  const same = sameRowsEqual(accs);
   const hashes = hashColumns(columns, n, GROUP_SEED, alloc(Uint32Array, n, 'overwritten'));
   const nulls = nullsEqual ? null : nullRows(columns, n);
   let slots: Int32Array = alloc(Int32Array, tableCap(Math.min(n, 4096)), 'overwritten').fill(-1);
@@ -217,7 +283,7 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
         }
         break;
       }
-      if (ghash[g] === h && rowsEqual(accs, i, accs, first[g]!)) {
+      if (ghash[g] === h && same(i, first[g]!)) {
         ids[i] = g;
         break;
       }
