@@ -1,9 +1,11 @@
 /**
  * A global sort on the shared blocking path:
  *
- *   ingest every column into one partition (spilled over the budget), sampling the sort keys
- *   (./sort-sample) ─► when more than one range is wanted: range-route the rows by (keys, row
- *   id) against the sample's splitters (route tasks, ./reroute) ─► per range, in order: one
+ *   an input in memory (the caller's tables): its sort keys sampled first (./sort-sample), then
+ *   every column ingested and routed by (keys, row id) against the sample's splitters in the
+ *   partition tasks, one pass; any other input: ingested into one partition (spilled over the
+ *   budget) while its keys are sampled, then, when more than one range is wanted, range-routed
+ *   (route tasks, ./reroute) ─► per range, in order: one
  *   task sorts the range with one stable radix argsort and gathers every column ─► the ranges'
  *   rows are the output, range by range, at most one range per thread in flight.
  *
@@ -14,11 +16,11 @@
  * sort. There is no replay: the sort routes every column.
  */
 import type * as A from 'apache-arrow';
-import { batchFromColumns, rebuildData } from '../columns/shared.js';
+import { batchCopyBytes, batchFromColumns, rebuildData } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { sortKeyText, type ResolvedSortKey } from '../ops/sort-spec.js';
 import type { Exchange } from '../shuffle/exchange.js';
-import type { SortKeyOrder } from '../types/tasks.js';
+import type { SortKeyOrder, SortRangeRouting } from '../types/tasks.js';
 import { fixedWidth } from './column-widths.js';
 import { ingest } from './ingest.js';
 import { loadBytesOf } from './partitioned.js';
@@ -57,24 +59,59 @@ export function planSort(keys: ResolvedSortKey[]): SortStagePlan {
 /** Scratch a sort task needs: its input made contiguous, key words, ping-pong buffers, permutation. */
 function sortScratch(plan: SortStagePlan, rows: number, inputBytes: number): number {
   const keyBytes = plan.keys.reduce((s, k) => s + (fixedWidth(k.type) > 4 ? 8 : 4) * 3, 0);
-  // Per row: the permutation, two ping-pong index buffers, the row ids and the loaded ids (4 bytes each).
-  return inputBytes + rows * (32 + keyBytes);
+  // Per row: the permutation, two ping-pong index buffers, the row ids and the loaded ids (4 bytes
+  // each), and the merge of a spilled range's pieces by row id (measured: ~20 bytes a row more).
+  return inputBytes + rows * (56 + keyBytes);
 }
 
-export async function* execSort(ctx: RunContext, plan: SortStagePlan, input: AsyncIterable<A.RecordBatch>, inputSchema: A.Schema, owned: boolean): AsyncGenerator<A.RecordBatch> {
+/**
+ * `preview`: the input's batches once before the run reads them (the caller's tables in
+ * memory): the keys are sampled from it first, so the rows are routed by range as they are
+ * ingested, with no single partition to hold (and spill) and no second routing pass.
+ */
+export async function* execSort(
+  ctx: RunContext,
+  plan: SortStagePlan,
+  input: AsyncIterable<A.RecordBatch>,
+  inputSchema: A.Schema,
+  owned: boolean,
+  preview: (() => AsyncIterable<A.RecordBatch>) | null,
+): AsyncGenerator<A.RecordBatch> {
   const columns = inputSchema.fields.map((_, i) => i);
   const sampler = new SortSampler(
     plan.orders.map((o) => o.column),
     plan.orders,
   );
+  // Enough ranges for each range's task (its rows read back, key words, permutation) to fit a
+  // task's share with room for the sample's imprecision.
+  const rangesFor = (rows: number, bytes: number): number => {
+    const needed = Math.ceil((2 * sortScratch(plan, rows, bytes)) / Math.max(1, ctx.limits.taskBytes - 4 * LOAN_SLACK));
+    return Math.min(MAX_RANGES, Math.max(ctx.config.partitions, needed));
+  };
+  let ranges: SortRangeRouting | null = null;
+  if (preview) {
+    let rows = 0;
+    let bytes = 0;
+    for await (const batch of preview()) {
+      ctx.checkAbort();
+      if (batch.numRows === 0) continue;
+      sampler.add(batch, rows);
+      rows += batch.numRows;
+      bytes += batchCopyBytes(batch);
+    }
+    // A range's load bytes (loadBytesOf) double when its pieces come back from a spill file
+    // (read whole, then copied out): planned as if they will.
+    const split = rows > 0 && rows <= MAX_ROWS ? sampler.splitters(rangesFor(rows, 2 * bytes + 4 * rows)) : null;
+    if (split) ranges = { kind: 'sortRange', keys: plan.orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
+  }
   const ingested = await ingest(ctx, input, inputSchema, {
     name: 'sort',
     routed: columns,
     hashKeys: [],
-    partitions: 1,
+    partitions: ranges ? ranges.partitions : 1,
     owned,
     retain: false,
-    onBatch: (batch, rowBase) => sampler.add(batch, rowBase),
+    ...(ranges ? { ranges } : { onBatch: (batch: A.RecordBatch, rowBase: number) => sampler.add(batch, rowBase) }),
   });
   let exchange: Exchange = ingested.exchange;
   try {
@@ -83,13 +120,8 @@ export async function* execSort(ctx: RunContext, plan: SortStagePlan, input: Asy
     if (rows === 0) return;
     ctx.progress.announce('sort', rows);
     ctx.progress.start('sort');
-    // Enough ranges for each range's task (its rows read back, key words, permutation) to fit a
-    // task's share with room for the sample's imprecision.
-    const bytes = loadBytesOf(exchange, 0);
-    const needed = Math.ceil((2 * sortScratch(plan, rows, bytes)) / Math.max(1, ctx.limits.taskBytes - 4 * LOAN_SLACK));
-    const wanted = Math.min(MAX_RANGES, Math.max(ctx.config.partitions, needed));
-    const split = wanted > 1 ? sampler.splitters(wanted) : null;
-    if (split) {
+    const split = ranges ? null : sampler.splitters(rangesFor(rows, loadBytesOf(exchange, 0)));
+    if (split && split.count > 0) {
       const routing = { kind: 'sortRange' as const, keys: plan.orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
       const from = exchange;
       exchange = await reroute(ctx, from, 0, routing, 'sort.ranges');

@@ -148,6 +148,16 @@ export function rereadOf(ctx: RunContext, stage: Stage): (() => AsyncIterable<A.
   }
 }
 
+/**
+ * The stage's batches once more, free and before the run reads them (the caller's tables in
+ * memory), or null: an operator's look at its input before it runs (a sort's key sample).
+ */
+export function previewOf(ctx: RunContext, stage: Stage): (() => AsyncIterable<A.RecordBatch>) | null {
+  if (stage.kind !== 'scan' || !stage.source.replayable) return null;
+  const source = stage.source;
+  return () => source.batches(ctx.signal);
+}
+
 /** Whether a stage's batches were allocated by Sluice (and may be counted and spilled). */
 export function ownsBatches(stage: Stage): boolean {
   switch (stage.kind) {
@@ -181,7 +191,7 @@ function runStageRaw(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch
     case 'asof':
       return execAsof(ctx, stage.plan, stage.left, stage.right);
     case 'sort':
-      return execSort(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input));
+      return execSort(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input), previewOf(ctx, stage.input));
     case 'groupBy':
       if (stage.fused && stage.input.kind === 'window') {
         const w = stage.input;

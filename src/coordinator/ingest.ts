@@ -15,7 +15,7 @@ import { schemaFromArrow } from '../columns/arrow-types.js';
 import { batchCopyBytes, describeBatch, selectColumns } from '../columns/shared.js';
 import { Exchange } from '../shuffle/exchange.js';
 import type { BatchDesc, SchemaDesc } from '../types/column.js';
-import type { PartialAggregate } from '../types/tasks.js';
+import type { PartialAggregate, SortRangeRouting } from '../types/tasks.js';
 import { BatchStore } from './batch-store.js';
 import { LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
 
@@ -34,6 +34,8 @@ export interface IngestSpec {
   reread?: (() => AsyncIterable<A.RecordBatch>) | null;
   /** Sees each input batch's routed columns with its first row id (e.g. to sample sort keys). */
   onBatch?: (routed: A.RecordBatch, rowBase: number) => void;
+  /** Route by key ranges (a sort whose splitters are known) instead of hashing `hashKeys`. */
+  ranges?: SortRangeRouting;
   /**
    * A group-by's partial pass: each slab is aggregated and its groups are routed (the
    * exchange holds `schema`, hashed on `hashKeys` of it) instead of its rows.
@@ -115,7 +117,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     ctx.task({
       kind: 'partition',
       batches: described,
-      routing: { kind: 'hash', keyColumns: withPartial ? partial!.hashKeys : spec.hashKeys, partitions: spec.partitions, seed: ctx.config.seed, level: 0 },
+      routing: !withPartial && spec.ranges ? spec.ranges : { kind: 'hash', keyColumns: withPartial ? partial!.hashKeys : spec.hashKeys, partitions: spec.partitions, seed: ctx.config.seed, level: 0 },
       ...(withPartial ? { partial: partial!.aggregate } : {}),
       rowBase,
       outputBuffer: out.buffer,
@@ -134,7 +136,9 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     // The routed copy of the rows (never more than their input copy) and their 32-bit row ids:
     // the exchange keeps this buffer whole, so extra room would be held until the kernel runs.
     const outBytes = inBytes + (4 + (partial?.widenPerRow ?? 0)) * n + LOAN_SLACK;
-    const scratchBytes = (batches.length > 1 ? inBytes : 0) + (24 + (partial ? inBytes / n + partial.scratchPerRow : 0)) * n + (partial?.scratchFixed ?? 0) + LOAN_SLACK;
+    // Range routing also makes each sort key comparable (up to 16 bytes a row per key).
+    const rangeBytes = spec.ranges ? 16 * spec.ranges.keys.length * n : 0;
+    const scratchBytes = (batches.length > 1 ? inBytes : 0) + (24 + (partial ? inBytes / n + partial.scratchPerRow : 0)) * n + rangeBytes + (partial?.scratchFixed ?? 0) + LOAN_SLACK;
     await ctx.clock.during('partition', queue.onSizeLessThan(1));
     if (failure) return;
     const [inLoan, outLoan, scratchLoan] = await ctx.clock.during('partition', ctx.loans(`${spec.name}.slab`, [inBytes, outBytes, scratchBytes], [1]));

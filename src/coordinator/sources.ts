@@ -26,6 +26,11 @@ export interface Source {
   readonly label: string;
   /** Batches from Sluice's own reads (true) or the caller's memory (false; never counted or spilled). */
   readonly owned: boolean;
+  /**
+   * `batches()` may be called again and gives the same batches at no cost (the caller's Arrow
+   * tables in memory): an operator may look at its input once before it runs (a sort's sample).
+   */
+  readonly replayable?: boolean;
   schema(): Promise<A.Schema>;
   /** `slicing`: how big a batch may be, where the format can cut it (Arrow IPC files; see BatchSlicing). */
   batches(signal?: AbortSignal, slicing?: BatchSlicing): AsyncIterable<A.RecordBatch>;
@@ -100,6 +105,7 @@ function memorySource(schema: SchemaLike, batches: readonly RecordBatchLike[], l
   return {
     label,
     owned: false,
+    replayable: true,
     schema: async () => plain,
     size: async () => ({
       rows: batches.reduce((n, b) => n + b.numRows, 0),

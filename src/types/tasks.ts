@@ -102,10 +102,10 @@ export interface PartitionTask {
   /** Consecutive batches of the columns to route (already in shared memory), as one slab. */
   batches: BatchDesc[];
   /**
-   * Routing of the slab's rows; with `partial`, of its partial groups (`keyColumns` then index
-   * the partial outputs).
+   * Routing of the slab's rows: by hash (with `partial`, of its partial groups: `keyColumns`
+   * then index the partial outputs), or by key range (a sort whose splitters came first).
    */
-  routing: HashRouting;
+  routing: HashRouting | SortRangeRouting;
   /**
    * Aggregate the slab first and route one row per group (a group-by's partial pass): the
    * outputs' values per group, each row with its group's first row id.

@@ -7,7 +7,8 @@
  * 3. rows grouped by partition into the pooled output buffer (./routed-chunks), global row ids
  *    alongside; the reply names each non-empty partition's region.
  * A group-by's partial pass (`task.partial`) aggregates the slab between 1 and 2 and routes one
- * row per group instead (keyed by the group's first row id in the slab).
+ * row per group instead (keyed by the group's first row id in the slab). A sort whose splitters
+ * are known routes by key range instead of 2 (./sort-range).
  * Cost: O(rows × columns), one pass each.
  */
 import type * as A from 'apache-arrow';
@@ -18,6 +19,7 @@ import type { PartitionTask, RoutedChunks } from '../types/tasks.js';
 import { aggregateGroups } from './groupby-task.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
+import { routeBySortRange } from './sort-range.js';
 
 export function runPartitionTask(task: PartitionTask): RoutedChunks {
   const ncols = task.batches[0]?.columns.length ?? 0;
@@ -38,7 +40,12 @@ export function runPartitionTask(task: PartitionTask): RoutedChunks {
 }
 
 function route(columns: A.Data[], rowIds: Uint32Array, n: number, task: PartitionTask): RoutedChunks {
-  const { keyColumns, partitions, seed } = task.routing;
+  const routing = task.routing;
+  if (routing.kind === 'sortRange') {
+    const { bufferBytes, buffer, extraBytes, parts } = routeBySortRange({ n, rowIds, columns }, routing, task.outputBuffer);
+    return { bufferBytes, buffer, extraBytes, parts };
+  }
+  const { keyColumns, partitions, seed } = routing;
   let pids: Uint32Array;
   if (keyColumns.length === 0 || partitions === 1) {
     pids = scratchAlloc(Uint32Array, n);

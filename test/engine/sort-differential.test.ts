@@ -2,7 +2,9 @@
  * sort through the whole engine against the naive reference (test/support/relational-reference):
  * random tables with every key type class, NULLs and duplicates, one to three keys with random
  * directions and NULL placement; the output must be the reference's stable order exactly, and
- * identical across thread counts, partition counts, batch sizes and budgets.
+ * identical across thread counts, partition counts, batch sizes and budgets, and whether the
+ * input is a table in memory (sampled before it is partitioned: routed by range in one pass) or
+ * a one-shot async iterable (ingested whole, sampled on the way, then routed by range).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -27,11 +29,19 @@ describe('sort through the engine vs the naive reference', () => {
         fc.constantFrom(...SETTINGS),
         fc.constantFrom(...BATCH_SIZES),
         fc.constantFrom(...BATCH_SIZES),
-        async (rows, keys, s1, s2, b1, b2) => {
-          const run = async (s: (typeof SETTINGS)[number], b: number) => rowsOfTable(await engineFor(s).fromArrow(tableOf(rows, b)).sort(...keys).collect());
-          const got = await run(s1, b1);
+        fc.boolean(),
+        async (rows, keys, s1, s2, b1, b2, oneShot) => {
+          const input = (b: number, once: boolean) => {
+            const t = tableOf(rows, b);
+            if (!once || t.batches.length === 0) return t;
+            return (async function* () {
+              yield* t.batches;
+            })();
+          };
+          const run = async (s: (typeof SETTINGS)[number], b: number, once: boolean) => rowsOfTable(await engineFor(s).fromArrow(input(b, once)).sort(...keys).collect());
+          const got = await run(s1, b1, false);
           expect(got).toEqual(refSort(rows, keys).map((i) => rows[i]));
-          expect(await run(s2, b2)).toEqual(got);
+          expect(await run(s2, b2, oneShot)).toEqual(got);
         },
       ),
       { numRuns: 80 },
