@@ -139,7 +139,7 @@ export function gatherData(data: Data, indices: Int32Array, count: number = indi
   const base = { type, length: count, nullCount, nullBitmap };
   switch (valueLayout(type)) {
     case 'bool':
-      return build({ ...base, data: gatherBits(data.values as Uint8Array, data.offset, indices, count, alloc) });
+      return build({ ...base, data: gatherBitmap(data.values as Uint8Array, data.offset, indices, count, alloc) });
     case 'fixed':
       return build({ ...base, data: gatherFixed(data.values as TypedArray, data.stride, indices, count, alloc) });
     case 'dictionary':
@@ -203,10 +203,6 @@ function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator
   return [gatherBitmap(bm, off, idx, n, alloc), nulls];
 }
 
-function gatherBits(bits: Uint8Array, off: number, idx: Int32Array, n: number, alloc: Allocator): Uint8Array {
-  return gatherBitmap(bits, off, idx, n, alloc);
-}
-
 /**
  * out bit j = bit `off + idx[j]` of `bits` (all set when `bits` is null), 0 where idx[j] < 0.
  * Each output byte is assembled whole and written once: the memory needs no clearing first.
@@ -216,11 +212,13 @@ function gatherBitmap(bits: Uint8Array | null, off: number, idx: Int32Array, n: 
   const out = alloc(Uint8Array, nbytes, 'overwritten') as Uint8Array;
   for (let byte = 0; byte < nbytes; byte++) {
     let v = 0;
-    for (let j = byte << 3, k = 0, end = Math.min(n, j + 8); j < end; j++, k++) {
-      const r = idx[j];
-      if (r < 0) continue;
-      if (bits === null) v |= 1 << k;
-      else {
+    const end = Math.min(n, (byte << 3) + 8);
+    if (bits === null) {
+      for (let j = byte << 3, k = 0; j < end; j++, k++) if (idx[j] >= 0) v |= 1 << k;
+    } else {
+      for (let j = byte << 3, k = 0; j < end; j++, k++) {
+        const r = idx[j];
+        if (r < 0) continue;
         const b = off + r;
         v |= ((bits[b >>> 3] >>> (b & 7)) & 1) << k;
       }

@@ -24,7 +24,8 @@ import { mergePartials } from './agg-merge.js';
 import { ingest, type PartialIngest } from './ingest.js';
 import { runAll } from './scheduler.js';
 import type { Exchange } from '../shuffle/exchange.js';
-import { loadBytesOf, OutputRanges, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import { FIRST_TABLE_KEYS, openTableSlots } from '../shuffle/hash.js';
+import { loadBytesOf, OutputRanges, partitionsNeeded, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 
 const MAX_ROWS = 0xffffffff;
@@ -102,11 +103,10 @@ function groupScratch(plan: GroupByStagePlan, rows: number, inputBytes: number):
 
 /**
  * The part of the hash tables' scratch that does not grow with the rows: the first table of
- * src/worker/group-ids (1024 to 8192 four-byte slots) of the grouping and of each countDistinct.
+ * src/worker/group-ids (four-byte slots) of the grouping and of each countDistinct.
  */
 function groupTableBytes(outputs: GroupOutputSpec[], rows: number): number {
-  const slots = Math.min(8192, Math.max(1024, 2 ** Math.ceil(Math.log2(Math.max(1, 2 * Math.min(rows, 4096))))));
-  return 4 * slots * (1 + outputs.filter((o) => o.fn === 'countDistinct').length);
+  return 4 * openTableSlots(Math.min(rows, FIRST_TABLE_KEYS)) * (1 + outputs.filter((o) => o.fn === 'countDistinct').length);
 }
 
 /**
@@ -115,6 +115,15 @@ function groupTableBytes(outputs: GroupOutputSpec[], rows: number): number {
  */
 function groupScratchPerRow(outputs: GroupOutputSpec[]): number {
   return 56 + outputs.reduce((s, o) => s + (o.fn === 'first' ? 8 : (fixedWidth(o.type) || 16) + 9) + (o.fn === 'countDistinct' ? 56 : 0), 0);
+}
+
+/** The keys' positions among the partial outputs (each group's first row's key values), or null: no split. */
+function partialKeys(keyPos: number[], outputs: GroupOutputSpec[]): number[] | null {
+  if (keyPos.length === 0) return null;
+  const merges = outputs.every((o) => o.fn === 'first' || o.fn === 'last' || o.fn === 'min' || o.fn === 'max' || o.fn === 'count' || (o.fn === 'sum' && o.type.kind === 'int'));
+  if (!merges) return null;
+  const keys = keyPos.map((p) => outputs.findIndex((o) => o.fn === 'first' && !o.ignoreNulls && o.column === p));
+  return keys.some((k) => k < 0) ? null : keys;
 }
 
 /**
@@ -128,15 +137,6 @@ function groupScratchPerRow(outputs: GroupOutputSpec[]): number {
  * depend on slab boundaries. Float sums and avg (window's canonical pairwise order over the
  * whole group) and countDistinct do not split: null, and every row is routed.
  */
-/** The keys' positions among the partial outputs (each group's first row's key values), or null: no split. */
-function partialKeys(keyPos: number[], outputs: GroupOutputSpec[]): number[] | null {
-  if (keyPos.length === 0) return null;
-  const merges = outputs.every((o) => o.fn === 'first' || o.fn === 'last' || o.fn === 'min' || o.fn === 'max' || o.fn === 'count' || (o.fn === 'sum' && o.type.kind === 'int'));
-  if (!merges) return null;
-  const keys = keyPos.map((p) => outputs.findIndex((o) => o.fn === 'first' && !o.ignoreNulls && o.column === p));
-  return keys.some((k) => k < 0) ? null : keys;
-}
-
 export function partialSplit(plan: GroupByStagePlan): { partial: PartialIngest; final: GroupByStagePlan } | null {
   const finalKeys = partialKeys(plan.keyPos, plan.outputs);
   if (!finalKeys) return null;
@@ -148,7 +148,7 @@ export function partialSplit(plan: GroupByStagePlan): { partial: PartialIngest; 
       schema: plan.resolved.output.map((f) => ({ name: f.name, type: f.type, nullable: f.nullable })),
       hashKeys: finalKeys,
       scratchPerRow: groupScratchPerRow(plan.outputs),
-      scratchFixed: groupTableBytes(plan.outputs, 4096),
+      scratchFixed: groupTableBytes(plan.outputs, FIRST_TABLE_KEYS),
       widenPerRow: widen,
     },
     final: { ...plan, keyPos: finalKeys, outputs: finalOutputs },
@@ -290,8 +290,7 @@ async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputSta
   const schema = schemaFromArrow(inputStage.schema);
   const routedRowBytes = plan.routed.reduce((t, c) => t + rowBytesOf(schema[c]!.type), 0);
   const taskRowBytes = routedRowBytes + groupScratchPerRow(plan.outputs) + outputRowBytes(plan.resolved.output);
-  const rows = bytes / Math.max(1, rowBytesOfSchema(inputStage.schema));
-  const parts = Math.ceil((rows * taskRowBytes) / (0.7 * ctx.limits.taskBytes));
+  const parts = partitionsNeeded(ctx, bytes, rowBytesOfSchema(inputStage.schema), taskRowBytes);
   return Math.max(ctx.config.partitions, Math.min(MAX_GROUP_PARTITIONS, parts));
 }
 

@@ -121,7 +121,7 @@ export async function* execSort(
     ctx.progress.announce('sort', rows);
     ctx.progress.start('sort');
     const split = ranges ? null : sampler.splitters(rangesFor(rows, loadBytesOf(exchange, 0)));
-    if (split && split.count > 0) {
+    if (split) {
       const routing = { kind: 'sortRange' as const, keys: plan.orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
       const from = exchange;
       exchange = await reroute(ctx, from, 0, routing, 'sort.ranges');

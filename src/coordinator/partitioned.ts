@@ -269,14 +269,18 @@ const MAX_PARTITIONS = 2048;
  */
 export function partitionCount(ctx: RunContext, bytes: number | null, inputRowBytes: number, taskRowBytes: number): number {
   if (bytes === null || bytes <= 0) return ctx.config.partitions;
-  const need = (bytes / Math.max(1, inputRowBytes)) * taskRowBytes;
-  const parts = Math.ceil(need / (0.7 * ctx.limits.taskBytes));
+  const parts = partitionsNeeded(ctx, bytes, inputRowBytes, taskRowBytes);
   if (parts > MAX_PARTITIONS) {
     // So many partitions would make every piece of every exchange tiny: better said up front.
     const minimum = Math.ceil((ctx.budget.limit * parts) / MAX_PARTITIONS / 2 ** 20) * 2 ** 20;
     throw budgetTooSmall(ctx.budget.limit, minimum, `an input of about ${formatBytes(bytes)} would need ${parts} partitions of one task's share each`);
   }
   return Math.max(ctx.config.partitions, parts);
+}
+
+/** Partitions for `bytes` of input whose tasks each fit 70% of a task's share (unbounded). */
+export function partitionsNeeded(ctx: RunContext, bytes: number, inputRowBytes: number, taskRowBytes: number): number {
+  return Math.ceil(((bytes / Math.max(1, inputRowBytes)) * taskRowBytes) / (0.7 * ctx.limits.taskBytes));
 }
 
 /** How much the largest hash partition may exceed the mean (keys are not spread perfectly). */

@@ -24,12 +24,11 @@ const CARRY_MASK = 0xfffff;
 /** Rows of values of 32 bits or fewer whose sums never pass 2^53 (2^21 × 2^32). */
 const NO_CARRY_ROWS = 1 << 21;
 
-/** Integer values of 32 bits or fewer as plain numbers (compared and added as they are). */
+/** Integer values of 32 bits or fewer (also days) as plain numbers, compared as they are. */
 function smallInts(col: KeyColumn): Int32Array | null {
-  const v = col.values;
-  if (col.offsets !== null || col.type.kind === 'bool') return null;
-  const small = v instanceof Int32Array || v instanceof Uint32Array || v instanceof Int16Array || v instanceof Uint16Array || v instanceof Int8Array || v instanceof Uint8Array;
-  return small ? (v as Int32Array) : null;
+  const t = col.type;
+  const small = (t.kind === 'int' && t.bits <= 32) || (t.kind === 'date' && t.unit === 'day');
+  return small ? (col.values as Int32Array) : null;
 }
 
 /** Rows (valid null) or non-NULL values per group, as int64 (written through 32-bit halves). */
@@ -115,7 +114,7 @@ export function minMaxById(ids: Uint32Array, groups: number, col: KeyColumn, isM
     return best;
   }
   const v = col.values;
-  if (col.offsets === null && (v instanceof BigInt64Array || v instanceof BigUint64Array)) {
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
     // 64-bit integers as (high word with the array's sign, low word unsigned): the best words
     // so far kept per group.
     const hiW = highWords(v);

@@ -276,6 +276,16 @@ export function partitionOf(hashes: Uint32Array, partitions: number, out?: Uint3
   return o;
 }
 
+/** Keys an open-addressing table is first sized for; it doubles as it fills. */
+export const FIRST_TABLE_KEYS = 4096;
+
+/** Slots of an open-addressing table for `n` keys at most half full (1024 to 4M, powers of two). */
+export function openTableSlots(n: number): number {
+  let cap = 1024;
+  while (cap < 2 * n && cap < 4096 * 1024) cap *= 2;
+  return cap;
+}
+
 /**
  * Row indices grouped by partition, stable in row order: rows of partition p are
  * order[offsets[p] .. offsets[p+1]), ascending.

@@ -16,7 +16,7 @@
  */
 import type { Allocator, KeyColumn } from '../types/keys.js';
 import { localAlloc } from '../columns/arena.js';
-import { hashColumns, keyClass, KeyClass, words64 } from '../shuffle/hash.js';
+import { FIRST_TABLE_KEYS, hashColumns, keyClass, KeyClass, openTableSlots, words64 } from '../shuffle/hash.js';
 
 export const GROUP_SEED = 0x2f1e7a3b;
 
@@ -207,12 +207,6 @@ export function nullRows(columns: KeyColumn[], n: number): Uint8Array | null {
   return out;
 }
 
-function tableCap(n: number): number {
-  let cap = 1024;
-  while (cap < 2 * n && cap < 4096 * 1024) cap *= 2;
-  return cap;
-}
-
 /** Open-addressing table of group ids keyed by the rows of `accs`. */
 interface Table {
   /** Where the table's arrays come from (a task's scratch, or the heap). */
@@ -252,7 +246,7 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
   const same = sameRowsEqual(accs);
   const hashes = hashColumns(columns, n, GROUP_SEED, alloc(Uint32Array, n, 'overwritten'));
   const nulls = nullsEqual ? null : nullRows(columns, n);
-  let slots: Int32Array = alloc(Int32Array, tableCap(Math.min(n, 4096)), 'overwritten').fill(-1);
+  let slots: Int32Array = alloc(Int32Array, openTableSlots(Math.min(n, FIRST_TABLE_KEYS)), 'overwritten').fill(-1);
   const t: Table = { alloc, accs, hashes, slots, mask: slots.length - 1, ghash: alloc(Uint32Array, n, 'overwritten'), first: alloc(Uint32Array, n, 'overwritten'), groups: 0 };
   const { ghash, first } = t;
   let mask = t.mask;
@@ -307,7 +301,7 @@ function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
   const valid = c.valid;
   const keyLo = alloc(Uint32Array, n, 'overwritten');
   const keyHi = alloc(Uint32Array, n, 'overwritten');
-  let slots: Int32Array = alloc(Int32Array, tableCap(Math.min(n, 4096)), 'overwritten').fill(-1);
+  let slots: Int32Array = alloc(Int32Array, openTableSlots(Math.min(n, FIRST_TABLE_KEYS)), 'overwritten').fill(-1);
   let mask = slots.length - 1;
   let inTable = 0;
   let groups = 0;
@@ -361,7 +355,7 @@ function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
   const v = c.values as Int32Array;
   const valid = c.valid;
   const keys = alloc(Int32Array, n, 'overwritten');
-  let slots: Int32Array = alloc(Int32Array, tableCap(Math.min(n, 4096)), 'overwritten').fill(-1);
+  let slots: Int32Array = alloc(Int32Array, openTableSlots(Math.min(n, FIRST_TABLE_KEYS)), 'overwritten').fill(-1);
   let mask = slots.length - 1;
   let inTable = 0;
   let groups = 0;

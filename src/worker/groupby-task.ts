@@ -92,10 +92,13 @@ function accumulateGroups(part: LoadedPartition, ids: Uint32Array, groups: numbe
     return m;
   };
   const take = (c: number, rows: Int32Array): A.Data => gatherData(part.columns[c]!, rows, groups, scratchAlloc);
+  // Each group's first row: its key values, distinct's columns, and its row id.
+  const firsts = firstLastById(ids, groups, null, false, scratchAlloc);
   const columns = outputs.map((o): A.Data => {
     switch (o.fn) {
       case 'first':
       case 'last':
+        if (o.fn === 'first' && !o.ignoreNulls) return take(o.column, firsts);
         return take(o.column, firstLastById(ids, groups, o.ignoreNulls ? measure(o.column).valid : null, o.fn === 'last', scratchAlloc));
       case 'min':
       case 'max':
@@ -110,7 +113,6 @@ function accumulateGroups(part: LoadedPartition, ids: Uint32Array, groups: numbe
         throw new Error(`internal: ${o.fn} has no one-pass kernel`);
     }
   });
-  const firsts = firstLastById(ids, groups, null, false, scratchAlloc);
   const rowIds = scratchAlloc(Uint32Array, groups);
   for (let g = 0; g < groups; g++) rowIds[g] = firsts[g]! < 0 ? 0 : part.rowIds[firsts[g]!]!;
   return { columns, rowIds, groups };

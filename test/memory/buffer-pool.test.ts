@@ -9,11 +9,16 @@ import { BufferPool, bufferSize } from '../../src/memory/buffer-pool.js';
 
 const MiB = 2 ** 20;
 
+/** A budget of `limit`, its pool and one reservation. */
+function setup(limit = 64 * MiB) {
+  const budget = new MemoryBudget(limit);
+  const pool = new BufferPool(budget);
+  return { budget, pool, r: budget.reserve('t') };
+}
+
 describe('BufferPool', () => {
   it('reuses a free buffer of the size asked', () => {
-    const budget = new MemoryBudget(64 * MiB);
-    const pool = new BufferPool(budget);
-    const r = budget.reserve('t');
+    const { pool, r } = setup();
     const b = pool.take(r, 3 * MiB);
     pool.give(r, b);
     expect(pool.tryTake(r, 3 * MiB)).toBe(b);
@@ -21,9 +26,7 @@ describe('BufferPool', () => {
   });
 
   it('lends a buffer of just the size asked rather than a free one 1.5x bigger', () => {
-    const budget = new MemoryBudget(64 * MiB);
-    const pool = new BufferPool(budget);
-    const r = budget.reserve('t');
+    const { pool, r } = setup();
     const big = pool.take(r, 6 * MiB);
     pool.give(r, big);
     const got = pool.tryTake(r, 4 * MiB)!;
@@ -35,9 +38,7 @@ describe('BufferPool', () => {
   });
 
   it('reuses a free buffer one size step bigger', () => {
-    const budget = new MemoryBudget(64 * MiB);
-    const pool = new BufferPool(budget);
-    const r = budget.reserve('t');
+    const { pool, r } = setup();
     const step = bufferSize(4 * MiB + 1);
     expect(step).toBeGreaterThan(bufferSize(4 * MiB));
     const b = pool.take(r, step);
@@ -46,9 +47,7 @@ describe('BufferPool', () => {
   });
 
   it('lends a brief loan a free buffer up to twice its size instead of a fresh one', () => {
-    const budget = new MemoryBudget(64 * MiB);
-    const pool = new BufferPool(budget);
-    const r = budget.reserve('t');
+    const { pool, r } = setup();
     const big = pool.take(r, 7 * MiB);
     pool.give(r, big);
     expect(pool.tryTake(r, 4 * MiB, 'brief')).toBe(big);
@@ -62,9 +61,7 @@ describe('BufferPool', () => {
   });
 
   it("at the budget's limit a brief loan reuses the free buffer rather than evicting it", () => {
-    const budget = new MemoryBudget(10 * MiB);
-    const pool = new BufferPool(budget);
-    const r = budget.reserve('t');
+    const { budget, pool, r } = setup(10 * MiB);
     const big = pool.take(r, 8 * MiB);
     pool.give(r, big);
     const got = pool.tryTake(r, 6 * MiB, 'brief');
@@ -73,9 +70,7 @@ describe('BufferPool', () => {
   });
 
   it("'exact' never reuses a bigger buffer", () => {
-    const budget = new MemoryBudget(64 * MiB);
-    const pool = new BufferPool(budget);
-    const r = budget.reserve('t');
+    const { pool, r } = setup();
     const b = pool.take(r, bufferSize(4 * MiB + 1));
     pool.give(r, b);
     expect(pool.tryTake(r, 4 * MiB, 'exact')).not.toBe(b);
