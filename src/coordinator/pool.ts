@@ -87,11 +87,13 @@ export class ThreadExecutor implements Executor {
   readonly threads: number;
   private pool: Piscina | null;
   /**
-   * Settles (rejects) when the pool has lost every worker and started none again: piscina then
-   * keeps queued tasks forever (seen when workers are killed while replacements start up), so
-   * in-flight runs race against it, and the next run starts a new pool.
+   * The tasks in flight on the current pool, each told (rejected) when the pool has lost every
+   * worker and started none again: piscina then keeps queued tasks forever (seen when workers
+   * are killed while replacements start up), and the next run starts a new pool. One entry per
+   * task, removed when it settles: racing every task against one long-lived promise would add a
+   * reaction to it per task, and each would keep its task's reply alive as long as the pool.
    */
-  private lost!: Promise<never>;
+  private lostWatchers = new Set<(err: Error) => void>();
   private broken = false;
   /** Starts `threads` workers; any failure to start them is a WorkerError WORKER_START_FAILED. */
   constructor(
@@ -123,17 +125,18 @@ export class ThreadExecutor implements Executor {
     // A worker that dies outside a task must not crash the process; the task that was running reports it.
     pool.on('error', () => {});
     this.broken = false;
-    this.lost = new Promise<never>((_, reject) => {
-      // After a worker exits, give piscina time to start its replacement before calling the pool lost.
-      pool.on('workerDestroy', () => {
-        setTimeout(() => {
-          if (this.pool !== pool || this.broken || pool.threads.length > 0) return;
-          this.broken = true;
-          reject(new WorkerError('WORKER_DIED', 'Every worker thread exited and none was started again'));
-        }, LOST_POOL_MS).unref();
-      });
+    const watchers = new Set<(err: Error) => void>();
+    this.lostWatchers = watchers;
+    // After a worker exits, give piscina time to start its replacement before calling the pool lost.
+    pool.on('workerDestroy', () => {
+      setTimeout(() => {
+        if (this.pool !== pool || this.broken || pool.threads.length > 0) return;
+        this.broken = true;
+        const err = new WorkerError('WORKER_DIED', 'Every worker thread exited and none was started again');
+        for (const tell of watchers) tell(err);
+        watchers.clear();
+      }, LOST_POOL_MS).unref();
     });
-    this.lost.catch(() => {});
     this.started = Promise.all(pool.threads.map(startedUp)).then(() => {});
     return pool;
   }
@@ -151,12 +154,19 @@ export class ThreadExecutor implements Executor {
       void old.destroy().catch(() => {});
     }
     let reply: TaskReply<unknown>;
+    const watchers = this.lostWatchers;
+    let tell!: (err: Error) => void;
+    const lost = new Promise<never>((_, reject) => (tell = reject));
+    watchers.add(tell);
     try {
-      reply = (await Promise.race([this.pool.run(task, { signal: signal ?? null }), this.lost])) as TaskReply<unknown>;
+      reply = (await Promise.race([this.pool.run(task, { signal: signal ?? null }), lost])) as TaskReply<unknown>;
     } catch (err) {
       if (signal?.aborted) throw new AbortError('The run was aborted', {}, { cause: err });
       const e = err as Error;
       throw new WorkerError('WORKER_DIED', `A worker thread failed while running a ${task.kind} task: ${e?.message ?? String(err)}`, {}, { cause: err });
+    } finally {
+      // Nothing refers to `lost` after this: it and its reaction are collected with the task.
+      watchers.delete(tell);
     }
     return unwrap<T>(reply);
   }
