@@ -87,8 +87,9 @@ export class BufferPool implements BudgetCache {
   }
 
   evict(bytes: number): void {
-    // Largest first: fewest buffers dropped for the room asked.
-    this.free.sort((a, b) => b.byteLength - a.byteLength);
+    // Oldest first (buffers are kept in the order they came back): the sizes of the phase
+    // running now stay for its next loans. Largest first dropped the kernel phase's own
+    // buffers and mapped new ones for every task.
     let freed = 0;
     while (freed < bytes && this.free.length > 0) {
       const b = this.free.shift()!;

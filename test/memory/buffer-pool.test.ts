@@ -69,6 +69,21 @@ describe('BufferPool', () => {
     expect(budget.used + pool.held).toBeLessThanOrEqual(budget.limit);
   });
 
+  it('evicts the buffers given back longest ago first, keeping the newest for the next loan', () => {
+    // A phase change: small buffers of the partition phase come back first, then the kernel
+    // phase's big loan; the next big loan must find it, not a fresh buffer.
+    const { budget, pool, r } = setup(16 * MiB);
+    const small = [1, 2, 3].map(() => pool.take(r, 2 * MiB));
+    for (const b of small) pool.give(r, b);
+    const big = pool.take(r, 8 * MiB);
+    pool.give(r, big);
+    const other = budget.reserve('other');
+    expect(other.tryGrow(4 * MiB)).toBe(true);
+    // Room for 4 MiB came from the two oldest small buffers, not from the big one.
+    expect(pool.tryTake(r, 7.5 * MiB, 'brief')).toBe(big);
+    expect(budget.used + pool.held).toBeLessThanOrEqual(budget.limit);
+  });
+
   it("'exact' never reuses a bigger buffer", () => {
     const { pool, r } = setup();
     const b = pool.take(r, bufferSize(4 * MiB + 1));
