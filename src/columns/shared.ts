@@ -159,6 +159,17 @@ export function viewOf<T extends TypedArray>(ctor: TypedArrayConstructor<T>, ref
   return new ctor(ref.sab, ref.byteOffset, ref.byteLength / ctor.BYTES_PER_ELEMENT);
 }
 
+/**
+ * Row `i` of a uint32 column (a chunk's row ids) read through one view of its buffer: the
+ * exchange reads a chunk's first and last id for each of hundreds of thousands of chunks, where
+ * an Arrow Data per read held the coordinator's time.
+ */
+export function uint32At(desc: ColumnDesc, i: number): number {
+  // A fixed-width column's values start at its row 0 (Arrow slices them); `offset` is the validity bitmap's.
+  const ref = desc.values!;
+  return new Uint32Array(ref.sab, ref.byteOffset + 4 * i, 1)[0]!;
+}
+
 /** The descriptor of a typed array over a SharedArrayBuffer. */
 export function bufRefOf(a: TypedArray): BufRef {
   return bufRef(a, 'array', false)!;
@@ -174,7 +185,8 @@ export function rebuildData(desc: ColumnDesc): A.Data {
   return rebuildWithType(desc, type);
 }
 
-function rebuildWithType(desc: ColumnDesc, type: A.DataType): A.Data {
+/** Like rebuildData, for a caller that already holds the column's Arrow type (no type object per call). */
+export function rebuildWithType(desc: ColumnDesc, type: A.DataType): A.Data {
   const nullBitmap = view(Uint8Array, desc.validity);
   const base = { type, offset: desc.offset, length: desc.length, nullCount: nullBitmap ? desc.nullCount : 0, nullBitmap };
   const children = desc.children.map((c, i) => rebuildWithType(c, type.children[i]!.type));

@@ -109,6 +109,9 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
   let slab: A.RecordBatch[] = [];
   let slabRows = 0;
   let slabBase = 0;
+  // Slabs are handed to the exchange in input order (a slab waits for the one before it), so
+  // each destination's chunks come in ascending row ids and its reader need not sort them.
+  let previousAdd: Promise<void> = Promise.resolve();
   let rows = 0;
   let slabTarget = 0;
   let slabRowBytes = 0;
@@ -154,6 +157,9 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     const probe = probing;
     probing = false;
     const withPartial = partial !== null;
+    const before = previousAdd;
+    let added!: () => void;
+    previousAdd = new Promise<void>((resolve) => (added = resolve));
     const job = async (): Promise<void> => {
       try {
         // A job queued behind a failure only gives its loans back.
@@ -174,9 +180,11 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
         }
         inLoan!.release();
         scratchLoan!.release();
+        await before;
         await exchange.add(routed, outLoan!);
         ctx.progress.add('partition', n);
       } finally {
+        added();
         inLoan!.release();
         scratchLoan!.release();
         outLoan!.release();

@@ -16,7 +16,7 @@ import * as A from 'apache-arrow';
 import { localAlloc } from '../columns/arena.js';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { concatData } from '../columns/gather.js';
-import { batchFromColumns, chunkDescBytes, rebuildData } from '../columns/shared.js';
+import { batchFromColumns, chunkDescBytes, rebuildWithType, uint32At } from '../columns/shared.js';
 import type { MemoryBudget, Reservation } from '../memory/budget.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import { SpillWriter } from '../memory/spill-file.js';
@@ -71,6 +71,7 @@ export class Exchange {
   private readonly interleaved: boolean[];
   private readonly reservation: Reservation;
   private readonly spillSchema: A.Schema;
+  private readonly spillTypes: A.DataType[];
   private tail: Promise<void> = Promise.resolve();
   private spilledAny = false;
 
@@ -90,6 +91,7 @@ export class Exchange {
     this.reservation = env.budget.reserve(`${name}.partitions`);
     const s = schemaToArrow(schema);
     this.spillSchema = new A.Schema([new A.Field('__row_id', new A.Uint32(), false), ...s.fields]);
+    this.spillTypes = this.spillSchema.fields.map((f) => f.type);
   }
 
   /** Bytes held in memory now. */
@@ -117,11 +119,9 @@ export class Exchange {
     for (const { partition, chunk } of result.parts) {
       this.rows[partition]! += chunk.length;
       if (chunk.length === 0) continue;
-      const ids = rebuildData(chunk.rowIds);
-      const values = ids.values as Uint32Array;
       // Chunks hold ascending ids: its first and last bound it.
-      if (values[ids.offset]! < this.maxRowId[partition]!) this.interleaved[partition] = true;
-      this.maxRowId[partition] = Math.max(this.maxRowId[partition]!, values[ids.offset + chunk.length - 1]!);
+      if (uint32At(chunk.rowIds, 0) < this.maxRowId[partition]!) this.interleaved[partition] = true;
+      this.maxRowId[partition] = Math.max(this.maxRowId[partition]!, uint32At(chunk.rowIds, chunk.length - 1));
     }
     if (result.parts.length === 0) {
       routed?.release();
@@ -264,16 +264,20 @@ export class Exchange {
     return this.writer;
   }
 
+  /** Column c of a chunk (0: its row ids) as Arrow Data of the spill schema's type. */
+  private dataOf(chunk: ChunkDesc, c: number): A.Data {
+    return rebuildWithType(c === 0 ? chunk.rowIds : chunk.columns[c - 1]!, this.spillTypes[c]!);
+  }
+
   private batchOf(chunk: ChunkDesc): A.RecordBatch {
-    return batchFromColumns(this.spillSchema, [rebuildData(chunk.rowIds), ...chunk.columns.map(rebuildData)], chunk.length);
+    return batchFromColumns(this.spillSchema, this.spillTypes.map((_, c) => this.dataOf(chunk, c)), chunk.length);
   }
 
   /** One batch of several chunks of a destination, already in row-id order (chunks cover disjoint id runs). */
   private mergedBatch(sorted: ChunkDesc[]): A.RecordBatch {
     const length = sorted.reduce((t, c) => t + c.length, 0);
-    const ids = concatData(sorted.map((c) => rebuildData(c.rowIds)), localAlloc);
-    const columns = this.schema.map((_, i) => concatData(sorted.map((c) => rebuildData(c.columns[i]!)), localAlloc));
-    return batchFromColumns(this.spillSchema, [ids, ...columns], length);
+    const columns = this.spillTypes.map((_, c) => concatData(sorted.map((chunk) => this.dataOf(chunk, c)), localAlloc));
+    return batchFromColumns(this.spillSchema, columns, length);
   }
 
   /** Closes the spill files; call once every routing task is in. */
@@ -384,15 +388,11 @@ function coalesce(pieces: SpillPiece[], maxBytes: number): SpillPiece[] {
   return runs;
 }
 
-function firstRowId(chunk: ChunkDesc): number {
-  const ids = rebuildData(chunk.rowIds);
-  return (ids.values as Uint32Array)[ids.offset]!;
-}
 
 /** Chunks sorted by their first row id (each read once, not per comparison). */
 function inRowIdOrder(chunks: ChunkDesc[]): ChunkDesc[] {
   return chunks
-    .map((chunk) => ({ chunk, first: firstRowId(chunk) }))
+    .map((chunk) => ({ chunk, first: uint32At(chunk.rowIds, 0) }))
     .sort((a, b) => a.first - b.first)
     .map((x) => x.chunk);
 }
