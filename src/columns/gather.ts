@@ -94,13 +94,13 @@ export function bitmapBytes(n: number): number {
 }
 
 /** The bitmap of `data` when it has NULLs, else null. */
-export function nullsOf(data: Data): Uint8Array | null {
+export function nullsOf(data: Pick<Data, 'nullBitmap' | 'nullCount'>): Uint8Array | null {
   const bm = data.nullBitmap as Uint8Array | undefined;
   return bm && bm.length > 0 && data.nullCount > 0 ? bm : null;
 }
 
 /** Offsets of rows 0..length as plain numbers (Int32Array as is, BigInt64Array converted once). */
-export function offsetsOf(data: Data): Int32Array | Float64Array {
+export function offsetsOf(data: Pick<Data, 'valueOffsets' | 'length'>): Int32Array | Float64Array {
   const vo = data.valueOffsets as Int32Array | BigInt64Array;
   const n = data.length;
   if (vo instanceof Int32Array) return vo.subarray(0, n + 1);
@@ -354,8 +354,14 @@ function gatherFixedSizeList(data: Data, idx: Int32Array, n: number, alloc: Allo
 // ---------------------------------------------------------------------------------------------
 // concat
 
+/**
+ * What concatData reads of a chunk: an Arrow Data, or a flat column's buffers viewed in place
+ * (columns/shared.ts flatViewOf), which costs no Data construction per chunk.
+ */
+export type ConcatChunk = Pick<Data, 'type' | 'length' | 'offset' | 'stride' | 'nullCount' | 'nullBitmap' | 'values' | 'valueOffsets' | 'children' | 'dictionary'>;
+
 /** Same-typed chunks (any offsets) as one contiguous Data with offset 0. */
-export function concatData(chunks: Data[], alloc: Allocator = sharedAlloc): Data {
+export function concatData(chunks: ConcatChunk[], alloc: Allocator = sharedAlloc): Data {
   if (chunks.length === 0) throw new Error('concatData: no chunks (the type is unknown)');
   const type = chunks[0].type as DataType;
   let n = 0;
@@ -423,7 +429,7 @@ export function concatData(chunks: Data[], alloc: Allocator = sharedAlloc): Data
 }
 
 /** Utf8/Binary (bytes) and List/Map (child rows): offsets rebased to start at 0. */
-function concatOffsetted(chunks: Data[], n: number, alloc: Allocator, base: BuildProps): Data {
+function concatOffsetted(chunks: ConcatChunk[], n: number, alloc: Allocator, base: BuildProps): Data {
   const id = base.type.typeId;
   const large = id === Type.LargeUtf8 || id === Type.LargeBinary || id === Type.LargeList;
   const isBytes = id === Type.Utf8 || id === Type.Binary || id === Type.LargeUtf8 || id === Type.LargeBinary;
@@ -433,7 +439,7 @@ function concatOffsetted(chunks: Data[], n: number, alloc: Allocator, base: Buil
   if (!large && total > MAX_INT32) throw new RangeError(`concatData: ${total} exceeds the int32 offsets of ${String(base.type)}`);
   const outOffs = large ? new Float64Array(n + 1) : (alloc(Int32Array, n + 1) as Int32Array);
   const bytes = isBytes ? allocU8(alloc, total) : null;
-  const pieces: Data[] = [];
+  const pieces: ConcatChunk[] = [];
   let row = 0;
   let pos = 0;
   for (let c = 0; c < chunks.length; c++) {
@@ -454,7 +460,7 @@ function concatOffsetted(chunks: Data[], n: number, alloc: Allocator, base: Buil
   return build({ ...base, valueOffsets, child: concatData(pieces, alloc) });
 }
 
-function concatValidity(chunks: Data[], n: number, alloc: Allocator): [Uint8Array | undefined, number] {
+function concatValidity(chunks: ConcatChunk[], n: number, alloc: Allocator): [Uint8Array | undefined, number] {
   let nulls = 0;
   for (const c of chunks) if (nullsOf(c)) nulls += c.nullCount;
   if (nulls === 0) return [undefined, 0];

@@ -17,7 +17,7 @@ import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys
 import { schemaFromArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
 import { bitmapToBytes, sliceBitmap } from './bits.js';
 import { type Allocator, sharedAlloc } from './arena.js';
-import { concatData, gatherData, offsetsOf } from './gather.js';
+import { type ConcatChunk, concatData, gatherData, offsetsOf, valueLayout } from './gather.js';
 
 export type { TypedArrayConstructor };
 
@@ -177,6 +177,42 @@ export function bufRefOf(a: TypedArray): BufRef {
 
 function view<T extends TypedArray>(ctor: TypedArrayConstructor<T>, ref: BufRef | null): T | undefined {
   return ref ? viewOf(ctor, ref) : undefined;
+}
+
+const NO_BITMAP = new Uint8Array(0);
+
+/** Elements of a fixed-width type's value array per row (Arrow's stride), once per type object. */
+const strides = new WeakMap<A.DataType, number>();
+function strideOf(type: A.DataType): number {
+  let s = strides.get(type);
+  if (s === undefined) strides.set(type, (s = new A.Data(type, 0, 0).stride));
+  return s;
+}
+
+/**
+ * A flat column's buffers as concatData reads them, viewed in place without building an Arrow
+ * Data (makeData per chunk held the coordinator when the exchange merged ~700K chunk columns
+ * of a spilled run); null for nested, dictionary and null types, which take rebuildWithType.
+ */
+export function flatViewOf(desc: ColumnDesc, type: A.DataType): ConcatChunk | null {
+  const layout = valueLayout(type);
+  if (layout !== 'fixed' && layout !== 'bool' && layout !== 'varbinary') return null;
+  const nullBitmap = view(Uint8Array, desc.validity);
+  const large = type.typeId === A.Type.LargeUtf8 || type.typeId === A.Type.LargeBinary;
+  const values =
+    layout === 'fixed' ? view((type as A.DataType).ArrayType as unknown as TypedArrayConstructor, desc.values) : view(Uint8Array, desc.values);
+  return {
+    type,
+    length: desc.length,
+    offset: desc.offset,
+    stride: layout === 'fixed' ? strideOf(type) : 1,
+    nullCount: nullBitmap ? desc.nullCount : 0,
+    nullBitmap: nullBitmap ?? NO_BITMAP,
+    values,
+    valueOffsets: layout === 'varbinary' ? (large ? view(BigInt64Array, desc.offsets) : view(Int32Array, desc.offsets)) : undefined,
+    children: [],
+    dictionary: undefined,
+  };
 }
 
 /** Arrow Data over the shared buffers a descriptor names (no copy). */

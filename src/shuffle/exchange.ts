@@ -16,7 +16,7 @@ import * as A from 'apache-arrow';
 import { localAlloc } from '../columns/arena.js';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { concatData } from '../columns/gather.js';
-import { batchFromColumns, chunkDescBytes, rebuildWithType, uint32At } from '../columns/shared.js';
+import { batchFromColumns, chunkDescBytes, flatViewOf, rebuildWithType, uint32At } from '../columns/shared.js';
 import type { MemoryBudget, Reservation } from '../memory/budget.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import { SpillWriter } from '../memory/spill-file.js';
@@ -276,7 +276,10 @@ export class Exchange {
   /** One batch of several chunks of a destination, already in row-id order (chunks cover disjoint id runs). */
   private mergedBatch(sorted: ChunkDesc[]): A.RecordBatch {
     const length = sorted.reduce((t, c) => t + c.length, 0);
-    const columns = this.spillTypes.map((_, c) => concatData(sorted.map((chunk) => this.dataOf(chunk, c)), localAlloc));
+    const columns = this.spillTypes.map((type, c) => {
+      const views = sorted.map((chunk) => flatViewOf(c === 0 ? chunk.rowIds : chunk.columns[c - 1]!, type) ?? this.dataOf(chunk, c));
+      return concatData(views, localAlloc);
+    });
     return batchFromColumns(this.spillSchema, columns, length);
   }
 

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import * as A from 'apache-arrow';
 import { concatData, gatherData, gatherRanges } from '../../src/columns/gather.js';
 import type { Allocator } from '../../src/columns/gather.js';
+import { describeData, flatViewOf, rebuildWithType, toSharedData } from '../../src/columns/shared.js';
 import { allCases, columnWithSlice, structType } from '../support/explode-arbitraries.js';
 import { checkLayout, makeColumn, normalize, readData } from '../support/explode-arrow.js';
 
@@ -40,6 +41,26 @@ describe('concatData: sliced chunks of every type', () => {
           const expected = cols.flatMap((col) => col.values.slice(col.off, col.off + col.len).map((v) => normalize(v, c.type)));
           const out = concatData(chunks);
           expect(out.length).toBe(expected.length);
+          expect(checkLayout(out)).toEqual([]);
+          expect(readData(out)).toEqual(expected);
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  }
+});
+
+describe('concatData over flat views of shared descriptors (the exchange merge) = over Arrow Data', () => {
+  for (const c of allCases) {
+    it(c.label, () => {
+      fc.assert(
+        fc.property(fc.array(columnWithSlice(c, 12), { minLength: 1, maxLength: 4 }), (cols) => {
+          // Shared, then sliced: the descriptors keep bit offsets into validity and bool values.
+          const shared = cols.map((col) => toSharedData(makeColumn(col.values, c.type)).slice(col.off, col.len));
+          const type = shared[0]!.type;
+          const views = shared.map(describeData).map((d) => flatViewOf(d, type) ?? rebuildWithType(d, type));
+          const expected = cols.flatMap((col) => col.values.slice(col.off, col.off + col.len).map((v) => normalize(v, c.type)));
+          const out = concatData(views);
           expect(checkLayout(out)).toEqual([]);
           expect(readData(out)).toEqual(expected);
         }),
