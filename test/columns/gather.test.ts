@@ -58,7 +58,7 @@ describe('concatData over flat views of shared descriptors (the exchange merge) 
           // Shared, then sliced: the descriptors keep bit offsets into validity and bool values.
           const shared = cols.map((col) => toSharedData(makeColumn(col.values, c.type)).slice(col.off, col.len));
           const type = shared[0]!.type;
-          const views = shared.map(describeData).map((d) => flatViewOf(d, type) ?? rebuildWithType(d, type));
+          const views = shared.map((d) => describeData(d)).map((d) => flatViewOf(d, type) ?? rebuildWithType(d, type));
           const expected = cols.flatMap((col) => col.values.slice(col.off, col.off + col.len).map((v) => normalize(v, c.type)));
           const out = concatData(views);
           expect(checkLayout(out)).toEqual([]);
