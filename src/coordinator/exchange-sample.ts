@@ -23,7 +23,7 @@ export interface SamplePart {
 /** About `wanted` rows of destination `p` of `ex`: the columns at `keys` and the row ids. */
 export async function sampleDestination(ctx: RunContext, ex: Exchange, p: number, keys: number[], wanted: number, name: string, phase: Phase): Promise<SamplePart[]> {
   const threshold = Math.min(2 ** 32, Math.ceil((2 ** 32 * Math.max(1, wanted)) / Math.max(1, ex.rowsOf(p))));
-  const inputs = ex.piecesOf(p, Math.max(1, Math.floor(ctx.limits.taskBytes / 4)));
+  const inputs = ex.piecesOf(p, (bytes, rows) => 2 * bytes + 8 * rows + LOAN_SLACK <= ctx.limits.taskBytes);
   const parts: SamplePart[] = [];
   await runAll(
     inputs.map(({ input, bytes, rows }) => async () => {

@@ -307,8 +307,8 @@ function fitsOneTask(ctx: RunContext, plan: GroupByStagePlan, ex: Exchange): boo
  */
 async function* wholeInputInPieces(ctx: RunContext, plan: GroupByStagePlan, ex: Exchange, rows: number): AsyncGenerator<A.RecordBatch> {
   try {
-    const pieces = ex.piecesOf(0, Math.max(1, Math.floor(ctx.limits.taskBytes / 4)));
     const perRow = 24; // row ids and positions in scratch (window-sum's prefix helpers allocate their own)
+    const pieces = ex.piecesOf(0, (bytes, n) => 2 * bytes + n * perRow + LOAN_SLACK <= ctx.limits.taskBytes);
     ctx.progress.announce('kernel', rows);
     ctx.progress.start('kernel');
     const partials = await ctx.clock.during(

@@ -18,8 +18,10 @@ export async function reroute(
   onRouted?: (res: RouteResult) => void,
 ): Promise<Exchange> {
   const to = new Exchange(ctx.exchangeEnv(), name, from.schema, routing.partitions);
-  // Pieces small enough that a route task's loans (piece, output, scratch) fit one task's share.
-  const inputs = from.piecesOf(p, Math.max(1, Math.floor(ctx.limits.taskBytes / 5)));
+  // Inputs small enough that a route task's loans (below: output, scratch that reads the
+  // spilled piece back) fit one task's share.
+  const loanBytes = (bytes: number, rows: number) => 3 * bytes + 40 * rows + 2 * LOAN_SLACK;
+  const inputs = from.piecesOf(p, (bytes, rows) => loanBytes(bytes, rows) <= ctx.limits.taskBytes);
   try {
     await ctx.clock.during(
       'partition',
