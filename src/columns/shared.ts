@@ -15,7 +15,7 @@ import * as A from 'apache-arrow';
 import type { BatchDesc, BufRef, ColumnDesc } from '../types/column.js';
 import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { schemaFromArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
-import { bitmapToBytes, sliceBitmap } from './bits.js';
+import { bitmapToBytes, countSet, sliceBitmap } from './bits.js';
 import { type Allocator, sharedAlloc } from './arena.js';
 import { type ConcatChunk, concatData, gatherData, offsetsOf, valueLayout } from './gather.js';
 
@@ -212,6 +212,40 @@ export function flatViewOf(desc: ColumnDesc, type: A.DataType): ConcatChunk | nu
     valueOffsets: layout === 'varbinary' ? (large ? view(BigInt64Array, desc.offsets) : view(Int32Array, desc.offsets)) : undefined,
     children: [],
     dictionary: undefined,
+  };
+}
+
+/**
+ * Cuts one column descriptor into row ranges: `(start, length)` gives what describeData of the
+ * Data's slice would (a flat column's regions and bit offset worked out from the descriptor,
+ * its null count from the bitmap), without building Arrow Data per range; nested, dictionary
+ * and null columns go through their Data, made once.
+ */
+export function descSlicer(desc: ColumnDesc): (start: number, length: number) => ColumnDesc {
+  const type = typeToArrow(desc.type);
+  const layout = valueLayout(type);
+  if (layout !== 'fixed' && layout !== 'bool' && layout !== 'varbinary') {
+    const data = rebuildWithType(desc, type);
+    return (start, length) => describeData(data.slice(start, length));
+  }
+  const bitmap = view(Uint8Array, desc.validity);
+  const rowBytes = layout === 'fixed' ? strideOf(type) * ((type as A.DataType).ArrayType as unknown as TypedArrayConstructor).BYTES_PER_ELEMENT : 0;
+  const offsetBytes = type.typeId === A.Type.LargeUtf8 || type.typeId === A.Type.LargeBinary ? 8 : 4;
+  const region = (ref: BufRef | null, from: number, bytes: number): BufRef | null => (ref ? { sab: ref.sab, byteOffset: ref.byteOffset + from, byteLength: bytes } : null);
+  return (start, length) => {
+    const offset = desc.offset + start;
+    const nullCount = bitmap && desc.nullCount > 0 ? length - countSet(bitmap, offset, length) : 0;
+    return {
+      type: desc.type,
+      length,
+      offset,
+      nullCount,
+      validity: nullCount > 0 ? desc.validity : null,
+      // Arrow slices fixed-width values and value offsets to row 0; bits and bytes stay whole.
+      offsets: layout === 'varbinary' ? region(desc.offsets, start * offsetBytes, (length + 1) * offsetBytes) : null,
+      values: layout === 'fixed' ? region(desc.values, start * rowBytes, length * rowBytes) : desc.values,
+      children: [],
+    };
   };
 }
 

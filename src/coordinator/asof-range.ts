@@ -33,6 +33,7 @@ import { describeData, rebuildData, toKeyColumn, toSharedData } from '../columns
 import { normalizeAsofKey } from '../ops/asof-keys.js';
 import { asofTupleComparer } from '../ops/asof-range-order.js';
 import type { Exchange } from '../shuffle/exchange.js';
+import { routedParts } from '../shuffle/routed-parts.js';
 import type { ChunkDesc, RangeRouting } from '../types/tasks.js';
 import type { AsofStagePlan } from './exec-asof.js';
 import { sampleDestination } from './exchange-sample.js';
@@ -97,8 +98,9 @@ export async function splitAsofByRange(
     };
     return reroute(ctx, from, p, routing, name, (res) => {
       // Boundary rows are copied out before the regions may be spilled or recycled.
+      const parts = res.extremes.length > 0 ? routedParts(res) : [];
       for (const e of res.extremes) {
-        const chunk = res.parts.find((x) => x.partition === e.partition)!.chunk;
+        const chunk = parts.find((x) => x.partition === e.partition)!.chunk;
         if (e.min >= 0) mins[e.partition]!.push(oneRow(chunk, e.min));
         if (e.max >= 0) maxs[e.partition]!.push(oneRow(chunk, e.max));
       }

@@ -14,6 +14,7 @@ import { SharedArena } from '../columns/arena.js';
 import { schemaFromArrow } from '../columns/arrow-types.js';
 import { batchCopyBytes, describeBatch, selectColumns } from '../columns/shared.js';
 import { Exchange } from '../shuffle/exchange.js';
+import { routedTotal } from '../shuffle/routed-parts.js';
 import type { BatchDesc, SchemaDesc } from '../types/column.js';
 import type { PartialAggregate, RoutedChunks, SortRangeRouting } from '../types/tasks.js';
 import { BatchStore } from './batch-store.js';
@@ -167,7 +168,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
         let routed = await route(described, rowBase, withPartial, outLoan!, scratchLoan!);
         if (probe) {
           // The first slab's reduction decides the partial pass for the rest.
-          const groups = routed.parts.reduce((t, p) => t + p.chunk.length, 0);
+          const groups = routedTotal(routed);
           if (groups * PARTIAL_MIN_REDUCTION <= n) {
             exchange = groupExchange!;
             rowExchange.release();

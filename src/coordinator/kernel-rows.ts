@@ -24,6 +24,7 @@ import { rebuildData } from '../columns/shared.js';
 import type { KernelResult, RowsOutput } from '../types/tasks.js';
 import { KernelUnits, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import type { Loan, RunContext } from './run-context.js';
+import { routedParts } from '../shuffle/routed-parts.js';
 
 /** Rows per batch handed on (views of a unit's region, no copy), about a reader's batch. */
 const BATCH_ROWS = 1 << 16;
@@ -50,7 +51,7 @@ export async function* streamKernelRows(ctx: RunContext, op: KernelOperator<Rows
   const started: Array<Promise<Outcome>> = [];
 
   const keep = (res: KernelResult, loan: Loan | null): Outcome => {
-    const part = res.parts[0];
+    const part = routedParts(res)[0];
     if (!part || !loan) {
       loan?.release();
       return { kind: 'none' };

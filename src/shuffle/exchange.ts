@@ -23,6 +23,7 @@ import { SpillWriter } from '../memory/spill-file.js';
 import type { RunDir } from '../memory/temp-dir.js';
 import type { ColumnDesc, SchemaDesc } from '../types/column.js';
 import type { ChunkDesc, PartitionInput, RoutedChunks, SpillPiece } from '../types/tasks.js';
+import { routedParts, type RoutedPart } from './routed-parts.js';
 
 /** What an exchange needs from its run. */
 export interface ExchangeEnv {
@@ -116,22 +117,28 @@ export class Exchange {
   }
 
   private async addNow(result: RoutedChunks, routed: RoutedBuffer | null): Promise<void> {
-    for (const { partition, chunk } of result.parts) {
-      this.rows[partition]! += chunk.length;
-      if (chunk.length === 0) continue;
-      // Chunks hold ascending ids: its first and last bound it.
-      if (uint32At(chunk.rowIds, 0) < this.maxRowId[partition]!) this.interleaved[partition] = true;
-      this.maxRowId[partition] = Math.max(this.maxRowId[partition]!, uint32At(chunk.rowIds, chunk.length - 1));
+    const { rowIds, bounds } = result;
+    let destinations = 0;
+    for (let d = 0; rowIds && d + 1 < bounds.length; d++) {
+      const start = bounds[d]!;
+      const end = bounds[d + 1]!;
+      if (end === start) continue;
+      destinations++;
+      this.rows[d]! += end - start;
+      // A destination's rows hold ascending ids: its first and last bound them.
+      if (uint32At(rowIds, start) < this.maxRowId[d]!) this.interleaved[d] = true;
+      this.maxRowId[d] = Math.max(this.maxRowId[d]!, uint32At(rowIds, end - 1));
     }
-    if (result.parts.length === 0) {
+    if (destinations === 0) {
       routed?.release();
       return;
     }
     // Keep when the extra shared memory the task made fits with the headroom left free.
     if (this.reservation.tryGrow(result.extraBytes, this.env.leave(routed?.buffer.byteLength ?? 0))) {
+      // Repointed (keepBuffer) before the reply is cut into chunks, which then view the copy.
       const buffer = routed ? this.keepBuffer(result, routed) : null;
-      const slab = this.slabs.push({ buffer, bytes: result.extraBytes + (buffer?.byteLength ?? 0), pending: result.parts.length }) - 1;
-      for (const { partition, chunk } of result.parts) {
+      const slab = this.slabs.push({ buffer, bytes: result.extraBytes + (buffer?.byteLength ?? 0), pending: destinations }) - 1;
+      for (const { partition, chunk } of routedParts(result)) {
         this.chunks[partition]!.push(chunk);
         this.slabsOf[partition]!.push(slab);
       }
@@ -140,7 +147,7 @@ export class Exchange {
     try {
       // Spill what is kept together with the new regions, one batch per destination: a piece
       // then holds the exchange's memory's worth of a destination, not one routing task's share.
-      await this.spillChunks(result.parts);
+      await this.spillChunks(routedParts(result));
     } finally {
       // Spilled (or failed): nothing refers to the task's buffer any more.
       routed?.release();
@@ -160,11 +167,8 @@ export class Exchange {
     const small = this.env.pool.tryTake(this.reservation, used, 'near');
     if (!small) return routed.handOver(this.reservation);
     new Uint8Array(small).set(new Uint8Array(routed.buffer, 0, used));
-    let moved = 0;
-    for (const { chunk } of result.parts) {
-      moved += repoint(chunk.rowIds, from, small);
-      for (const c of chunk.columns) moved += repoint(c, from, small);
-    }
+    let moved = result.rowIds ? repoint(result.rowIds, from, small) : 0;
+    for (const c of result.columns) moved += repoint(c, from, small);
     if (moved === 0) {
       // Nothing referred to the buffer as this reply sees it: keep the loan as it is.
       this.env.pool.give(this.reservation, small);
@@ -193,7 +197,7 @@ export class Exchange {
   }
 
   /** Writes the kept chunks and the new `regions` to the spill file and drops what was kept. */
-  private async spillChunks(regions: RoutedChunks['parts']): Promise<void> {
+  private async spillChunks(regions: RoutedPart[]): Promise<void> {
     const lists: ChunkDesc[][] = this.chunks.map((c) => c.slice());
     for (const { partition, chunk } of regions) lists[partition]!.push(chunk);
     await this.writeMerged(lists);

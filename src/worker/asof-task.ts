@@ -22,7 +22,7 @@ import type { AsofTask, KernelResult } from '../types/tasks.js';
 import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { scatterDirect, takeDirect } from './direct-output.js';
-import { groupByDestination, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
+import { groupByDestination, noRows, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { encodeSortKey } from './sort-keys.js';
 import { argsortWords } from './sort.js';
@@ -118,7 +118,7 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
   if (out.kind === 'direct') {
     scatterDirect(matched, null, left.rowIds, out.columns[0]!);
     spec.payload.forEach((pos, c) => takeDirect(right.columns[pos]!, pick, left.rowIds, out.columns[c + 1]!));
-    return { bufferBytes: 0, buffer: null, extraBytes: 0, parts: [], rows: nL, rightRows: right.n };
+    return { ...noRows(), rows: nL, rightRows: right.n };
   }
   const columns: A.Data[] = [
     A.makeData({ type: new A.Uint8(), length: nL, data: matched }),

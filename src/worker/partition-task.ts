@@ -42,8 +42,8 @@ export function runPartitionTask(task: PartitionTask): RoutedChunks {
 function route(columns: A.Data[], rowIds: Uint32Array, n: number, task: PartitionTask): RoutedChunks {
   const routing = task.routing;
   if (routing.kind === 'sortRange') {
-    const { bufferBytes, buffer, extraBytes, parts } = routeBySortRange({ n, rowIds, columns }, routing, task.outputBuffer);
-    return { bufferBytes, buffer, extraBytes, parts };
+    const { bufferBytes, buffer, extraBytes, rowIds: ids, columns: cols, bounds } = routeBySortRange({ n, rowIds, columns }, routing, task.outputBuffer);
+    return { bufferBytes, buffer, extraBytes, rowIds: ids, columns: cols, bounds };
   }
   const { keyColumns, partitions, seed } = routing;
   let pids: Uint32Array;

@@ -61,9 +61,10 @@ export async function runRouteTask(task: RouteTask): Promise<RouteResult> {
   const routed = routedChunks(g);
   const extremes: RouteResult['extremes'] = [];
   const rowOrder = task.routing.extremes ? asofTupleComparer(by, keys, by, keys) : null;
-  for (const { partition: p } of rowOrder ? routed.parts : []) {
+  for (let p = 0; rowOrder && p < partitions; p++) {
     const start = g.offsets[p]!;
     const len = g.offsets[p + 1]! - start;
+    if (len === 0) continue;
     // Rows of a range are in row order: strict < keeps the first least tuple, >= the last greatest.
     let min = -1;
     let max = -1;

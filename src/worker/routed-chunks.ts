@@ -46,22 +46,17 @@ export function groupByDestination(
   return { columns: gathered, rowIds: ids, offsets, order: idx, arena };
 }
 
-/** Step 3: each non-empty destination's region. */
+/** Step 3: the gathered columns described once, with the destinations' bounds (a copy: `offsets` lies in the task's scratch). */
 export function routedChunks(g: Grouped): RoutedChunks {
-  const rowIdData = A.makeData({ type: new A.Uint32(), length: g.rowIds.length, data: g.rowIds });
-  const parts: RoutedChunks['parts'] = [];
-  for (let d = 0; d + 1 < g.offsets.length; d++) {
-    const start = g.offsets[d]!;
-    const len = g.offsets[d + 1]! - start;
-    if (len === 0) continue;
-    const chunk: ChunkDesc = {
-      length: len,
-      rowIds: describeData(rowIdData.slice(start, len)),
-      columns: g.columns.map((c) => describeData(c.slice(start, len))),
-    };
-    parts.push({ partition: d, chunk });
-  }
-  return { bufferBytes: g.arena.firstBytesUsed, buffer: g.arena.firstBuffer, extraBytes: g.arena.reserved, parts };
+  const n = g.rowIds.length;
+  if (n === 0) return { ...noRows(), bufferBytes: g.arena.firstBytesUsed, buffer: g.arena.firstBuffer, extraBytes: g.arena.reserved };
+  const rowIds = describeData(A.makeData({ type: new A.Uint32(), length: n, data: g.rowIds }));
+  return { bufferBytes: g.arena.firstBytesUsed, buffer: g.arena.firstBuffer, extraBytes: g.arena.reserved, rowIds, columns: g.columns.map((c) => describeData(c)), bounds: g.offsets.slice() };
+}
+
+/** A task result with no routed rows (its output went straight to the caller's columns). */
+export function noRows(): RoutedChunks {
+  return { rowIds: null, columns: [], bounds: new Uint32Array(0), bufferBytes: 0, buffer: null, extraBytes: 0 };
 }
 
 /** The region of a kernel's rows output (RowsOutput): shared memory starting in the pooled buffer. */
@@ -71,7 +66,8 @@ export function rowsArena(buffer: SharedArrayBuffer | null): SharedArena {
 
 /** A rows output's columns and row ids, all allocated from `arena`, as destination 0. */
 export function rowsRegion(arena: SharedArena, columns: A.Data[], rowIds: Uint32Array, n: number): RoutedChunks {
+  const used = { bufferBytes: arena.firstBytesUsed, buffer: arena.firstBuffer, extraBytes: arena.reserved };
+  if (n === 0) return { ...noRows(), ...used };
   const rowIdData = A.makeData({ type: new A.Uint32(), length: n, data: rowIds.subarray(0, n) });
-  const parts: RoutedChunks['parts'] = n === 0 ? [] : [{ partition: 0, chunk: { length: n, rowIds: describeData(rowIdData), columns: columns.map((c) => describeData(c)) } }];
-  return { bufferBytes: arena.firstBytesUsed, buffer: arena.firstBuffer, extraBytes: arena.reserved, parts };
+  return { ...used, rowIds: describeData(rowIdData), columns: columns.map((c) => describeData(c)), bounds: Uint32Array.of(0, n) };
 }

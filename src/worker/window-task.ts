@@ -28,7 +28,7 @@ import { scatterDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { permuteKey } from './permute.js';
-import { groupByDestination, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
+import { groupByDestination, noRows, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { argsortKeys } from './sort.js';
 import { takeFixedValues, windowOutputData } from './window-output.js';
@@ -156,7 +156,7 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
       else ({ values, valid } = takeFixedValues(o.index, measures[o.measure]!, window.columns[c]!.default, scratchAlloc));
       scatterDirect(values, valid, target, out.columns[c]!, from);
     });
-    return { bufferBytes: 0, buffer: null, extraBytes: 0, parts: [], rows: n, rightRows: 0, carry };
+    return { ...noRows(), rows: n, rightRows: 0, carry };
   }
   const rowIds = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[rowPerm[i]!]!;

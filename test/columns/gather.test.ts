@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import * as A from 'apache-arrow';
 import { concatData, gatherData, gatherRanges } from '../../src/columns/gather.js';
 import type { Allocator } from '../../src/columns/gather.js';
-import { describeData, flatViewOf, rebuildWithType, toSharedData } from '../../src/columns/shared.js';
+import { describeData, descSlicer, flatViewOf, rebuildData, rebuildWithType, toSharedData } from '../../src/columns/shared.js';
 import { allCases, columnWithSlice, structType } from '../support/explode-arbitraries.js';
 import { checkLayout, makeColumn, normalize, readData } from '../support/explode-arrow.js';
 
@@ -155,4 +155,32 @@ describe('gather specifics', () => {
     // list validity + list offsets + utf8 offsets + utf8 bytes
     expect(calls).toBe(4);
   });
+});
+
+describe('descSlicer: a column descriptor cut into row ranges = describeData of the Data slice', () => {
+  for (const c of allCases) {
+    it(c.label, () => {
+      fc.assert(
+        fc.property(
+          columnWithSlice(c, 16).chain((col) =>
+            fc.record({ col: fc.constant(col), cuts: fc.array(fc.tuple(fc.nat(col.len), fc.nat(col.len)), { maxLength: 5 }) }),
+          ),
+          ({ col, cuts }) => {
+            const data = toSharedData(makeColumn(col.values, c.type)).slice(col.off, col.len);
+            const cut = descSlicer(describeData(data));
+            for (const [a, b] of cuts) {
+              const start = Math.min(a, b);
+              const length = Math.max(a, b) - start;
+              const got = cut(start, length);
+              const want = describeData(data.slice(start, length));
+              expect(got.nullCount).toBe(want.nullCount);
+              expect(got.offset).toBe(want.offset);
+              expect(readData(rebuildData(got))).toEqual(readData(rebuildData(want)));
+            }
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    });
+  }
 });

@@ -15,18 +15,14 @@ afterEach(async () => {
   dir = null;
 });
 
-/** One routing reply: rows [first, first + n) with value = row id, split over `partitions` destinations round-robin by block. */
+/** One routing reply: rows [first, first + n) with value = row id, destinations taking equal blocks in turn. */
 function reply(first: number, n: number, partitions: number): RoutedChunks {
-  const parts: RoutedChunks['parts'] = [];
+  const ids = Uint32Array.from({ length: n }, (_, i) => first + i);
   const per = Math.ceil(n / partitions);
-  for (let p = 0; p < partitions; p++) {
-    const ids = Uint32Array.from({ length: Math.max(0, Math.min(per, n - p * per)) }, (_, i) => first + p * per + i);
-    if (ids.length === 0) continue;
-    const rowIds = describeData(toSharedData(A.makeData({ type: new A.Uint32(), length: ids.length, data: ids })));
-    const v = describeData(toSharedData(A.makeData({ type: new A.Float64(), length: ids.length, data: Float64Array.from(ids) })));
-    parts.push({ partition: p, chunk: { length: ids.length, rowIds, columns: [v] } });
-  }
-  return { extraBytes: n * 12, bufferBytes: 0, buffer: null, parts };
+  const bounds = Uint32Array.from({ length: partitions + 1 }, (_, d) => Math.min(n, d * per));
+  const rowIds = describeData(toSharedData(A.makeData({ type: new A.Uint32(), length: n, data: ids })));
+  const v = describeData(toSharedData(A.makeData({ type: new A.Float64(), length: n, data: Float64Array.from(ids) })));
+  return { extraBytes: n * 12, bufferBytes: 0, buffer: null, rowIds, columns: [v], bounds };
 }
 
 describe('Exchange.piecesOf', () => {
