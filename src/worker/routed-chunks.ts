@@ -6,7 +6,9 @@
  * 2. one gather per column (and of the row ids) into a SharedArena that starts in the pooled
  *    output buffer the coordinator lent, so destination d is the contiguous region
  *    [offsets[d], offsets[d+1]) of every gathered column;
- * 3. one chunk descriptor per non-empty destination (regions, no per-destination buffers).
+ * 3. the gathered columns described once, with the destinations' bounds: the coordinator
+ *    cuts them into chunks (shuffle/routed-parts.ts), so a reply is a few objects, not some
+ *    25 per destination.
  * Cost: O(rows × columns), one pass each. Temporaries come from the task's scratch loan.
  */
 import * as A from 'apache-arrow';
