@@ -2,7 +2,7 @@
  * One Sluice workload run for profiling (scripts/profile.mjs runs this under `node --cpu-prof`,
  * or 0x with --0x):
  *
- *   profile-job.ts <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv] [--runs K] [--prepare]
+ *   profile-job.ts <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv] [--runs K] [--memory-budget B] [--prepare]
  *
  * The data set is the benchmark's own (bench/gen, generated into .bench-data/data when
  * missing, before the profiled part matters); memory mode loads the IPC file into an Arrow
@@ -34,7 +34,8 @@ const files = await ensureDataset(join(ROOT, '.bench-data', 'data'), w.data(para
 const paths = w.inputs.map((role) => files.files[role]![format]!);
 if (argv.includes('--prepare')) process.exit(0);
 const s = await loadSluice();
-const engine = new s.Engine({ threads });
+const budget = opt('memory-budget');
+const engine = new s.Engine({ threads, ...(budget ? { memoryBudget: budget } : {}) });
 const tables = mode === 'memory' ? paths.map((p) => tableFromIPC(readFileSync(p))) : [];
 const out = join(ROOT, '.bench-data', `profile-out-${process.pid}.parquet`);
 try {

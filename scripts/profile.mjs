@@ -2,7 +2,7 @@
 // CPU profile of one benchmark workload, every thread (main and each worker):
 //
 //   npm run profile -- <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv]
-//                      [--runs K] [--top K] [--0x]
+//                      [--runs K] [--memory-budget B] [--top K] [--0x]
 //
 // `npm run profile` builds Sluice and the benchmark harness (dist-bench/), then this script
 //  1. runs dist-bench/bench/profile-job.js --prepare (generates the data set into .bench-data/data
