@@ -22,11 +22,6 @@ export function routedParts(r: RoutedChunks): RoutedPart[] {
   return parts;
 }
 
-/** Rows of destination d of a reply (0 when it has none). */
-export function routedRows(r: RoutedChunks, d: number): number {
-  return d + 1 < r.bounds.length ? r.bounds[d + 1]! - r.bounds[d]! : 0;
-}
-
 /** Rows of a reply, all destinations. */
 export function routedTotal(r: RoutedChunks): number {
   return r.bounds.length > 0 ? r.bounds[r.bounds.length - 1]! - r.bounds[0]! : 0;
