@@ -181,12 +181,31 @@ function view<T extends TypedArray>(ctor: TypedArrayConstructor<T>, ref: BufRef 
 
 const NO_BITMAP = new Uint8Array(0);
 
-/** Elements of a fixed-width type's value array per row (Arrow's stride), once per type object. */
-const strides = new WeakMap<A.DataType, number>();
-function strideOf(type: A.DataType): number {
-  let s = strides.get(type);
-  if (s === undefined) strides.set(type, (s = new A.Data(type, 0, 0).stride));
-  return s;
+/**
+ * How a flat column's rows lie in its buffers, once per type object (null: nested, dictionary
+ * and null types): fixed-width values as `values` (typed array `ctor`, `stride` elements and
+ * `rowBytes` bytes a row), bits, or bytes with offsets of `offsetBytes` each.
+ */
+interface FlatLayout {
+  layout: 'fixed' | 'bool' | 'varbinary';
+  ctor: TypedArrayConstructor;
+  stride: number;
+  rowBytes: number;
+  offsetBytes: 4 | 8;
+}
+const flatLayouts = new WeakMap<A.DataType, FlatLayout | null>();
+function flatLayoutOf(type: A.DataType): FlatLayout | null {
+  let f = flatLayouts.get(type);
+  if (f !== undefined) return f;
+  const layout = valueLayout(type);
+  if (layout === 'fixed' || layout === 'bool' || layout === 'varbinary') {
+    const ctor = layout === 'fixed' ? ((type as A.DataType).ArrayType as unknown as TypedArrayConstructor) : Uint8Array;
+    const stride = layout === 'fixed' ? new A.Data(type, 0, 0).stride : 1;
+    const large = type.typeId === A.Type.LargeUtf8 || type.typeId === A.Type.LargeBinary;
+    f = { layout, ctor, stride, rowBytes: layout === 'fixed' ? stride * ctor.BYTES_PER_ELEMENT : 0, offsetBytes: large ? 8 : 4 };
+  } else f = null;
+  flatLayouts.set(type, f);
+  return f;
 }
 
 /**
@@ -195,21 +214,18 @@ function strideOf(type: A.DataType): number {
  * of a spilled run); null for nested, dictionary and null types, which take rebuildWithType.
  */
 export function flatViewOf(desc: ColumnDesc, type: A.DataType): ConcatChunk | null {
-  const layout = valueLayout(type);
-  if (layout !== 'fixed' && layout !== 'bool' && layout !== 'varbinary') return null;
+  const f = flatLayoutOf(type);
+  if (!f) return null;
   const nullBitmap = view(Uint8Array, desc.validity);
-  const large = type.typeId === A.Type.LargeUtf8 || type.typeId === A.Type.LargeBinary;
-  const values =
-    layout === 'fixed' ? view((type as A.DataType).ArrayType as unknown as TypedArrayConstructor, desc.values) : view(Uint8Array, desc.values);
   return {
     type,
     length: desc.length,
     offset: desc.offset,
-    stride: layout === 'fixed' ? strideOf(type) : 1,
+    stride: f.stride,
     nullCount: nullBitmap ? desc.nullCount : 0,
     nullBitmap: nullBitmap ?? NO_BITMAP,
-    values,
-    valueOffsets: layout === 'varbinary' ? (large ? view(BigInt64Array, desc.offsets) : view(Int32Array, desc.offsets)) : undefined,
+    values: view(f.ctor, desc.values),
+    valueOffsets: f.layout === 'varbinary' ? (f.offsetBytes === 8 ? view(BigInt64Array, desc.offsets) : view(Int32Array, desc.offsets)) : undefined,
     children: [],
     dictionary: undefined,
   };
@@ -223,14 +239,13 @@ export function flatViewOf(desc: ColumnDesc, type: A.DataType): ConcatChunk | nu
  */
 export function descSlicer(desc: ColumnDesc): (start: number, length: number) => ColumnDesc {
   const type = typeToArrow(desc.type);
-  const layout = valueLayout(type);
-  if (layout !== 'fixed' && layout !== 'bool' && layout !== 'varbinary') {
+  const f = flatLayoutOf(type);
+  if (!f) {
     const data = rebuildWithType(desc, type);
     return (start, length) => describeData(data.slice(start, length));
   }
+  const { layout, rowBytes, offsetBytes } = f;
   const bitmap = view(Uint8Array, desc.validity);
-  const rowBytes = layout === 'fixed' ? strideOf(type) * ((type as A.DataType).ArrayType as unknown as TypedArrayConstructor).BYTES_PER_ELEMENT : 0;
-  const offsetBytes = type.typeId === A.Type.LargeUtf8 || type.typeId === A.Type.LargeBinary ? 8 : 4;
   const region = (ref: BufRef | null, from: number, bytes: number): BufRef | null => (ref ? { sab: ref.sab, byteOffset: ref.byteOffset + from, byteLength: bytes } : null);
   return (start, length) => {
     const offset = desc.offset + start;

@@ -98,7 +98,8 @@ export async function splitAsofByRange(
     };
     return reroute(ctx, from, p, routing, name, (res) => {
       // Boundary rows are copied out before the regions may be spilled or recycled.
-      const parts = res.extremes.length > 0 ? routedParts(res) : [];
+      const wanted = new Set(res.extremes.map((e) => e.partition));
+      const parts = wanted.size > 0 ? routedParts(res, (d) => wanted.has(d)) : [];
       for (const e of res.extremes) {
         const chunk = parts.find((x) => x.partition === e.partition)!.chunk;
         if (e.min >= 0) mins[e.partition]!.push(oneRow(chunk, e.min));

@@ -24,7 +24,7 @@ import { rebuildData } from '../columns/shared.js';
 import type { KernelResult, RowsOutput } from '../types/tasks.js';
 import { KernelUnits, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import type { Loan, RunContext } from './run-context.js';
-import { routedParts } from '../shuffle/routed-parts.js';
+import { routedTotal } from '../shuffle/routed-parts.js';
 
 /** Rows per batch handed on (views of a unit's region, no copy), about a reader's batch. */
 const BATCH_ROWS = 1 << 16;
@@ -51,8 +51,9 @@ export async function* streamKernelRows(ctx: RunContext, op: KernelOperator<Rows
   const started: Array<Promise<Outcome>> = [];
 
   const keep = (res: KernelResult, loan: Loan | null): Outcome => {
-    const part = routedParts(res)[0];
-    if (!part || !loan) {
+    // A rows output is destination 0, whole: its columns as they are, no cut.
+    const length = routedTotal(res);
+    if (length === 0 || !loan) {
       loan?.release();
       return { kind: 'none' };
     }
@@ -63,8 +64,7 @@ export async function* streamKernelRows(ctx: RunContext, op: KernelOperator<Rows
       ctx.stats.overflowBytes += extra;
       extra = 0;
     }
-    const chunk = part.chunk;
-    return { kind: 'rows', columns: chunk.columns.map(rebuildData), length: chunk.length, bytes: buffer.byteLength + extra };
+    return { kind: 'rows', columns: res.columns.map(rebuildData), length, bytes: buffer.byteLength + extra };
   };
 
   const start = async (slot: Slot, plan: ReturnType<KernelUnits<RowsOutput>['plan']>): Promise<Outcome> => {

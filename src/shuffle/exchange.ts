@@ -350,25 +350,15 @@ export class Exchange {
     // Spilled runs first: they hold the earlier rows (what is kept came in after the last spill),
     // so inputs routed in turn stay in row-id order and their readers need not sort them.
     const out: Array<{ input: PartitionInput; bytes: number; rows: number }> = [];
-    const room = (bytes: number, rows: number) => {
-      const last = out[out.length - 1];
-      if (last && fits(last.bytes + bytes, last.rows + rows)) return last;
-      const next = { input: { chunks: [], spills: [], schema: this.schema }, bytes: 0, rows: 0 };
-      out.push(next);
-      return next;
+    const add = (bytes: number, rows: number, put: (input: PartitionInput) => void): void => {
+      let into = out[out.length - 1];
+      if (!into || !fits(into.bytes + bytes, into.rows + rows)) out.push((into = { input: { chunks: [], spills: [], schema: this.schema }, bytes: 0, rows: 0 }));
+      put(into.input);
+      into.bytes += bytes;
+      into.rows += rows;
     };
-    for (const run of coalesce(this.pieces[p]!, fits)) {
-      const into = room(run.end - run.start, run.rows);
-      into.input.spills.push(run);
-      into.bytes += run.end - run.start;
-      into.rows += run.rows;
-    }
-    for (const c of this.chunks[p]!) {
-      const into = room(chunkDescBytes(c), c.length);
-      into.input.chunks.push(c);
-      into.bytes += chunkDescBytes(c);
-      into.rows += c.length;
-    }
+    for (const run of coalesce(this.pieces[p]!, fits)) add(run.end - run.start, run.rows, (input) => input.spills.push(run));
+    for (const c of this.chunks[p]!) add(chunkDescBytes(c), c.length, (input) => input.chunks.push(c));
     return out;
   }
 

@@ -8,7 +8,8 @@ import type { ChunkDesc, RoutedChunks } from '../types/tasks.js';
 
 export type RoutedPart = { partition: number; chunk: ChunkDesc };
 
-export function routedParts(r: RoutedChunks): RoutedPart[] {
+/** `only`: the destinations wanted (default all): a caller that needs a few does not cut the rest. */
+export function routedParts(r: RoutedChunks, only: (d: number) => boolean = () => true): RoutedPart[] {
   if (!r.rowIds) return [];
   const ids = descSlicer(r.rowIds);
   const columns = r.columns.map(descSlicer);
@@ -16,7 +17,7 @@ export function routedParts(r: RoutedChunks): RoutedPart[] {
   for (let d = 0; d + 1 < r.bounds.length; d++) {
     const start = r.bounds[d]!;
     const length = r.bounds[d + 1]! - start;
-    if (length === 0) continue;
+    if (length === 0 || !only(d)) continue;
     parts.push({ partition: d, chunk: { length, rowIds: ids(start, length), columns: columns.map((cut) => cut(start, length)) } });
   }
   return parts;
