@@ -6,6 +6,7 @@
  * Every allocation is 8-byte aligned and zero-filled. An arena may start from a given buffer
  * (from the engine's BufferPool): allocations go there while they fit.
  */
+import { newLocalBuffer, newSharedBuffer, releaseLocalBuffer } from '../memory/mapped-buffers.js';
 import type { AllocFill, Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 
 export type { Allocator };
@@ -52,10 +53,10 @@ export class SharedArena {
     if (bytes > this.slabBytes / 4) {
       // Large arrays get their own buffer: no waste at the end of a slab.
       this.reserved += Math.max(bytes, 8);
-      return new ctor(new SharedArrayBuffer(Math.max(bytes, 8)), 0, length);
+      return new ctor(newSharedBuffer(Math.max(bytes, 8)), 0, length);
     }
     if (!this.slab || this.used + bytes > this.slab.byteLength) {
-      this.slab = new SharedArrayBuffer(this.slabBytes);
+      this.slab = newSharedBuffer(this.slabBytes);
       this.reserved += this.slabBytes;
       this.used = 0;
     }
@@ -76,7 +77,8 @@ export class SharedArena {
 
 /**
  * Bump allocation in thread-local ArrayBuffers whose list is kept, so a worker can transfer
- * them with its result (no copy, and no view left behind in the worker).
+ * them with its result (no copy, and no view left behind in the worker), or their owner can
+ * give their pages back at once when done (`release`: the exchange's spill merges).
  */
 export class TransferArena {
   readonly buffers: ArrayBuffer[] = [];
@@ -88,12 +90,12 @@ export class TransferArena {
   readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T => {
     const bytes = Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8;
     if (bytes > this.slabBytes / 4) {
-      const own = new ArrayBuffer(Math.max(bytes, 8));
+      const own = newLocalBuffer(Math.max(bytes, 8));
       this.buffers.push(own);
       return new ctor(own, 0, length);
     }
     if (!this.slab || this.used + bytes > this.slab.byteLength) {
-      this.slab = new ArrayBuffer(this.slabBytes);
+      this.slab = newLocalBuffer(this.slabBytes);
       this.buffers.push(this.slab);
       this.used = 0;
     }
@@ -101,6 +103,14 @@ export class TransferArena {
     this.used += bytes;
     return out;
   };
+
+  /** Gives every buffer's pages back now (nothing may read what was allocated afterwards). */
+  release(): void {
+    for (const b of this.buffers) releaseLocalBuffer(b);
+    this.buffers.length = 0;
+    this.slab = null;
+    this.used = 0;
+  }
 }
 
 /** A slab size for an arena that will hold about `bytes`: small tasks do not touch 4 MiB of fresh memory. */
@@ -111,8 +121,9 @@ export function slabFor(bytes: number): number {
 /** One SharedArrayBuffer per array (for the few, large, long-lived outputs). */
 export const sharedAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T => {
   const bytes = Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8);
-  return new ctor(new SharedArrayBuffer(bytes), 0, length);
+  return new ctor(newSharedBuffer(bytes), 0, length);
 };
 
 /** Thread-local memory, for scratch arrays that never leave the worker. */
-export const localAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T => new ctor(length);
+export const localAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T =>
+  new ctor(newLocalBuffer(Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8)), 0, length);

@@ -16,6 +16,7 @@
 import * as A from 'apache-arrow';
 import type { FileHandle } from 'node:fs/promises';
 import { countSet } from '../columns/bits.js';
+import { newLocalBuffer } from '../memory/mapped-buffers.js';
 
 /** Where a record batch's body lies in the file, and its header (field nodes, buffer regions). */
 export interface BatchBlock {
@@ -112,7 +113,7 @@ export async function readSlice(
       l.kind === 'fixed' ? part(c, 1, r0 * l.width, n * l.width, 'values') : l.kind === 'bits' ? part(c, 1, r0 >> 3, bitBytes, 'values') : part(c, 1, r0 * 4, (n + 1) * 4, 'offsets');
     return { validity, values };
   });
-  const first = new ArrayBuffer(total);
+  const first = newLocalBuffer(total);
   await readParts(h, first, parts, fail);
 
   // Second pass: the bytes the utf8 / binary offsets span.
@@ -131,7 +132,7 @@ export async function readSlice(
     spans.push(p);
     return { offs, span: p };
   });
-  const second = new ArrayBuffer(spanTotal);
+  const second = newLocalBuffer(spanTotal);
   await readParts(h, second, spans, fail);
 
   const children = layouts.map((l, c) => {

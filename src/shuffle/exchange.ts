@@ -13,7 +13,7 @@
  * rows in it has been dropped, so memory falls as tasks finish.
  */
 import * as A from 'apache-arrow';
-import { localAlloc } from '../columns/arena.js';
+import { TransferArena } from '../columns/arena.js';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { concatData } from '../columns/gather.js';
 import { batchFromColumns, chunkDescBytes, flatViewOf, rebuildWithType, uint32At } from '../columns/shared.js';
@@ -212,6 +212,8 @@ export class Exchange {
   private async writeMerged(lists: ChunkDesc[][]): Promise<void> {
     const writer = await this.spillWriter();
     const merge = this.env.budget.reserve(`${this.name}.merge`);
+    // Merged columns are written and dropped within one flush: their pages go back right after.
+    const arena = new TransferArena(Math.max(64 * 1024, Math.min(4 << 20, this.env.pieceBytes)));
     let batches: A.RecordBatch[] = [];
     let dests: number[] = [];
     let bytes = 0;
@@ -223,6 +225,7 @@ export class Exchange {
       batches = [];
       dests = [];
       bytes = 0;
+      arena.release();
       merge.shrink(merge.size);
     };
     try {
@@ -244,7 +247,7 @@ export class Exchange {
             }
           }
           if (run.length === 1) batches.push(this.batchOf(run[0]!));
-          else if (merged) batches.push(this.mergedBatch(run));
+          else if (merged) batches.push(this.mergedBatch(run, arena));
           // Not even this run's merge can be lent: its chunks go out as they are.
           else for (const c of run) batches.push(this.batchOf(c));
           while (dests.length < batches.length) dests.push(p);
@@ -253,6 +256,8 @@ export class Exchange {
       }
       await flush();
     } finally {
+      batches = [];
+      arena.release();
       merge.free();
     }
   }
@@ -278,11 +283,11 @@ export class Exchange {
   }
 
   /** One batch of several chunks of a destination, already in row-id order (chunks cover disjoint id runs). */
-  private mergedBatch(sorted: ChunkDesc[]): A.RecordBatch {
+  private mergedBatch(sorted: ChunkDesc[], arena: TransferArena): A.RecordBatch {
     const length = sorted.reduce((t, c) => t + c.length, 0);
     const columns = this.spillTypes.map((type, c) => {
       const views = sorted.map((chunk) => flatViewOf(c === 0 ? chunk.rowIds : chunk.columns[c - 1]!, type) ?? this.dataOf(chunk, c));
-      return concatData(views, localAlloc);
+      return concatData(views, arena.alloc);
     });
     return batchFromColumns(this.spillSchema, columns, length);
   }

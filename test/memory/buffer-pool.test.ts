@@ -91,3 +91,28 @@ describe('BufferPool', () => {
     expect(pool.tryTake(r, 4 * MiB, 'exact')).not.toBe(b);
   });
 });
+
+describe('BufferPool at the limit', () => {
+  it('lends a free buffer up to twice the size asked when a fresh one would evict it', () => {
+    // 8 MiB budget: 5 MiB in use elsewhere, a free 3 MiB buffer; a 2 MiB loan fresh would
+    // need the free one evicted (a dropped buffer waits for the collector), so it serves.
+    const { budget, pool, r } = setup(8 * MiB);
+    const other = budget.reserve('other');
+    const b = pool.take(r, 3 * MiB);
+    pool.give(r, b);
+    other.grow(5 * MiB);
+    const got = pool.tryTake(r, 2 * MiB)!;
+    expect(got).toBe(b);
+    expect(r.size).toBe(b.byteLength);
+    expect(budget.used + pool.held).toBeLessThanOrEqual(budget.limit);
+  });
+
+  it('still lends a fresh buffer of the size asked while there is room for both', () => {
+    const { pool, r } = setup(64 * MiB);
+    const b = pool.take(r, 3 * MiB);
+    pool.give(r, b);
+    const got = pool.tryTake(r, 2 * MiB)!;
+    expect(got).not.toBe(b);
+    expect(pool.held).toBe(b.byteLength);
+  });
+});
