@@ -186,7 +186,7 @@ const NO_BITMAP = new Uint8Array(0);
  * and null types): fixed-width values as `values` (typed array `ctor`, `stride` elements and
  * `rowBytes` bytes a row), bits, or bytes with offsets of `offsetBytes` each.
  */
-interface FlatLayout {
+export interface FlatLayout {
   layout: 'fixed' | 'bool' | 'varbinary';
   ctor: TypedArrayConstructor;
   stride: number;
@@ -194,7 +194,7 @@ interface FlatLayout {
   offsetBytes: 4 | 8;
 }
 const flatLayouts = new WeakMap<A.DataType, FlatLayout | null>();
-function flatLayoutOf(type: A.DataType): FlatLayout | null {
+export function flatLayoutOf(type: A.DataType): FlatLayout | null {
   let f = flatLayouts.get(type);
   if (f !== undefined) return f;
   const layout = valueLayout(type);

@@ -32,6 +32,7 @@ import {
 import { ExecutionError } from '../errors.js';
 import { writeFully, type ChunkWriter } from './atomic.js';
 import { compressionType, type IpcCompression } from './ipc-codecs.js';
+import type { EncodedBatch } from './ipc-encode.js';
 
 export type IpcFormat = 'file' | 'stream';
 
@@ -171,13 +172,22 @@ export class IpcAppender {
 
   /**
    * Serialize several batches and write them out in one go; returns the bytes each batch took,
-   * in order (its message begins where the previous one ends).
+   * in order (its message begins where the previous one ends). Batches already framed as
+   * messages (./ipc-encode.ts, stream format only) are written as they are.
    */
-  async appendMany(batches: RecordBatch[]): Promise<number[]> {
+  async appendMany(batches: Array<RecordBatch | EncodedBatch>): Promise<number[]> {
     if (this.finished) throw new Error(`${this.where}: append after finish`);
     const sizes: number[] = [];
     const all: Uint8Array[] = [];
     for (const batch of batches) {
+      if (!(batch instanceof RecordBatch)) {
+        // A stream takes framed messages as they are (a file would also need them in its footer).
+        if (this.format !== 'stream') throw new Error(`${this.where}: encoded batches go to IPC streams only`);
+        this.rows += batch.rows;
+        sizes.push(batch.bytes);
+        all.push(...batch.chunks);
+        continue;
+      }
       const b = conformBatch(batch, this.schema, this.where);
       this.writer.write(b);
       this.rows += b.numRows;

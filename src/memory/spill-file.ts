@@ -18,6 +18,7 @@ import type { SpillPiece } from '../types/tasks.js';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { ExecutionError, SluiceError } from '../errors.js';
 import { IpcAppender } from '../io/ipc-sink.js';
+import type { EncodedBatch } from '../io/ipc-encode.js';
 import { readIpcBatches } from '../io/ipc.js';
 
 export interface SpillInfo {
@@ -76,7 +77,7 @@ export class SpillWriter {
   }
 
   /** Write several batches in one write; returns the piece each takes, in order. */
-  async appendMany(batches: RecordBatch[]): Promise<SpillPiece[]> {
+  async appendMany(batches: Array<RecordBatch | EncodedBatch>): Promise<SpillPiece[]> {
     if (this.done) throw new ExecutionError('SPILL_FAILED', `Spill file ${this.path} is already finished`, { path: this.path });
     let at = this.out.bytes;
     let sizes: number[];
@@ -86,7 +87,8 @@ export class SpillWriter {
       throw this.fail(err);
     }
     return sizes.map((size, i) => {
-      const piece = { path: this.path, schemaBytes: this.schemaBytes, start: at, end: at + size, rows: batches[i]!.numRows };
+      const b = batches[i]!;
+      const piece = { path: this.path, schemaBytes: this.schemaBytes, start: at, end: at + size, rows: 'numRows' in b ? b.numRows : b.rows };
       at += size;
       return piece;
     });

@@ -16,7 +16,8 @@ import * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { concatData } from '../columns/gather.js';
-import { batchFromColumns, chunkDescBytes, flatViewOf, rebuildWithType, uint32At } from '../columns/shared.js';
+import { batchFromColumns, chunkDescBytes, flatLayoutOf, flatViewOf, rebuildWithType, uint32At } from '../columns/shared.js';
+import { encodeFlatBatch, type EncodedBatch } from '../io/ipc-encode.js';
 import type { MemoryBudget, Reservation } from '../memory/budget.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import { SpillWriter } from '../memory/spill-file.js';
@@ -73,6 +74,8 @@ export class Exchange {
   private readonly reservation: Reservation;
   private readonly spillSchema: A.Schema;
   private readonly spillTypes: A.DataType[];
+  /** Every spilled column is flat: merged runs are framed as messages directly (even a run of one chunk). */
+  private readonly flat: boolean;
   private tail: Promise<void> = Promise.resolve();
   private spilledAny = false;
 
@@ -93,6 +96,7 @@ export class Exchange {
     const s = schemaToArrow(schema);
     this.spillSchema = new A.Schema([new A.Field('__row_id', new A.Uint32(), false), ...s.fields]);
     this.spillTypes = this.spillSchema.fields.map((f) => f.type);
+    this.flat = this.spillTypes.every((t) => flatLayoutOf(t) !== null);
   }
 
   /** Bytes held in memory now. */
@@ -214,7 +218,7 @@ export class Exchange {
     const merge = this.env.budget.reserve(`${this.name}.merge`);
     // Merged columns are written and dropped within one flush: their pages go back right after.
     const arena = new TransferArena(Math.max(64 * 1024, Math.min(4 << 20, this.env.pieceBytes)));
-    let batches: A.RecordBatch[] = [];
+    let batches: Array<A.RecordBatch | EncodedBatch> = [];
     let dests: number[] = [];
     let bytes = 0;
     const flush = async (): Promise<void> => {
@@ -236,7 +240,8 @@ export class Exchange {
           this.spilledData[p]! += dataBytes;
           bytes += dataBytes;
           let merged = false;
-          if (run.length > 1) {
+          // A flat run of one chunk is copied too: framed directly, it costs less than arrow's writer.
+          if (run.length > 1 || this.flat) {
             // At most two runs' worth of merged batches wait for a write: the reader and the
             // tasks in flight need the rest of the budget meanwhile.
             if (merge.size > 0 && merge.size + dataBytes > 2 * this.env.pieceBytes) await flush();
@@ -246,9 +251,8 @@ export class Exchange {
               merged = merge.tryGrow(dataBytes, 0);
             }
           }
-          if (run.length === 1) batches.push(this.batchOf(run[0]!));
-          else if (merged) batches.push(this.mergedBatch(run, arena));
-          // Not even this run's merge can be lent: its chunks go out as they are.
+          if (merged) batches.push(this.mergedBatch(run, arena));
+          // Not even this run's merge can be lent (or one chunk of nested columns): its chunks go out as they are.
           else for (const c of run) batches.push(this.batchOf(c));
           while (dests.length < batches.length) dests.push(p);
           if (batches.length >= 256) await flush();
@@ -282,14 +286,18 @@ export class Exchange {
     return batchFromColumns(this.spillSchema, this.spillTypes.map((_, c) => this.dataOf(chunk, c)), chunk.length);
   }
 
-  /** One batch of several chunks of a destination, already in row-id order (chunks cover disjoint id runs). */
-  private mergedBatch(sorted: ChunkDesc[], arena: TransferArena): A.RecordBatch {
+  /**
+   * One batch of a destination's chunks, already in row-id order (chunks cover disjoint id
+   * runs), concatenated in `arena`; framed as a message directly when every column is flat
+   * (ipc-encode.ts: no RecordBatch, no re-packing of bitmaps at a bit offset).
+   */
+  private mergedBatch(sorted: ChunkDesc[], arena: TransferArena): A.RecordBatch | EncodedBatch {
     const length = sorted.reduce((t, c) => t + c.length, 0);
     const columns = this.spillTypes.map((type, c) => {
       const views = sorted.map((chunk) => flatViewOf(c === 0 ? chunk.rowIds : chunk.columns[c - 1]!, type) ?? this.dataOf(chunk, c));
       return concatData(views, arena.alloc);
     });
-    return batchFromColumns(this.spillSchema, columns, length);
+    return (this.flat && encodeFlatBatch(columns, length)) || batchFromColumns(this.spillSchema, columns, length);
   }
 
   /** Closes the spill files; call once every routing task is in. */
