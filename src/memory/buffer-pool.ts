@@ -21,6 +21,9 @@ const GRAIN = 4096;
 /** How much bigger than bufferSize(bytes) a reused buffer may be (two size steps). */
 const FIT_SLACK = 1.125;
 
+/** Dropped buffers remembered for revival (the newest). */
+const MAX_DROPPED = 256;
+
 /** How much bigger a reused buffer may be for a loan given back when its task ends. */
 const BRIEF_SLACK = 2;
 
@@ -46,6 +49,8 @@ export function bufferSize(bytes: number): number {
 
 export class BufferPool implements BudgetCache {
   private readonly free: SharedArrayBuffer[] = [];
+  /** Buffers evicted or not kept, until the collector takes them (see forget). */
+  private readonly dropped: Array<WeakRef<SharedArrayBuffer>> = [];
   private heldBytes = 0;
 
   constructor(private readonly budget: MemoryBudget) {
@@ -81,6 +86,12 @@ export class BufferPool implements BudgetCache {
       }
     }
     if (!r.tryGrow(size)) return null;
+    const revived = fit === 'exact' ? null : this.revive(bytes, fit === 'brief' ? BRIEF_SLACK : FIT_SLACK);
+    if (revived) {
+      r.shrink(size);
+      if (r.tryGrow(revived.byteLength)) return revived;
+      r.grow(size); // the room just freed: cannot fail
+    }
     return newSharedBuffer(size);
   }
 
@@ -107,16 +118,49 @@ export class BufferPool implements BudgetCache {
       const b = this.free.shift()!;
       freed += b.byteLength;
       this.heldBytes -= b.byteLength;
+      this.forget(b);
     }
+  }
+
+  /**
+   * A buffer leaves the pool's accounting, but its memory stays mapped until the collector
+   * finds it (on a quiet main thread, seconds later): remembered weakly, a later loan of its
+   * size takes it back instead of mapping a new one next to it (revive).
+   */
+  private forget(b: SharedArrayBuffer): void {
+    if (this.dropped.length >= MAX_DROPPED) this.dropped.shift();
+    this.dropped.push(new WeakRef(b));
+  }
+
+  /** A dropped buffer still alive that fits `bytes` like a cached one would (`slack`), taken out of the list. */
+  private revive(bytes: number, slack: number): SharedArrayBuffer | null {
+    const most = bufferSize(bytes) * slack;
+    let best: SharedArrayBuffer | null = null;
+    let at = -1;
+    for (let i = this.dropped.length - 1; i >= 0; i--) {
+      const b = this.dropped[i]!.deref();
+      if (!b) {
+        this.dropped.splice(i, 1);
+        if (at > i) at--;
+        continue;
+      }
+      if (b.byteLength >= bytes && b.byteLength <= most && (!best || b.byteLength < best.byteLength)) {
+        best = b;
+        at = i;
+      }
+    }
+    if (best) this.dropped.splice(at, 1);
+    return best;
   }
 
   clear(): void {
     this.free.length = 0;
+    this.dropped.length = 0;
     this.heldBytes = 0;
   }
 
   private keep(b: SharedArrayBuffer): void {
-    if (this.budget.used + this.heldBytes + b.byteLength > this.budget.limit) return;
+    if (this.budget.used + this.heldBytes + b.byteLength > this.budget.limit) return this.forget(b);
     this.free.push(b);
     this.heldBytes += b.byteLength;
   }

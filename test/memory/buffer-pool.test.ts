@@ -116,3 +116,30 @@ describe('BufferPool at the limit', () => {
     expect(pool.held).toBe(b.byteLength);
   });
 });
+
+describe('BufferPool revives dropped buffers the collector has not taken yet', () => {
+  it('a cached buffer evicted by another reservation serves a later loan of its size', () => {
+    const { budget, pool, r } = setup(8 * MiB);
+    const b = pool.take(r, 3 * MiB);
+    pool.give(r, b);
+    expect(pool.held).toBe(b.byteLength);
+    const other = budget.reserve('other');
+    other.grow(7 * MiB); // evicts b
+    expect(pool.held).toBe(0);
+    other.shrink(7 * MiB);
+    expect(pool.tryTake(r, 3 * MiB)).toBe(b);
+    // Not twice: the revived buffer left the list.
+    expect(pool.tryTake(r, 3 * MiB)).not.toBe(b);
+  });
+
+  it('revives only within the fit of the loan', () => {
+    const { budget, pool, r } = setup(8 * MiB);
+    const b = pool.take(r, 6 * MiB);
+    pool.give(r, b);
+    budget.reserve('other').grow(7 * MiB);
+    expect(pool.held).toBe(0);
+    const small = budget.reserve('small');
+    // 'near' takes at most about 1.125x: a 6 MiB buffer is no fit for 1 MiB.
+    expect(pool.tryTake(small, 1 * MiB)).not.toBe(b);
+  });
+});
