@@ -203,9 +203,6 @@ function planSpill(o: PlanOptions, add: (c: Omit<CaseDef, 'suite'>) => void): vo
     const params: WorkloadParams = { rows };
     for (const [label, memoryBudget] of budgets) {
       add({ section: 'spill', workload: 'window1', system: 'sluice', mode: 'file', format: 'ipc', threads: o.threads, params, sluice: { memoryBudget }, outFormat: 'ipc', digest: true, repeat: 1, variant: `budget ${label}` });
-      // glibc's malloc raises its mmap threshold after big frees and then keeps freed buffers
-      // in its heaps; pinned at its default, they go back to the system (README, memory notes)
-      if (label !== 'none' && !o.quick) add({ section: 'spill', workload: 'window1', system: 'sluice', mode: 'file', format: 'ipc', threads: o.threads, params, sluice: { memoryBudget }, env: { MALLOC_MMAP_THRESHOLD_: '131072' }, outFormat: 'ipc', digest: true, repeat: 1, variant: `budget ${label}, MALLOC_MMAP_THRESHOLD_=131072` });
     }
     for (const [label, memoryLimit] of duck) {
       add({ section: 'spill', workload: 'window1', system: 'duckdb', mode: 'file', format: 'parquet', threads: o.threads, params, ...(memoryLimit ? { duckdb: { memoryLimit } } : {}), outFormat: 'parquet', repeat: 1, variant: `memory_limit ${label}` });
