@@ -6,7 +6,7 @@
  * Every allocation is 8-byte aligned and zero-filled. An arena may start from a given buffer
  * (from the engine's BufferPool): allocations go there while they fit.
  */
-import { newLocalBuffer, newSharedBuffer } from '../memory/mapped-buffers.js';
+import { newLocalBuffer, newSharedBuffer, releaseLocalBuffer } from '../memory/mapped-buffers.js';
 import type { AllocFill, Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 
 export type { Allocator };
@@ -77,7 +77,8 @@ export class SharedArena {
 
 /**
  * Bump allocation in thread-local ArrayBuffers whose list is kept, so a worker can transfer
- * them with its result (no copy, and no view left behind in the worker).
+ * them with its result (no copy, and no view left behind in the worker), or their owner can
+ * give their pages back at once when done (`release`: the exchange's spill merges).
  */
 export class TransferArena {
   readonly buffers: ArrayBuffer[] = [];
@@ -102,6 +103,14 @@ export class TransferArena {
     this.used += bytes;
     return out;
   };
+
+  /** Gives every buffer's pages back now (nothing may read what was allocated afterwards). */
+  release(): void {
+    for (const b of this.buffers) releaseLocalBuffer(b);
+    this.buffers.length = 0;
+    this.slab = null;
+    this.used = 0;
+  }
 }
 
 /** A slab size for an arena that will hold about `bytes`: small tasks do not touch 4 MiB of fresh memory. */

@@ -6,10 +6,9 @@
  * fragmented and the process's RSS stayed hundreds of MiB above what it held ([heap] 376 MiB
  * at 30M rows / 64 MiB budget, measured from /proc/self/smaps). A buffer created with a
  * `maxByteLength` is reserved and committed as whole pages by V8's page allocator instead: when
- * it is collected its pages are unmapped (a resizable ArrayBuffer's go back at once on
- * `resize(0)`, measured: 20 x 10 MiB touched, RSS 242 -> 42 MiB, but that costs about 1 ms per
- * MB of the calling thread: reused pooled buffers are cheaper). Reads and writes through typed
- * arrays of an explicit length run at the same speed (measured).
+ * it is collected its pages are unmapped, and a resizable ArrayBuffer's pages go back at once
+ * on `resize(0)` (measured: 20 x 10 MiB touched, RSS 242 -> 42 MiB). Reads and writes through
+ * typed arrays of an explicit length run at the same speed (measured).
  *
  * Small buffers stay plain: a mapping per 4 KiB buffer would cost a system call each.
  */
@@ -22,7 +21,16 @@ export function newSharedBuffer(bytes: number): SharedArrayBuffer {
   return bytes >= MAPPED_MIN_BYTES ? new SharedArrayBuffer(bytes, { maxByteLength: bytes }) : new SharedArrayBuffer(bytes);
 }
 
-/** A thread-local ArrayBuffer of `bytes`, mapped pages when large. */
+/** A thread-local ArrayBuffer of `bytes`, mapped pages when large (see releaseLocalBuffer). */
 export function newLocalBuffer(bytes: number): ArrayBuffer {
   return bytes >= MAPPED_MIN_BYTES ? new ArrayBuffer(bytes, { maxByteLength: bytes }) : new ArrayBuffer(bytes);
+}
+
+/**
+ * Gives a local buffer's pages back to the system now, rather than when the collector finds it
+ * (which on a quiet main thread can be many hundreds of MiB later). Every view of it reads as
+ * length 0 afterwards: call only when nothing will read it again.
+ */
+export function releaseLocalBuffer(buffer: ArrayBufferLike): void {
+  if (buffer instanceof ArrayBuffer && buffer.resizable) buffer.resize(0);
 }

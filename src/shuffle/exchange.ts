@@ -13,7 +13,7 @@
  * rows in it has been dropped, so memory falls as tasks finish.
  */
 import * as A from 'apache-arrow';
-import { SharedArena, type Allocator } from '../columns/arena.js';
+import { TransferArena } from '../columns/arena.js';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { concatData } from '../columns/gather.js';
 import { batchFromColumns, chunkDescBytes, flatLayoutOf, flatViewOf, rebuildWithType, uint32At } from '../columns/shared.js';
@@ -209,21 +209,15 @@ export class Exchange {
   }
 
   /**
-   * Writes each destination's chunks as one batch (concatenated in row-id order into one pooled
-   * buffer of two runs' worth, lent to the reservation `<name>.merge` and reused from write to
-   * write; chunk by chunk when it cannot be lent), in writes of a few destinations at a time so
-   * merged batches never pile up.
+   * Writes each destination's chunks as one batch (concatenated in row-id order, in memory lent
+   * by the reservation `<name>.merge`; separately when that cannot be lent), in writes of a few
+   * destinations at a time so merged batches never pile up.
    */
   private async writeMerged(lists: ChunkDesc[][]): Promise<void> {
     const writer = await this.spillWriter();
     const merge = this.env.budget.reserve(`${this.name}.merge`);
-    // One buffer for every merge of this spill, back to the pool after it: fresh memory per
-    // merge cost a page fault per 4 KiB, and giving it back at once (resize(0)) 0.9 s of the
-    // main thread in a 10M x 10M ASOF at 64 MiB.
-    const into = this.env.pool.tryTake(merge, 2 * this.env.pieceBytes + MERGE_SLACK, 'brief');
-    let arena = into ? new SharedArena(into.byteLength, into) : null;
-    // Each of a merged batch's buffers starts 8-aligned in the arena.
-    const alignment = 3 * 8 * this.spillTypes.length;
+    // Merged columns are written and dropped within one flush: their pages go back right after.
+    const arena = new TransferArena(Math.max(64 * 1024, Math.min(4 << 20, this.env.pieceBytes)));
     let batches: Array<A.RecordBatch | EncodedBatch> = [];
     let dests: number[] = [];
     let bytes = 0;
@@ -235,7 +229,8 @@ export class Exchange {
       batches = [];
       dests = [];
       bytes = 0;
-      if (into) arena = new SharedArena(into.byteLength, into);
+      arena.release();
+      merge.shrink(merge.size);
     };
     try {
       for (let p = 0; p < lists.length; p++) {
@@ -244,11 +239,20 @@ export class Exchange {
           const dataBytes = run.reduce((t, c) => t + chunkDescBytes(c), 0);
           this.spilledData[p]! += dataBytes;
           bytes += dataBytes;
+          let merged = false;
           // A flat run of one chunk is copied too: framed directly, it costs less than arrow's writer.
-          const merged = into !== null && (run.length > 1 || this.flat) && dataBytes + alignment <= into.byteLength;
-          if (merged && arena!.firstBytesUsed + dataBytes + alignment > into.byteLength) await flush();
-          if (merged) batches.push(this.mergedBatch(run, arena!.alloc));
-          // No merge buffer lent, or a chunk bigger than it (or of nested columns): chunks go out as they are.
+          if (run.length > 1 || this.flat) {
+            // At most two runs' worth of merged batches wait for a write: the reader and the
+            // tasks in flight need the rest of the budget meanwhile.
+            if (merge.size > 0 && merge.size + dataBytes > 2 * this.env.pieceBytes) await flush();
+            merged = merge.tryGrow(dataBytes, 0);
+            if (!merged && merge.size > 0) {
+              await flush();
+              merged = merge.tryGrow(dataBytes, 0);
+            }
+          }
+          if (merged) batches.push(this.mergedBatch(run, arena));
+          // Not even this run's merge can be lent (or one chunk of nested columns): its chunks go out as they are.
           else for (const c of run) batches.push(this.batchOf(c));
           while (dests.length < batches.length) dests.push(p);
           if (batches.length >= 256) await flush();
@@ -257,7 +261,7 @@ export class Exchange {
       await flush();
     } finally {
       batches = [];
-      if (into) this.env.pool.give(merge, into);
+      arena.release();
       merge.free();
     }
   }
@@ -284,14 +288,14 @@ export class Exchange {
 
   /**
    * One batch of a destination's chunks, already in row-id order (chunks cover disjoint id
-   * runs), concatenated in memory from `alloc`; framed as a message directly when every column is flat
+   * runs), concatenated in `arena`; framed as a message directly when every column is flat
    * (ipc-encode.ts: no RecordBatch, no re-packing of bitmaps at a bit offset).
    */
-  private mergedBatch(sorted: ChunkDesc[], alloc: Allocator): A.RecordBatch | EncodedBatch {
+  private mergedBatch(sorted: ChunkDesc[], arena: TransferArena): A.RecordBatch | EncodedBatch {
     const length = sorted.reduce((t, c) => t + c.length, 0);
     const columns = this.spillTypes.map((type, c) => {
       const views = sorted.map((chunk) => flatViewOf(c === 0 ? chunk.rowIds : chunk.columns[c - 1]!, type) ?? this.dataOf(chunk, c));
-      return concatData(views, alloc);
+      return concatData(views, arena.alloc);
     });
     return (this.flat && encodeFlatBatch(columns, length)) || batchFromColumns(this.spillSchema, columns, length);
   }
@@ -399,9 +403,6 @@ export class Exchange {
     this.reservation.free();
   }
 }
-
-/** Room for the merge buffer beyond two runs: alignment and the flush that may wait for a run. */
-const MERGE_SLACK = 64 * 1024;
 
 /** Consecutive pieces of one file merged into runs that `fit` (a single piece may not). */
 function coalesce(pieces: SpillPiece[], fits: (bytes: number, rows: number) => boolean): SpillPiece[] {
