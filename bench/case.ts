@@ -36,8 +36,6 @@ export interface CaseSpec {
   duckdb?: { memoryLimit?: string; tempDir?: string };
   /** compute the order-sensitive digest of the output (file mode) */
   digest?: boolean;
-  /** extra environment of the child process (shown in the case's variant) */
-  env?: Record<string, string>;
 }
 
 export type CaseStatus = 'ok' | 'failed' | 'not-implemented' | 'no-equivalent' | 'skipped';
@@ -105,7 +103,6 @@ export async function runCase(spec: CaseSpec, timeoutMs: number, maxRssBytes: nu
   const env: NodeJS.ProcessEnv = { ...process.env };
   // Polars reads its pool size once, when it loads
   if (spec.system === 'polars') env.POLARS_MAX_THREADS = String(spec.threads);
-  Object.assign(env, spec.env);
   const child = spawn(process.execPath, [...CHILD_ARGS, JSON.stringify(spec)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = ''; let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });

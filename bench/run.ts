@@ -129,7 +129,6 @@ async function main(): Promise<number> {
       repeat: def.repeat ?? o.repeat, warmup: o.warmup,
       ...(def.sluice || def.section === 'spill' ? { sluice: { ...def.sluice, spillDir } } : {}),
       ...(def.system === 'duckdb' ? { duckdb: { ...def.duckdb, tempDir: spillDir } } : {}),
-      ...(def.env ? { env: def.env } : {}),
       ...(def.digest ? { digest: true } : {}),
     };
     if (def.mode === 'file' && def.outFormat === 'ipc') {

@@ -33,8 +33,6 @@ export interface CaseDef {
   params: WorkloadParams;
   sluice?: { memoryBudget?: string; partitions?: number };
   duckdb?: { memoryLimit?: string };
-  /** extra environment of the case's child process */
-  env?: Record<string, string>;
   outFormat?: 'parquet' | 'ipc';
   digest?: boolean;
   repeat?: number;

@@ -86,9 +86,10 @@ function unwrap<T>(reply: TaskReply<unknown>): Done<T> {
 /**
  * A worker's young generation: a worker's garbage is its tasks' Arrow objects and the views of
  * shared buffers it was lent, and a buffer goes back to the system only once every thread that
- * saw it has collected its view. Smaller than V8's default (48 MiB), the workers collect more
- * often and hold less: 30M-row window at 64 MiB, VmHWM 486-526 -> 443-487 MiB, same time
- * (probes, two runs each). A host --max-semi-space-size takes precedence (measured).
+ * saw it has collected its view. Smaller than V8's default (a worker's new space grew to 16 MiB,
+ * 8 with this limit: measured), the workers collect more often and hold less: 30M-row window at
+ * 64 MiB, VmHWM 517-526 -> 443-487 MiB, same time (probes, two runs each). A host
+ * --max-semi-space-size takes precedence (measured).
  */
 const WORKER_YOUNG_GENERATION_MB = 8;
 

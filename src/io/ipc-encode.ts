@@ -16,9 +16,9 @@ import type * as A from 'apache-arrow';
 import { BufferRegion, FieldNode, Message, RecordBatch as RecordBatchHeader } from 'apache-arrow/ipc/metadata/message';
 import { flatLayoutOf } from '../columns/shared.js';
 
-/** A message ready to write: its chunks in order, their total bytes and the batch's rows. */
+/** A message ready to write: its chunks in order, their total bytes and the batch's rows (as a RecordBatch names them). */
 export interface EncodedBatch {
-  rows: number;
+  numRows: number;
   chunks: Uint8Array[];
   bytes: number;
 }
@@ -72,5 +72,5 @@ export function encodeFlatBatch(columns: A.Data[], length: number): EncodedBatch
   const chunks = [new Uint8Array(prefix.buffer), metadata];
   if (framed > metadata.byteLength + 8) chunks.push(PADDING.subarray(0, framed - metadata.byteLength - 8));
   chunks.push(...body);
-  return { rows: length, chunks, bytes: framed + bodyBytes };
+  return { numRows: length, chunks, bytes: framed + bodyBytes };
 }

@@ -183,7 +183,7 @@ export class IpcAppender {
       if (!(batch instanceof RecordBatch)) {
         // A stream takes framed messages as they are (a file would also need them in its footer).
         if (this.format !== 'stream') throw new Error(`${this.where}: encoded batches go to IPC streams only`);
-        this.rows += batch.rows;
+        this.rows += batch.numRows;
         sizes.push(batch.bytes);
         all.push(...batch.chunks);
         continue;

@@ -10,7 +10,8 @@
  * reservation by the buffer's size, `give` shrinks it). Free buffers are the budget's `cache`:
  * they count against the limit (used + held <= limit), so a reservation that needs room evicts
  * them, and `give` keeps a buffer only while there is room for it. `clear()` (Engine.close())
- * drops everything.
+ * drops everything. An evicted buffer is remembered weakly until the collector takes it, so a
+ * later loan of its size revives it rather than mapping a new one beside it.
  */
 import type { BudgetCache, MemoryBudget, Reservation } from './budget.js';
 import { newSharedBuffer } from './mapped-buffers.js';

@@ -87,8 +87,7 @@ export class SpillWriter {
       throw this.fail(err);
     }
     return sizes.map((size, i) => {
-      const b = batches[i]!;
-      const piece = { path: this.path, schemaBytes: this.schemaBytes, start: at, end: at + size, rows: 'numRows' in b ? b.numRows : b.rows };
+      const piece = { path: this.path, schemaBytes: this.schemaBytes, start: at, end: at + size, rows: batches[i]!.numRows };
       at += size;
       return piece;
     });

@@ -217,7 +217,8 @@ export class Exchange {
     const writer = await this.spillWriter();
     const merge = this.env.budget.reserve(`${this.name}.merge`);
     // Merged columns are written and dropped within one flush: their pages go back right after.
-    const arena = new TransferArena(Math.max(64 * 1024, Math.min(4 << 20, this.env.pieceBytes)));
+    // Every array its own buffer (no slabs), so `merge` counts all that is allocated.
+    const arena = new TransferArena(0);
     let batches: Array<A.RecordBatch | EncodedBatch> = [];
     let dests: number[] = [];
     let bytes = 0;
@@ -237,6 +238,10 @@ export class Exchange {
         if (lists[p]!.length === 0) continue;
         for (const run of runsUpTo(inRowIdOrder(lists[p]!), this.env.pieceBytes)) {
           const dataBytes = run.reduce((t, c) => t + chunkDescBytes(c), 0);
+          const rows = run.reduce((t, c) => t + c.length, 0);
+          // The concatenation: at most the chunks' bytes, plus per column its 8-byte alignments
+          // and a validity bitmap for all rows (chunks without NULLs count none).
+          const mergeBytes = dataBytes + this.spillTypes.length * (24 + Math.ceil(rows / 8));
           this.spilledData[p]! += dataBytes;
           bytes += dataBytes;
           let merged = false;
@@ -244,11 +249,11 @@ export class Exchange {
           if (run.length > 1 || this.flat) {
             // At most two runs' worth of merged batches wait for a write: the reader and the
             // tasks in flight need the rest of the budget meanwhile.
-            if (merge.size > 0 && merge.size + dataBytes > 2 * this.env.pieceBytes) await flush();
-            merged = merge.tryGrow(dataBytes, 0);
+            if (merge.size > 0 && merge.size + mergeBytes > 2 * this.env.pieceBytes) await flush();
+            merged = merge.tryGrow(mergeBytes, 0);
             if (!merged && merge.size > 0) {
               await flush();
-              merged = merge.tryGrow(dataBytes, 0);
+              merged = merge.tryGrow(mergeBytes, 0);
             }
           }
           if (merged) batches.push(this.mergedBatch(run, arena));
@@ -260,7 +265,6 @@ export class Exchange {
       }
       await flush();
     } finally {
-      batches = [];
       arena.release();
       merge.free();
     }
