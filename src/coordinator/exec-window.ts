@@ -120,7 +120,7 @@ export async function* execWindow(
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
-    const ranges = new WindowRanges(ctx, plan);
+    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => windowScratch(resolved, rows, 2 * loadBytes));
     const op: KernelOperator = {
       name: 'window',
       // Rows split again by the PARTITION BY keys keep every group whole.
@@ -179,7 +179,7 @@ async function* execWindowRows(
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
     const regionSlack = 32 * (width + resolved.columns.length + 1);
-    const ranges = new WindowRanges(ctx, plan);
+    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => windowScratch(resolved, rows, 2 * loadBytes));
     const op: KernelOperator<RowsOutput> = {
       name: 'window',
       splitKeys: plan.partitionPos.length > 0 ? [plan.partitionPos] : null,

@@ -13,9 +13,15 @@
  * Ranges are cut by tuples, so a group is contiguous across them and the rows of a group in a
  * range are in the group's window order; every range after the first starts with its splitter
  * row, whose row id the tasks use to find where a range begins. Three ranges are sized to fit
- * half a task's share of the budget. What a range's neighbours cannot answer (frames reaching
- * further, other UNBOUNDED frames, percentRank/cumeDist/ntile of a cut group) is PARTITION_TOO_LARGE
- * from the task (src/ops/window-halo), never a wrong result.
+ * half a task's share of the budget.
+ *
+ * A window with frames to UNBOUNDED FOLLOWING, whole-partition frames or percentRank /
+ * cumeDist / ntile first runs the suffix pass: from the last range back, one task per range
+ * loads it with the range before and hands that one the state of the rows from it on of the
+ * group that goes on across the boundary (src/ops/window-halo suffixOf); each range task then
+ * gets the suffix of the rows after its loaded ones. It reads every range once more, two at a
+ * time. What the neighbours and the states cannot answer (bounded frame sides reaching further,
+ * unbounded sides of other functions) is PARTITION_TOO_LARGE from the task, never a wrong result.
  *
  * With preserveOrder: false each range's task returns its own rows (./kernel-rows), range after
  * range; the sample is chosen by row id (./exchange-sample), so the ranges, and that order, are
@@ -23,12 +29,13 @@
  */
 import { rebuildData } from '../columns/shared.js';
 import type { Exchange } from '../shuffle/exchange.js';
-import type { SortKeyOrder, WindowCarry, WindowHalo } from '../types/tasks.js';
+import { needsSuffix, NO_CARRY } from '../ops/window-halo.js';
+import type { SortKeyOrder, WindowCarry, WindowHalo, WindowSuffix } from '../types/tasks.js';
 import { sampleDestination } from './exchange-sample.js';
 import type { WindowStagePlan } from './exec-window.js';
 import { loadBytesOf, stableLoadBytesOf, type OversizedSplit, type PartitionUnit } from './partitioned.js';
 import { reroute } from './reroute.js';
-import type { RunContext } from './run-context.js';
+import { LOAN_SLACK, type RunContext } from './run-context.js';
 import { SortSampler } from './sort-sample.js';
 
 const MAX_RANGES = 4096;
@@ -40,8 +47,12 @@ interface RangeSet {
   firstIds: Uint32Array;
   /** Carry for the task of order[k] (from the task of order[k - 1]). */
   carries: Map<number, WindowCarry>;
+  /** The suffix pass's states: suffixes[k] for the rows of ranges k.. (null: no suffix pass). */
+  suffixes: WindowSuffix[] | null;
   partitionRows: number;
 }
+
+const NO_SUFFIX: WindowSuffix = { rows: 0, peerRows: 0, columns: [] };
 
 /** What the window stage needs to build one range's task. */
 export interface RangeJob {
@@ -60,6 +71,8 @@ export class WindowRanges {
   constructor(
     private readonly ctx: RunContext,
     private readonly plan: WindowStagePlan,
+    /** Scratch of a task that loads `rows` rows of `loadBytes` (two ranges, in the suffix pass). */
+    private readonly scratchOf: (rows: number, loadBytes: number) => number,
   ) {}
 
   /** The oversized hook: the unit's rows cut into ranges, or null (a range is never cut again; one distinct tuple). */
@@ -86,8 +99,40 @@ export class WindowRanges {
     const routing = { kind: 'sortRange' as const, keys: orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
     const sub = await reroute(ctx, ex!, unit.p, routing, 'window.ranges');
     const order = sub.nonEmpty();
-    this.sets.set(sub, { order, firstIds: rebuildData(split.ids).values as Uint32Array, carries: new Map(), partitionRows: rows });
+    const suffixes = needsSuffix(resolved.columns, resolved.measures) ? await this.suffixPass(sub, order) : null;
+    this.sets.set(sub, { order, firstIds: rebuildData(split.ids).values as Uint32Array, carries: new Map(), suffixes, partitionRows: rows });
     return { units: order.map((p) => ({ sides: [sub], p, level: unit.level + 1 })), owned: [sub], chained: true };
+  }
+
+  /**
+   * suffixes[k] for k >= 2 (ranges 0 and 1 are never after a task's loaded rows), from the last
+   * range back, one task at a time: each needs the one after it.
+   */
+  private async suffixPass(ex: Exchange, order: number[]): Promise<WindowSuffix[]> {
+    const { ctx, plan } = this;
+    const suffixes: WindowSuffix[] = new Array<WindowSuffix>(order.length + 1).fill(NO_SUFFIX);
+    for (let k = order.length - 1; k >= 2; k--) {
+      const pair = [order[k - 1]!, order[k]!];
+      const [scratch] = await ctx.loans('window.suffix', [this.scratchOf(pair.reduce((t, r) => t + ex.rowsOf(r), 0), pair.reduce((t, r) => t + loadBytesOf(ex, r), 0)) + LOAN_SLACK]);
+      try {
+        const done = await ctx.task({
+          kind: 'windowSuffix',
+          before: ex.inputFor(pair[0]!),
+          input: ex.inputFor(pair[1]!),
+          partitionBy: plan.partitionPos,
+          orderBy: plan.orderPos,
+          measures: plan.measurePos,
+          window: plan.resolved,
+          next: suffixes[k + 1]!,
+          scratch: scratch!.buffer,
+        });
+        ctx.stats.overflowBytes += done.scratch.overflow;
+        suffixes[k] = done.value;
+      } finally {
+        scratch!.release();
+      }
+    }
+    return suffixes;
   }
 
   /** The range job of a unit cut by `cut`, or null for an ordinary partition. */
@@ -107,7 +152,8 @@ export class WindowRanges {
         before: before >= 0 ? { input: ex.inputFor(before), firstId: firstId(before) } : null,
         after: after >= 0 ? { input: ex.inputFor(after), firstId: firstId(after), more: k + 2 < set.order.length } : null,
         firstId: firstId(p),
-        carry: set.carries.get(k) ?? { rows: 0, peerRows: 0, peers: 0, running: [] },
+        carry: set.carries.get(k) ?? NO_CARRY,
+        suffix: set.suffixes ? set.suffixes[k + 2] ?? NO_SUFFIX : null,
         partitionRows: set.partitionRows,
         budget: this.ctx.budget.limit,
       }),

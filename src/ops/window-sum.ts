@@ -17,6 +17,8 @@
  *   starting at lo. The summation tree depends only on m and the frame's values, never on its
  *   position, so equal frames give bit-identical sums; m-1 additions ⇒ error ≤ (m-1)·2^-53·Σ|x|.
  *   NULLs are replaced by -0 (an exact identity of IEEE addition). NaN/±Inf propagate.
+ *   Frames from UNBOUNDED PRECEDING take the same blocks largest first (floatRunningSums), so
+ *   that a partition too big for one task can run in ranges (window-outside.ts).
  * Cost: O(n) per measure for the prefix + O(1) per row per column; floats O(n log W) per column.
  */
 import type { Allocator, KeyColumn, TypedArray } from '../types/keys.js';
@@ -230,6 +232,59 @@ export function floatSums(col: KeyColumn, n: number, jobs: FloatSumJob[], alloc:
   }
 }
 
+/**
+ * Canonical sums of frames from UNBOUNDED PRECEDING, [lo, hi) with lo the group's start: the
+ * binary decomposition of the length, LARGEST block first from lo, each block pairwise, folded
+ * left to right (window-outside.ts: the order a range of a partition too big for one task can
+ * continue from the state it is handed). One binary counter per group: a row's frame only grows
+ * from the row before, each push amortized O(1), each fold O(log m).
+ */
+export function floatRunningSums(base: Float64Array, lo: Int32Array, hi: Int32Array, out: Float64Array): void {
+  const sizes = new Float64Array(64);
+  const sums = new Float64Array(64);
+  let top = 0;
+  let start = -1;
+  let end = -1;
+  for (let r = 0; r < lo.length; r++) {
+    const a = lo[r]!;
+    const b = hi[r]!;
+    if (a !== start || b < end) {
+      start = a;
+      end = a;
+      top = 0;
+    }
+    for (; end < b; end++) {
+      let size = 1;
+      let sum = base[end]!;
+      while (top > 0 && sizes[top - 1] === size) {
+        sum = sums[--top]! + sum;
+        size *= 2;
+      }
+      sizes[top] = size;
+      sums[top++] = sum;
+    }
+    let acc = top > 0 ? sums[0]! : 0;
+    for (let k = 1; k < top; k++) acc = acc + sums[k]!;
+    out[r] = acc;
+  }
+}
+
+/** floatRunningSums' order folded from scratch for one frame (naive path; O(m)). */
+export function floatRunningSumNaive(base: Float64Array, a: number, b: number): number {
+  const m = b - a;
+  let acc = 0;
+  let pos = a;
+  let first = true;
+  for (let size = 2 ** Math.floor(Math.log2(Math.max(1, m))); size >= 1; size /= 2) {
+    if ((m & size) === 0) continue;
+    const x = pairwise(base, pos, size);
+    acc = first ? x : acc + x;
+    first = false;
+    pos += size;
+  }
+  return acc;
+}
+
 /** The same canonical order, folded from scratch for one frame (naive path; O(m)). */
 export function floatSumNaive(base: Float64Array, a: number, b: number): number {
   const m = b - a;
@@ -302,7 +357,7 @@ export function intMeanRounded(prefix: IntPrefix, lo: Int32Array, hi: Int32Array
 const chunks = new Float64Array(6);
 
 /** round_half_even((h·2^64 + mm·2^32 + l) / m) into out32[2r..2r+1] (the result fits int64). */
-function meanOfWide(h: number, mm: number, l: number, m: number, out32: Uint32Array, r: number): void {
+export function meanOfWide(h: number, mm: number, l: number, m: number, out32: Uint32Array, r: number): void {
   const neg = h < 0;
   if (neg) {
     // two's-complement negation of the 96-bit value

@@ -47,6 +47,8 @@ import {
 import {
   countPrefix,
   floatBase,
+  floatRunningSumNaive,
+  floatRunningSums,
   floatSumNaive,
   floatSums,
   intMeanRounded,
@@ -251,7 +253,16 @@ function run(input: WindowKernelInput, alloc: WindowAlloc, naive: boolean): Wind
 
 const VARIANCE_FNS = new Set(['stddev', 'variance', 'stddevPop', 'varPop']);
 
-/** One level-by-level pass per float measure for all its sum/avg columns. */
+/**
+ * Whether a column's frame runs from UNBOUNDED PRECEDING to a bounded end: its float sums take
+ * the start-anchored order (window-sum.ts floatRunningSums), which ranges of a partition too
+ * big for one task continue from a carried state (window-outside.ts).
+ */
+export function isRunningFrame(col: ResolvedWindowColumn): boolean {
+  return col.frame !== null && col.frame.preceding === null && col.frame.following !== null;
+}
+
+/** One level-by-level pass per float measure for all its sum/avg columns (running frames: one counter pass each). */
 function prepareFloatSums(ctx: Ctx): void {
   const { window, measures, n } = ctx.input;
   const byMeasure = new Map<number, { col: ResolvedWindowColumn; job: FloatSumJob }[]>();
@@ -259,6 +270,11 @@ function prepareFloatSums(ctx: Ctx): void {
     if ((col.fn !== 'sum' && col.fn !== 'avg') || col.measure < 0 || !isFloatCol(measures[col.measure]!)) continue;
     const fb = framesOf(ctx, col);
     const out = ctx.alloc(Float64Array, n);
+    if (isRunningFrame(col)) {
+      floatRunningSums(floatBase(measures[col.measure]!, n, ctx.alloc), fb.lo, fb.hi, out);
+      ctx.floatOut.set(col, out);
+      continue;
+    }
     const list = byMeasure.get(col.measure) ?? [];
     list.push({ col, job: { lo: fb.lo, hi: fb.hi, maxWidth: fb.maxWidth, out } });
     byMeasure.set(col.measure, list);
@@ -475,6 +491,7 @@ function floatNaive(ctx: Ctx, col: ResolvedWindowColumn, mc: KeyColumn, valid: U
   const { lo, hi } = framesOf(ctx, col);
   const mv = mc.valid;
   const base = floatBase(mc, n, ctx.alloc);
+  const running = isRunningFrame(col);
   const o = ctx.alloc(Float64Array, n) as Float64Array;
   for (let r = 0; r < n; r++) {
     let c = 0;
@@ -483,7 +500,7 @@ function floatNaive(ctx: Ctx, col: ResolvedWindowColumn, mc: KeyColumn, valid: U
       o[r] = 0;
       continue;
     }
-    const s = floatSumNaive(base, lo[r]!, hi[r]!);
+    const s = running ? floatRunningSumNaive(base, lo[r]!, hi[r]!) : floatSumNaive(base, lo[r]!, hi[r]!);
     o[r] = col.fn === 'sum' ? s : s / c;
   }
   return values(col, o, valid);

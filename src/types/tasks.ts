@@ -13,6 +13,7 @@ import type { ErrorEnvelope } from '../errors.js';
 import type { BoundExpr } from '../expr/bind.js';
 import type { AsofKeyPlan, NormalizedTolerance } from '../ops/asof-keys.js';
 import type { ResolvedExplode } from '../ops/explode-spec.js';
+import type { HaloCarry, HaloSuffix } from '../ops/window-halo.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
 import type { GroupFnName } from '../ops/groupby-spec.js';
 import type { JoinHow, KeyScale } from '../ops/join-spec.js';
@@ -168,21 +169,18 @@ export interface RowsOutput {
 /**
  * Window state carried from one sort range of an oversized partition to the next (ranges run
  * in order): about the partition group of the first row of the task's `before` range, the rows
- * of that group that come before `before` (range order: partition keys, order keys, row id).
+ * of that group that come before `before` (range order: partition keys, order keys, row id):
+ * their count, the straddling peer group's rows, the peer groups, and per column the states of
+ * src/ops/window-outside.ts (running frames: those rows; whole-partition frames: the group's).
  */
-export interface WindowCarry {
-  /** Rows of the group before it (0: the group starts in the task's rows). */
-  rows: number;
-  /** Of those, the rows of the peer group the first row belongs to. */
-  peerRows: number;
-  /** Distinct peer groups with rows among them. */
-  peers: number;
-  /**
-   * Per window column with a running frame (count / integer sum, UNBOUNDED PRECEDING): the
-   * non-NULL count and the wrapping int64 sum (32-bit words) of those rows; null otherwise.
-   */
-  running: Array<{ count: number; lo: number; hi: number } | null>;
-}
+export type WindowCarry = HaloCarry;
+
+/**
+ * What a range's task needs to know of the rows after its loaded ones, in the group of its last
+ * loaded row (the suffix pass, run from the last range back, src/coordinator/window-ranges.ts):
+ * their count, those of the last row's peer group, and the states of frames to UNBOUNDED FOLLOWING.
+ */
+export type WindowSuffix = HaloSuffix;
 
 /**
  * One sort range of a window partition too big for one task (src/coordinator/window-ranges):
@@ -199,6 +197,8 @@ export interface WindowHalo {
   /** Row id of the range's own first row (-1: it is the partition's first range). */
   firstId: number;
   carry: WindowCarry;
+  /** The rows after the loaded ones (null: no suffix pass; a group may go on unknown). */
+  suffix: WindowSuffix | null;
   /** Rows of the whole partition, and the budget, for the error message. */
   partitionRows: number;
   budget: number;
@@ -221,6 +221,24 @@ export interface WindowTask {
   out: OutputRouting | RowsOutput;
   /** Set for a sort range of an oversized partition (see WindowHalo). */
   halo?: WindowHalo;
+  scratch: SharedArrayBuffer | null;
+}
+
+/**
+ * One step of the suffix pass (src/coordinator/window-ranges.ts): range j-1 (`before`, whose
+ * last row names the group) and range j (`input`) loaded and sorted as a window task does; the
+ * reply is the suffix range j-1's task needs: src/ops/window-halo.ts suffixOf, from `next`
+ * (the one range j was handed).
+ */
+export interface WindowSuffixTask {
+  kind: 'windowSuffix';
+  before: PartitionInput;
+  input: PartitionInput;
+  partitionBy: number[];
+  orderBy: number[];
+  measures: number[];
+  window: ResolvedWindow;
+  next: WindowSuffix;
   scratch: SharedArrayBuffer | null;
 }
 
@@ -564,6 +582,7 @@ export type Task =
   | PartitionTask
   | RouteTask
   | WindowTask
+  | WindowSuffixTask
   | AsofTask
   | AssembleTask
   | RowLocalTask
@@ -583,6 +602,7 @@ export interface TaskResults {
   partition: RoutedChunks;
   route: RouteResult;
   window: KernelResult;
+  windowSuffix: WindowSuffix;
   asof: KernelResult;
   assemble: ColumnsResult;
   rowlocal: ColumnsResult;

@@ -22,7 +22,7 @@ import { runRouteTask } from './route-task.js';
 import { runRowLocalTask } from './rowlocal-task.js';
 import { beginScratch, endScratch } from './scratch.js';
 import { runSortSampleTask, runSortTask } from './sort-task.js';
-import { runWindowTask } from './window-task.js';
+import { runWindowSuffixTask, runWindowTask } from './window-task.js';
 
 async function runTask(task: Task): Promise<unknown> {
   switch (task.kind) {
@@ -32,6 +32,8 @@ async function runTask(task: Task): Promise<unknown> {
       return runRouteTask(task);
     case 'window':
       return runWindowTask(task);
+    case 'windowSuffix':
+      return runWindowSuffixTask(task);
     case 'asof':
       return runAsofTask(task);
     case 'assemble':

@@ -20,10 +20,10 @@ import { toKeyColumn } from '../columns/shared.js';
 import { computeWindow, computeWindowNaive, type WindowColumnOut, type WindowKernelInput } from '../ops/window.js';
 import { ExecutionError } from '../errors.js';
 import { words64 } from '../ops/int64-words.js';
-import { applyCarry, carryOut, firstUnreachable, groupAt, type HaloCuts } from '../ops/window-halo.js';
+import { applyOutside, carryOut, firstUnreachable, groupAt, NO_CARRY, suffixOf, type HaloCuts } from '../ops/window-halo.js';
 import { formatBytes } from '../memory/budget.js';
 import type { Allocator, KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import type { KernelResult, WindowCarry, WindowHalo, WindowTask } from '../types/tasks.js';
+import type { KernelResult, WindowCarry, WindowHalo, WindowSuffix, WindowSuffixTask, WindowTask } from '../types/tasks.js';
 import { scatterDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
@@ -67,8 +67,8 @@ export function distinctIdsOf(col: KeyColumn, n: number): { ids: Int32Array; cou
 /** The window settings of a task (a window task's, or a fused window + group-by task's). */
 export type WindowSpec = Pick<WindowTask, 'partitionBy' | 'orderBy' | 'measures' | 'window' | 'naive'>;
 
-/** The kernel's outputs for a loaded partition in sorted order, that order (sorted position -> row) and the permuted measures. */
-function computeSorted(part: LoadedPartition, task: WindowSpec): { outs: WindowColumnOut[]; perm: Uint32Array; measures: KeyColumn[]; input: WindowKernelInput } {
+/** A loaded partition sorted for the kernel: its input in sorted order, and that order (sorted position -> row). */
+function sortedInput(part: LoadedPartition, task: Omit<WindowSpec, 'naive'>): { input: WindowKernelInput; perm: Uint32Array } {
   const n = part.n;
   const key = (i: number): KeyColumn => toKeyColumn(part.columns[i]!);
 
@@ -93,8 +93,32 @@ function computeSorted(part: LoadedPartition, task: WindowSpec): { outs: WindowC
     window,
     distinctIds: measures.map((m, i) => (window.columns.some((c) => c.fn === 'countDistinct' && c.measure === i) ? distinctIdsOf(m, n) : null)),
   };
+  return { input, perm };
+}
+
+/** The kernel's outputs for a loaded partition in sorted order, that order (sorted position -> row) and the permuted measures. */
+function computeSorted(part: LoadedPartition, task: WindowSpec): { outs: WindowColumnOut[]; perm: Uint32Array; measures: KeyColumn[]; input: WindowKernelInput } {
+  const { input, perm } = sortedInput(part, task);
   const outs = task.naive ? computeWindowNaive(input, scratchAlloc) : computeWindow(input, scratchAlloc);
-  return { outs, perm, measures, input };
+  return { outs, perm, measures: input.measures, input };
+}
+
+/**
+ * One step of the suffix pass (WindowSuffixTask): the range and the one before it, sorted as a
+ * range task sorts them, and the suffix the one before needs (src/ops/window-halo suffixOf).
+ */
+export async function runWindowSuffixTask(task: WindowSuffixTask): Promise<WindowSuffix> {
+  const own = await loadPartition(task.input);
+  const { part, own: at } = await joinLoads(await loadPartition(task.before), own, null);
+  const { input, perm } = sortedInput(part, task);
+  const n = part.n;
+  // The range's first row: the least of its (keys, row id) tuples, the one sorted first among its rows.
+  let q = -1;
+  for (let i = 0; i < n && q < 0; i++) if (perm[i]! >= at.start) q = i;
+  const g = groupAt(input.groupStarts, q);
+  let inOwn = 0;
+  for (let i = input.groupStarts[g]!; i < input.groupStarts[g + 1]!; i++) if (perm[i]! >= at.start) inOwn++;
+  return suffixOf(input, q, inOwn === own.n, task.next, scratchAlloc);
 }
 
 /**
@@ -185,8 +209,11 @@ function directOrder(loadIds: Uint32Array, rowPerm: Uint32Array, n: number, own:
  * rows by load position.
  */
 async function withHalo(own: LoadedPartition, halo: WindowHalo): Promise<{ part: LoadedPartition; own: { start: number; end: number } }> {
-  const before = halo.before ? await loadPartition(halo.before.input) : null;
-  const after = halo.after ? await loadPartition(halo.after.input) : null;
+  return joinLoads(halo.before ? await loadPartition(halo.before.input) : null, own, halo.after ? await loadPartition(halo.after.input) : null);
+}
+
+/** Loaded ranges as one partition, in this order; `own` marks the middle one's rows by load position. */
+function joinLoads(before: LoadedPartition | null, own: LoadedPartition, after: LoadedPartition | null): { part: LoadedPartition; own: { start: number; end: number } } {
   const parts = [before, own, after].filter((x): x is LoadedPartition => x !== null);
   const start = before ? before.n : 0;
   if (parts.length === 1) return { part: own, own: { start, end: start + own.n } };
@@ -230,24 +257,25 @@ function keepOwnRows(
   const firstLoaded = halo.before ? positionOf(halo.before.firstId) : positionOf(halo.firstId);
   const leftGroup = firstLoaded < 0 ? -1 : groupAt(input.groupStarts, firstLoaded);
   let rightGroup = -1;
-  if (halo.after?.more) {
-    // The group of the last loaded row goes on only if it holds all of the after range.
+  if (halo.after?.more && (halo.suffix === null || halo.suffix.rows > 0)) {
+    // The last loaded row's group goes on, and has own rows, only if it holds all of the after
+    // range (else it starts inside it). Without the suffix pass it may go on.
     const g = groupAt(input.groupStarts, positionOf(halo.after.firstId));
     let inAfter = 0;
     for (let i = input.groupStarts[g]!; i < input.groupStarts[g + 1]!; i++) if (perm[i]! >= own.end) inAfter++;
     if (inAfter === n - own.end) rightGroup = g;
   }
-  const cuts: HaloCuts = { leftGroup, rightGroup, carry: halo.carry };
+  const cuts: HaloCuts = { leftGroup, rightGroup, carry: halo.carry, suffix: halo.suffix };
   const col = firstUnreachable(input, outs, keep, cuts, scratchAlloc);
   if (col) {
     throw new ExecutionError(
       'PARTITION_TOO_LARGE',
-      `window: column ${JSON.stringify(col.name)} (${col.fn}, ${col.frameText}) needs rows beyond what one task can hold: its partition has ${halo.partitionRows} rows, too many for one task within the memory budget of ${formatBytes(halo.budget)}, so it runs in sort ranges of about ${own.end - own.start} rows, each seeing its neighbours only. On such a partition, frames must stay within a neighbour range (no UNBOUNDED frames, no RANGE/GROUPS offsets wider than a range), lag/lead must find their row there, and percentRank/cumeDist/ntile (which need the partition's size) are not available: raise memoryBudget, or add a partitionBy key`,
+      `window: column ${JSON.stringify(col.name)} (${col.fn}, ${col.frameText}) needs rows beyond what one task can hold: its partition has ${halo.partitionRows} rows, too many for one task within the memory budget of ${formatBytes(halo.budget)}, so it runs in sort ranges of about ${own.end - own.start} rows, each seeing its neighbours only. On such a partition, bounded frame sides must stay within a neighbour range (no RANGE/GROUPS offsets wider than a range), lag/lead must find their row there, and UNBOUNDED frame sides are available for count, sum and avg of numbers only: raise memoryBudget, or add a partitionBy key`,
       { column: col.name, fn: col.fn, rows: halo.partitionRows, budget: halo.budget },
     );
   }
-  applyCarry(input, outs, cuts, scratchAlloc);
-  const carry = halo.firstId < 0 ? { rows: 0, peerRows: 0, peers: 0, running: [] } : carryOut(input, positionOf(halo.firstId), cuts, scratchAlloc);
+  applyOutside(input, outs, cuts, scratchAlloc);
+  const carry = halo.firstId < 0 ? NO_CARRY : carryOut(input, positionOf(halo.firstId), cuts, scratchAlloc);
   const idx = scratchAlloc(Int32Array, kept);
   for (let i = 0, k = 0; i < n; i++) if (keep[i]) idx[k++] = i;
   const keptPerm = scratchAlloc(Uint32Array, kept);
