@@ -87,7 +87,7 @@ const SUPPORTED: Record<string, Both> = {
   wc: W.count('v').rows('unbounded', 'unbounded'),
   wa: W.avg('v').rows('unbounded', 'unbounded'),
   pr: W.percentRank(),
-  cd: W.cumeDist(),
+  cu: W.cumeDist(),
   nt: W.ntile(4),
 };
 
