@@ -66,11 +66,22 @@ export function encodeFlatBatch(columns: A.Data[], length: number): EncodedBatch
       add(bytesOf(data.values, Number(offsets[length])));
     }
   }
+  const head = messageHead(length, nodes, regions, bodyBytes);
+  return { numRows: length, chunks: [head, ...body], bytes: head.byteLength + bodyBytes };
+}
+
+/**
+ * The framing and metadata of a record batch message (continuation marker, metadata length,
+ * the flatbuffer padded to 8 bytes), to be followed by `bodyBytes` of body buffers laid out as
+ * `regions` say (each padded to 8 bytes).
+ */
+export function messageHead(length: number, nodes: FieldNode[], regions: BufferRegion[], bodyBytes: number): Uint8Array {
   const metadata = Message.encode(Message.from(new RecordBatchHeader(length, nodes, regions, null), bodyBytes));
   const framed = align8(metadata.byteLength + 8);
-  const prefix = new Int32Array([-1, framed - 8]);
-  const chunks = [new Uint8Array(prefix.buffer), metadata];
-  if (framed > metadata.byteLength + 8) chunks.push(PADDING.subarray(0, framed - metadata.byteLength - 8));
-  chunks.push(...body);
-  return { numRows: length, chunks, bytes: framed + bodyBytes };
+  const head = new Uint8Array(framed);
+  new Int32Array(head.buffer, 0, 2).set([-1, framed - 8]);
+  head.set(metadata, 8);
+  return head;
 }
+
+export { BufferRegion, FieldNode };

@@ -16,16 +16,18 @@ import * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { concatData } from '../columns/gather.js';
-import { batchFromColumns, chunkDescBytes, descSlicer, flatLayoutOf, flatViewOf, rebuildWithType, uint32At } from '../columns/shared.js';
+import { batchFromColumns, chunkDescBytes, descSlicer, flatLayoutOf, flatViewOf, rebuildWithType, uint32At, viewOf } from '../columns/shared.js';
 import { encodeFlatBatch, type EncodedBatch } from '../io/ipc-encode.js';
 import type { MemoryBudget, Reservation } from '../memory/budget.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
+import { newLocalBuffer, releaseLocalBuffer } from '../memory/mapped-buffers.js';
 import { SpillWriter } from '../memory/spill-file.js';
 import type { RunDir } from '../memory/temp-dir.js';
 import type { ColumnDesc, SchemaDesc } from '../types/column.js';
 import type { ChunkDesc, PartitionInput, RoutedChunks } from '../types/tasks.js';
 import { routedParts, type RoutedPart } from './routed-parts.js';
 import { SpillIndex } from './spill-index.js';
+import { mergeable, mergedHead, ReplyColumns, segmentBytes, writeMerged as writeMergedMessage, type Segment } from './spill-merge.js';
 
 /** What an exchange needs from its run. */
 export interface ExchangeEnv {
@@ -66,6 +68,8 @@ interface Slab {
   reply: RoutedChunks;
   /** The reply's columns' slicers (row ids first), made at the first cut. */
   slicers: Array<(start: number, length: number) => ColumnDesc> | null;
+  /** The reply's columns viewed for a spill merge, made at the first spill. */
+  flat: ReplyColumns | null;
 }
 
 export class Exchange {
@@ -85,6 +89,8 @@ export class Exchange {
   private readonly spillTypes: A.DataType[];
   /** Every spilled column is flat: merged runs are framed as messages directly (even a run of one chunk). */
   private readonly flat: boolean;
+  /** Every spilled column is flat with 32-bit offsets: spills merge straight from the replies (spill-merge.ts). */
+  private readonly mergeable: boolean;
   private tail: Promise<void> = Promise.resolve();
   private spilledAny = false;
 
@@ -105,6 +111,7 @@ export class Exchange {
     this.spillSchema = new A.Schema([new A.Field('__row_id', new A.Uint32(), false), ...s.fields]);
     this.spillTypes = this.spillSchema.fields.map((f) => f.type);
     this.flat = this.spillTypes.every((t) => flatLayoutOf(t) !== null);
+    this.mergeable = mergeable(this.spillTypes);
   }
 
   /** Bytes held in memory now. */
@@ -131,15 +138,16 @@ export class Exchange {
   private async addNow(result: RoutedChunks, routed: RoutedBuffer | null): Promise<void> {
     const { rowIds, bounds } = result;
     let destinations = 0;
-    for (let d = 0; rowIds && d + 1 < bounds.length; d++) {
+    const ids = rowIds ? viewOf(Uint32Array, rowIds.values!) : null;
+    for (let d = 0; ids && d + 1 < bounds.length; d++) {
       const start = bounds[d]!;
       const end = bounds[d + 1]!;
       if (end === start) continue;
       destinations++;
       this.rows[d]! += end - start;
       // A destination's rows hold ascending ids: its first and last bound them.
-      if (uint32At(rowIds, start) < this.maxRowId[d]!) this.interleaved[d] = true;
-      this.maxRowId[d] = Math.max(this.maxRowId[d]!, uint32At(rowIds, end - 1));
+      if (ids[start]! < this.maxRowId[d]!) this.interleaved[d] = true;
+      this.maxRowId[d] = Math.max(this.maxRowId[d]!, ids[end - 1]!);
     }
     if (destinations === 0) {
       routed?.release();
@@ -149,14 +157,14 @@ export class Exchange {
     if (this.reservation.tryGrow(result.extraBytes, this.env.leave(routed?.buffer.byteLength ?? 0))) {
       // Repointed (keepBuffer) before the reply is cut into chunks, which then view the copy.
       const buffer = routed ? this.keepBuffer(result, routed) : null;
-      const slab = this.slabs.push({ buffer, bytes: result.extraBytes + (buffer?.byteLength ?? 0), pending: destinations, reply: result, slicers: null }) - 1;
+      const slab = this.slabs.push({ buffer, bytes: result.extraBytes + (buffer?.byteLength ?? 0), pending: destinations, reply: result, slicers: null, flat: null }) - 1;
       for (let d = 0; d + 1 < bounds.length; d++) if (bounds[d + 1]! > bounds[d]!) this.slabsOf[d]!.push(slab);
       return;
     }
     try {
       // Spill what is kept together with the new regions, one batch per destination: a piece
       // then holds the exchange's memory's worth of a destination, not one routing task's share.
-      await this.spillChunks(routedParts(result));
+      await this.spillKeptWith(result);
     } finally {
       // Spilled (or failed): nothing refers to the task's buffer any more.
       routed?.release();
@@ -195,7 +203,7 @@ export class Exchange {
     const next = this.tail.then(async () => {
       if (this.slabsOf.every((s) => s.length === 0)) return 0;
       const before = this.reservation.size;
-      await this.spillChunks([]);
+      await this.spillKeptWith(null);
       return before - this.reservation.size;
     });
     this.tail = next.then(
@@ -205,12 +213,100 @@ export class Exchange {
     return next;
   }
 
-  /** Writes the kept chunks and the new `regions` to the spill file and drops what was kept. */
-  private async spillChunks(regions: RoutedPart[]): Promise<void> {
-    const lists: ChunkDesc[][] = this.slabsOf.map((_, p) => this.chunksOf(p));
-    for (const { partition, chunk } of regions) lists[partition]!.push(chunk);
-    await this.writeMerged(lists);
+  /** Writes the kept rows and those of a new reply (`fresh`) to the spill file and drops what was kept. */
+  private async spillKeptWith(fresh: RoutedChunks | null): Promise<void> {
+    if (this.mergeable) await this.writeSegments(fresh);
+    else {
+      const lists: ChunkDesc[][] = this.slabsOf.map((_, p) => this.chunksOf(p));
+      if (fresh) for (const { partition, chunk } of routedParts(fresh)) lists[partition]!.push(chunk);
+      await this.writeMerged(lists);
+    }
     for (let p = 0; p < this.partitions; p++) if (this.slabsOf[p]!.length > 0) this.drop(p);
+  }
+
+  /**
+   * Flat columns (spill-merge.ts): each destination's rows of the kept replies and `fresh`, in
+   * row-id order, as merged batches of at most about pieceBytes, written straight from the
+   * replies into one output buffer (`<name>.merge`), a few destinations per write.
+   */
+  private async writeSegments(fresh: RoutedChunks | null): Promise<void> {
+    const writer = await this.spillWriter();
+    const freshColumns = fresh?.rowIds ? new ReplyColumns(fresh, this.spillTypes) : null;
+    const merge = this.env.budget.reserve(`${this.name}.merge`);
+    const buf: { out: Uint8Array | null } = { out: null };
+    let used = 0;
+    let batches: EncodedBatch[] = [];
+    let dests: number[] = [];
+    let bytes = 0;
+    const flush = async (): Promise<void> => {
+      if (batches.length === 0) return;
+      const pieces = await writer.appendMany(batches);
+      dests.forEach((p, i) => this.pieces.add(p, pieces[i]!.start, pieces[i]!.end, pieces[i]!.rows));
+      this.env.spilled(bytes, false);
+      buf.out!.fill(0, 0, used);
+      batches = [];
+      dests = [];
+      bytes = 0;
+      used = 0;
+    };
+    // The output buffer: two pieces' worth, or what the budget lends (at least one run); null
+    // when not even that can be lent.
+    const room = (need: number): Uint8Array | null => {
+      if (buf.out && need <= buf.out.byteLength) return buf.out;
+      if (buf.out) {
+        releaseLocalBuffer(buf.out.buffer as ArrayBuffer);
+        merge.shrink(merge.size);
+        buf.out = null;
+      }
+      let size = Math.max(need, 2 * this.env.pieceBytes + 4096);
+      if (!merge.tryGrow(size, 0)) {
+        size = need;
+        if (!merge.tryGrow(size, 0)) return null;
+      }
+      buf.out = new Uint8Array(newLocalBuffer(size), 0, size);
+      return buf.out;
+    };
+    try {
+      for (let p = 0; p < this.partitions; p++) {
+        const segments: Segment[] = [];
+        for (const s of this.slabsOf[p]!) {
+          const slab = this.slabs[s]!;
+          slab.flat ??= new ReplyColumns(slab.reply, this.spillTypes);
+          segments.push({ from: slab.flat, start: slab.reply.bounds[p]!, rows: slab.reply.bounds[p + 1]! - slab.reply.bounds[p]! });
+        }
+        if (freshColumns && fresh!.bounds[p + 1]! > fresh!.bounds[p]!) segments.push({ from: freshColumns, start: fresh!.bounds[p]!, rows: fresh!.bounds[p + 1]! - fresh!.bounds[p]! });
+        if (segments.length === 0) continue;
+        if (segments.length > 1) segments.sort((a, b) => a.from.ids[a.start]! - b.from.ids[b.start]!);
+        for (const run of segmentRuns(segments, this.env.pieceBytes)) {
+          const head = mergedHead(run);
+          const size = head.head.byteLength + head.bodyBytes;
+          if (buf.out && used + size > buf.out.byteLength) await flush();
+          const into = room(size);
+          if (!into) {
+            // Not even this run's message can be lent: its segments go out as they lie in the replies.
+            await flush();
+            const pieces = await writer.appendMany(run.map((seg) => this.batchOf(segmentChunk(seg))));
+            pieces.forEach((piece) => this.pieces.add(p, piece.start, piece.end, piece.rows));
+            const data = run.reduce((t, seg) => t + segmentBytes(seg), 0);
+            this.spilledData[p]! += data;
+            this.env.spilled(data, false);
+            continue;
+          }
+          writeMergedMessage(into, used, head, run);
+          batches.push({ numRows: head.rows, chunks: [into.subarray(used, used + size)], bytes: size });
+          dests.push(p);
+          used += size;
+          const data = head.bodyBytes;
+          this.spilledData[p]! += data;
+          bytes += data;
+          if (batches.length >= 256) await flush();
+        }
+      }
+      await flush();
+    } finally {
+      if (buf.out) releaseLocalBuffer(buf.out.buffer as ArrayBuffer);
+      merge.free();
+    }
   }
 
   /**
@@ -428,6 +524,29 @@ function inRowIdOrder(chunks: ChunkDesc[]): ChunkDesc[] {
     .map((chunk) => ({ chunk, first: uint32At(chunk.rowIds, 0) }))
     .sort((a, b) => a.first - b.first)
     .map((x) => x.chunk);
+}
+
+/** A segment's rows as a chunk (views of its reply's regions). */
+function segmentChunk(seg: Segment): ChunkDesc {
+  const r = seg.from.reply;
+  const [ids, ...columns] = [r.rowIds!, ...r.columns].map((d) => descSlicer(d)(seg.start, seg.rows));
+  return { length: seg.rows, rowIds: ids!, columns };
+}
+
+/** Consecutive segments grouped into runs of at most `maxBytes` (a segment bigger than that alone). */
+function segmentRuns(segments: Segment[], maxBytes: number): Segment[][] {
+  const runs: Segment[][] = [];
+  let bytes = Infinity;
+  for (const s of segments) {
+    const b = segmentBytes(s);
+    if (bytes + b > maxBytes) {
+      runs.push([]);
+      bytes = 0;
+    }
+    runs[runs.length - 1]!.push(s);
+    bytes += b;
+  }
+  return runs;
 }
 
 /** Consecutive chunks grouped into runs of at most `maxBytes` (a chunk bigger than that alone). */
