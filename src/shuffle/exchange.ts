@@ -20,7 +20,6 @@ import { batchFromColumns, chunkDescBytes, descSlicer, flatLayoutOf, flatViewOf,
 import { encodeFlatBatch, type EncodedBatch } from '../io/ipc-encode.js';
 import type { MemoryBudget, Reservation } from '../memory/budget.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
-import { newLocalBuffer, releaseLocalBuffer } from '../memory/mapped-buffers.js';
 import { SpillWriter } from '../memory/spill-file.js';
 import type { RunDir } from '../memory/temp-dir.js';
 import type { ColumnDesc, SchemaDesc } from '../types/column.js';
@@ -243,27 +242,23 @@ export class Exchange {
       const pieces = await writer.appendMany(batches);
       dests.forEach((p, i) => this.pieces.add(p, pieces[i]!.start, pieces[i]!.end, pieces[i]!.rows));
       this.env.spilled(bytes, false);
-      buf.out!.fill(0, 0, used);
       batches = [];
       dests = [];
       bytes = 0;
       used = 0;
     };
-    // The output buffer: two pieces' worth, or what the budget lends (at least one run); null
-    // when not even that can be lent.
+    // The output buffer, a pooled one (a fresh mapping per spill, and giving it back, took
+    // 1.7 s of the coordinator in a 10M x 10M ASOF at 64 MiB): two pieces' worth, or what the
+    // budget lends (at least one run); null when not even that can be lent.
     const room = (need: number): Uint8Array | null => {
       if (buf.out && need <= buf.out.byteLength) return buf.out;
       if (buf.out) {
-        releaseLocalBuffer(buf.out.buffer as ArrayBuffer);
-        merge.shrink(merge.size);
+        this.env.pool.give(merge, buf.out.buffer as SharedArrayBuffer);
         buf.out = null;
       }
-      let size = Math.max(need, 2 * this.env.pieceBytes + 4096);
-      if (!merge.tryGrow(size, 0)) {
-        size = need;
-        if (!merge.tryGrow(size, 0)) return null;
-      }
-      buf.out = new Uint8Array(newLocalBuffer(size), 0, size);
+      const taken = this.env.pool.tryTake(merge, Math.max(need, 2 * this.env.pieceBytes + 4096), 'brief') ?? this.env.pool.tryTake(merge, need, 'exact');
+      if (!taken) return null;
+      buf.out = new Uint8Array(taken);
       return buf.out;
     };
     try {
@@ -292,6 +287,7 @@ export class Exchange {
             this.env.spilled(data, false);
             continue;
           }
+          into.fill(0, used, used + size); // bits are or-ed in
           writeMergedMessage(into, used, head, run);
           batches.push({ numRows: head.rows, chunks: [into.subarray(used, used + size)], bytes: size });
           dests.push(p);
@@ -304,7 +300,7 @@ export class Exchange {
       }
       await flush();
     } finally {
-      if (buf.out) releaseLocalBuffer(buf.out.buffer as ArrayBuffer);
+      if (buf.out) this.env.pool.give(merge, buf.out.buffer as SharedArrayBuffer);
       merge.free();
     }
   }

@@ -198,10 +198,10 @@ export function writeMerged(out: Uint8Array, at: number, { head, rows, nulls }: 
   }
 }
 
-/** dst[at..] = src[a, b): a loop for the short runs most segments are, one set() for long ones. */
+/** dst[at..] = src[a, b): a loop for very short runs, one set() for the others. */
 function copyBytes(src: Uint8Array, a: number, b: number, dst: Uint8Array, at: number): void {
   const n = b - a;
-  if (n > 512) {
+  if (n > 64) {
     dst.set(src.subarray(a, b), at);
     return;
   }
