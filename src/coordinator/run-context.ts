@@ -16,6 +16,7 @@
 import { AbortError, ExecutionError, PlanError } from '../errors.js';
 import { formatBytes, type MemoryBudget, type PeakTracker, type Reservation } from '../memory/budget.js';
 import { bufferSize, type BufferPool } from '../memory/buffer-pool.js';
+import { MergeBuffer } from '../memory/merge-buffer.js';
 import type { SpillWriter } from '../memory/spill-file.js';
 import { createRunDir, type RunDir } from '../memory/temp-dir.js';
 import type { ExchangeEnv } from '../shuffle/exchange.js';
@@ -126,6 +127,8 @@ export class RunContext {
   readonly progress: RunProgress;
   readonly limits: RunLimits;
   private readonly peak: PeakTracker;
+  /** The buffer every spill merge of the run writes into (released when the run ends). */
+  private readonly merge: MergeBuffer;
   private readonly started = performance.now();
   private runDirPromise: Promise<RunDir> | null = null;
   private readonly writers = new Set<SpillWriter>();
@@ -146,6 +149,7 @@ export class RunContext {
     readonly pool: BufferPool,
   ) {
     this.peak = budget.trackPeak();
+    this.merge = new MergeBuffer(budget);
     this.limits = runLimits(budget.limit, this.concurrency);
     // An abort wakes tasks waiting for loans, which then see it (removed when the run ends:
     // the engine's close signal outlives every run).
@@ -359,6 +363,7 @@ export class RunContext {
       track: (w) => this.track(w),
       untrack: (w) => this.untrack(w),
       spilled: (bytes, newFile) => this.spilled(bytes, newFile),
+      merge: this.merge,
     };
   }
 
@@ -369,6 +374,7 @@ export class RunContext {
     this.stats.wallMs = performance.now() - this.started;
     this.stats.peakTrackedBytes = Math.max(this.stats.peakTrackedBytes, this.peak.peak);
     this.peak.stop();
+    this.merge.release();
     for (const w of this.writers) await w.discard();
     this.writers.clear();
     if (this.runDirPromise) {

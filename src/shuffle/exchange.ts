@@ -19,6 +19,7 @@ import { concatData } from '../columns/gather.js';
 import { batchFromColumns, chunkDescBytes, descSlicer, flatLayoutOf, flatViewOf, rebuildWithType, uint32At, viewOf } from '../columns/shared.js';
 import { encodeFlatBatch, type EncodedBatch } from '../io/ipc-encode.js';
 import type { MemoryBudget, Reservation } from '../memory/budget.js';
+import type { MergeBuffer } from '../memory/merge-buffer.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import { SpillWriter } from '../memory/spill-file.js';
 import type { RunDir } from '../memory/temp-dir.js';
@@ -42,6 +43,8 @@ export interface ExchangeEnv {
   untrack(writer: SpillWriter): void;
   /** Called after each spill write with the bytes written and whether a new file was made. */
   spilled(bytes: number, newFile: boolean): void;
+  /** The run's spill merge buffer. */
+  merge: MergeBuffer;
 }
 
 /** The buffer a routing task wrote into, handed over to the exchange or given back. */
@@ -231,37 +234,23 @@ export class Exchange {
   private async writeSegments(fresh: RoutedChunks | null): Promise<void> {
     const writer = await this.spillWriter();
     const freshColumns = fresh?.rowIds ? new ReplyColumns(fresh, this.spillTypes) : null;
-    const merge = this.env.budget.reserve(`${this.name}.merge`);
-    const buf: { out: Uint8Array | null } = { out: null };
-    let used = 0;
-    let batches: EncodedBatch[] = [];
-    let dests: number[] = [];
-    let bytes = 0;
-    const flush = async (): Promise<void> => {
-      if (batches.length === 0) return;
-      const pieces = await writer.appendMany(batches);
-      dests.forEach((p, i) => this.pieces.add(p, pieces[i]!.start, pieces[i]!.end, pieces[i]!.rows));
-      this.env.spilled(bytes, false);
-      batches = [];
-      dests = [];
-      bytes = 0;
-      used = 0;
-    };
-    // The output buffer, a pooled one (a fresh mapping per spill, and giving it back, took
-    // 1.7 s of the coordinator in a 10M x 10M ASOF at 64 MiB): two pieces' worth, or what the
-    // budget lends (at least one run); null when not even that can be lent.
-    const room = (need: number): Uint8Array | null => {
-      if (buf.out && need <= buf.out.byteLength) return buf.out;
-      if (buf.out) {
-        this.env.pool.give(merge, buf.out.buffer as SharedArrayBuffer);
-        buf.out = null;
-      }
-      const taken = this.env.pool.tryTake(merge, Math.max(need, 2 * this.env.pieceBytes + 4096), 'brief') ?? this.env.pool.tryTake(merge, need, 'exact');
-      if (!taken) return null;
-      buf.out = new Uint8Array(taken);
-      return buf.out;
-    };
-    try {
+    // The run's merge buffer (memory/merge-buffer.ts), two pieces' worth, shared by every spill.
+    await this.env.merge.use(2 * this.env.pieceBytes + 4096, async (room) => {
+      let out: Uint8Array | null = null;
+      let used = 0;
+      let batches: EncodedBatch[] = [];
+      let dests: number[] = [];
+      let bytes = 0;
+      const flush = async (): Promise<void> => {
+        if (batches.length === 0) return;
+        const pieces = await writer.appendMany(batches);
+        dests.forEach((p, i) => this.pieces.add(p, pieces[i]!.start, pieces[i]!.end, pieces[i]!.rows));
+        this.env.spilled(bytes, false);
+        batches = [];
+        dests = [];
+        bytes = 0;
+        used = 0;
+      };
       for (let p = 0; p < this.partitions; p++) {
         const segments: Segment[] = [];
         for (const s of this.slabsOf[p]!) {
@@ -275,11 +264,11 @@ export class Exchange {
         for (const run of segmentRuns(segments, this.env.pieceBytes)) {
           const head = mergedHead(run);
           const size = head.head.byteLength + head.bodyBytes;
-          if (buf.out && used + size > buf.out.byteLength) await flush();
-          const into = room(size);
-          if (!into) {
+          if (out && used + size > out.byteLength) await flush();
+          // After a flush (its messages written), so growing the buffer loses nothing.
+          if (!out || used + size > out.byteLength) out = room(used + size);
+          if (!out) {
             // Not even this run's message can be lent: its segments go out as they lie in the replies.
-            await flush();
             const pieces = await writer.appendMany(run.map((seg) => this.batchOf(segmentChunk(seg))));
             pieces.forEach((piece) => this.pieces.add(p, piece.start, piece.end, piece.rows));
             const data = run.reduce((t, seg) => t + segmentBytes(seg), 0);
@@ -287,22 +276,18 @@ export class Exchange {
             this.env.spilled(data, false);
             continue;
           }
-          into.fill(0, used, used + size); // bits are or-ed in
-          writeMergedMessage(into, used, head, run);
-          batches.push({ numRows: head.rows, chunks: [into.subarray(used, used + size)], bytes: size });
+          out.fill(0, used, used + size); // bits are or-ed in
+          writeMergedMessage(out, used, head, run);
+          batches.push({ numRows: head.rows, chunks: [out.subarray(used, used + size)], bytes: size });
           dests.push(p);
           used += size;
-          const data = head.bodyBytes;
-          this.spilledData[p]! += data;
-          bytes += data;
+          this.spilledData[p]! += head.bodyBytes;
+          bytes += head.bodyBytes;
           if (batches.length >= 256) await flush();
         }
       }
       await flush();
-    } finally {
-      if (buf.out) this.env.pool.give(merge, buf.out.buffer as SharedArrayBuffer);
-      merge.free();
-    }
+    });
   }
 
   /**

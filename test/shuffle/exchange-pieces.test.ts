@@ -4,6 +4,7 @@ import { schemaFromArrow } from '../../src/columns/arrow-types.js';
 import { describeData, toSharedData } from '../../src/columns/shared.js';
 import { MemoryBudget } from '../../src/memory/budget.js';
 import { BufferPool } from '../../src/memory/buffer-pool.js';
+import { MergeBuffer } from '../../src/memory/merge-buffer.js';
 import { createRunDir, type RunDir } from '../../src/memory/temp-dir.js';
 import { Exchange, type ExchangeEnv } from '../../src/shuffle/exchange.js';
 import { loadPartition } from '../../src/worker/partition-input.js';
@@ -40,6 +41,7 @@ describe('Exchange.piecesOf', () => {
       spilled: (bytes) => {
         spilledBytes += bytes;
       },
+      merge: new MergeBuffer(budget),
     };
     const schema = schemaFromArrow(new A.Schema([new A.Field('v', new A.Float64(), false)]));
     const ex = new Exchange(env, 'test', schema, 4);
