@@ -197,20 +197,22 @@ function planSpill(o: PlanOptions, add: (c: Omit<CaseDef, 'suite'>) => void): vo
   const sizes = o.spillSizes ?? (o.quick ? [100_000] : [10 * M, 30 * M, 100 * M]);
   const budgets: Array<[string, string]> = o.quick ? [['none', NO_BUDGET], ['64MiB', '64MiB']] : [['none', NO_BUDGET], ['256MiB', '256MiB'], ['64MiB', '64MiB']];
   const duck: Array<[string, string | undefined]> = o.quick ? [['256MB', '256MB']] : [['none', undefined], ['256MB', '256MB']];
+  const sluice = o.systems.includes('sluice');
+  const duckdb = o.systems.includes('duckdb');
   for (const rows of sizes) {
     const params: WorkloadParams = { rows };
-    for (const [label, memoryBudget] of budgets) {
+    for (const [label, memoryBudget] of sluice ? budgets : []) {
       add({ section: 'spill', workload: 'window1', system: 'sluice', mode: 'file', format: 'ipc', threads: o.threads, params, sluice: { memoryBudget }, outFormat: 'ipc', digest: true, repeat: 1, variant: `budget ${label}` });
     }
-    for (const [label, memoryLimit] of duck) {
+    for (const [label, memoryLimit] of duckdb ? duck : []) {
       add({ section: 'spill', workload: 'window1', system: 'duckdb', mode: 'file', format: 'parquet', threads: o.threads, params, ...(memoryLimit ? { duckdb: { memoryLimit } } : {}), outFormat: 'parquet', repeat: 1, variant: `memory_limit ${label}` });
     }
   }
   const asofRows = o.quick ? 100_000 : 10 * M;
-  for (const [label, memoryBudget] of [['none', NO_BUDGET], ['64MiB', '64MiB']] as const) {
+  for (const [label, memoryBudget] of sluice ? ([['none', NO_BUDGET], ['64MiB', '64MiB']] as const) : []) {
     add({ section: 'spill', workload: 'asof', system: 'sluice', mode: 'file', format: 'ipc', threads: o.threads, params: { rows: asofRows }, sluice: { memoryBudget }, outFormat: 'ipc', digest: true, repeat: 1, variant: `budget ${label}` });
   }
-  add({ section: 'spill', workload: 'asof', system: 'duckdb', mode: 'file', format: 'parquet', threads: o.threads, params: { rows: asofRows }, duckdb: { memoryLimit: '256MB' }, outFormat: 'parquet', repeat: 1, variant: 'memory_limit 256MB' });
+  if (duckdb) add({ section: 'spill', workload: 'asof', system: 'duckdb', mode: 'file', format: 'parquet', threads: o.threads, params: { rows: asofRows }, duckdb: { memoryLimit: '256MB' }, outFormat: 'parquet', repeat: 1, variant: 'memory_limit 256MB' });
   // issue 4: a streaming readIpc -> explode -> writeIpc holds a few batches whatever the input size
-  add({ section: 'spill', workload: 'explode', system: 'sluice', mode: 'file', format: 'ipc', threads: o.threads, params: { rows: o.quick ? 20_000 : 20 * M }, outFormat: 'ipc', repeat: 1, variant: 'default budget' });
+  if (sluice) add({ section: 'spill', workload: 'explode', system: 'sluice', mode: 'file', format: 'ipc', threads: o.threads, params: { rows: o.quick ? 20_000 : 20 * M }, outFormat: 'ipc', repeat: 1, variant: 'default budget' });
 }

@@ -281,6 +281,9 @@ const SMALL_BUDGET = 32 * 2 ** 20;
  */
 const FIRST_LEVEL_PARTITIONS = 128;
 
+/** The smallest piece of a read slice a wider first routing may send each destination. */
+const MIN_FIRST_PIECE = 24 * 1024;
+
 /**
  * Hash partitions for an input of about `bytes` (rows of `inputRowBytes`), each row needing
  * `taskRowBytes` in its kernel task: enough that every task fits 70% of a task's share of the
@@ -294,12 +297,14 @@ export function partitionCount(ctx: RunContext, bytes: number | null, inputRowBy
     const minimum = Math.min(SMALL_BUDGET, Math.ceil((ctx.budget.limit * parts) / MAX_PARTITIONS / 2 ** 20) * 2 ** 20);
     throw budgetTooSmall(ctx.budget.limit, minimum, `an input of about ${formatBytes(bytes)} would need ${parts} partitions of one task's share each`);
   }
-  // Splitting moves every row of a partition again: when every one of them would need four
-  // tasks or more, more first-level partitions cost less (100M rows at 256 MiB: VmHWM 740 ->
-  // 558 MiB, the split's buffer churn gone); below that, a few splits cost less than many more
-  // pieces in every exchange (30M rows at 256 MiB: 507-546 MiB with 128 partitions, 592-676
-  // with the 235 it needs).
-  const first = parts > 4 * FIRST_LEVEL_PARTITIONS ? 4 * FIRST_LEVEL_PARTITIONS : FIRST_LEVEL_PARTITIONS;
+  // Splitting moves every row of a partition again, so an input that needs many partitions gets
+  // up to four times FIRST_LEVEL_PARTITIONS at once, as long as each destination's piece of one
+  // read slice stays at least MIN_FIRST_PIECE (100M rows at 256 MiB: 512 partitions, VmHWM 740
+  // -> 555 MiB, the split's buffer churn gone; at 64 MiB 512 partitions cut 6 KiB pieces and
+  // the run took 264 s instead of 130 s). Below 4x, a few splits cost less than many more
+  // pieces in every exchange (30M rows at 256 MiB: 507-546 MiB with 128, 592-676 with 235).
+  const wide = Math.min(4 * FIRST_LEVEL_PARTITIONS, Math.floor(ctx.limits.readBytes / MIN_FIRST_PIECE));
+  const first = parts > 4 * FIRST_LEVEL_PARTITIONS ? Math.max(FIRST_LEVEL_PARTITIONS, wide) : FIRST_LEVEL_PARTITIONS;
   return Math.max(ctx.config.partitions, Math.min(parts, first));
 }
 
