@@ -142,6 +142,15 @@ function isLarge(type: DataType): boolean {
   return type.typeId === Type.LargeUtf8 || type.typeId === Type.LargeBinary;
 }
 
+/**
+ * The staging buffer of repeatVarBinary, one per thread (plain memory, reused by every call; 16
+ * bytes of slack past STAGE_BYTES take a short value's last word).
+ */
+const STAGE_BYTES = 1 << 16;
+const STAGE = new ArrayBuffer(STAGE_BYTES + 16);
+const STAGE_WORDS = new DataView(STAGE);
+const STAGE_BYTES_VIEW = new Uint8Array(STAGE);
+
 function repeatVarBinary(data: Data, runs: RowRuns, alloc: Allocator, base: BuildProps): Data {
   const large = isLarge(data.type as DataType);
   const { n, outStart } = runs;
@@ -152,43 +161,55 @@ function repeatVarBinary(data: Data, runs: RowRuns, alloc: Allocator, base: Buil
   if (!large && total > MAX_INT32) throw new RangeError(`repeatRows: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
   const out = alloc(Uint8Array, total) as Uint8Array;
   const outOffs = large ? new Float64Array(runs.length + 1) : (alloc(Int32Array, runs.length + 1) as Int32Array);
-  // Short values (most repeated labels) are written as four 32-bit words per copy: the bytes
-  // past a value's end are overwritten by the next value (the writes move forward), and the
-  // last 16 bytes of the output take the byte loop so no write passes its end.
+  // Copies are made in a plain staging buffer and moved to `out` a block at a time: a DataView
+  // over shared or resizable memory (where outputs live) is ~8x slower than over a plain
+  // ArrayBuffer in Node 20. Short values (most repeated labels) are written as four 32-bit words
+  // per copy: the bytes past a value's end are overwritten by the next value (writes move
+  // forward) or never moved out, so no byte loop is needed for them.
   const src = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const dst = new DataView(out.buffer, out.byteOffset, out.byteLength);
   const srcEnd = bytes.byteLength - 16;
-  const dstEnd = total - 16;
-  let p = 0;
+  let p = 0; // bytes moved to `out`
+  let sp = 0; // bytes in the stage
+  const flush = (): void => {
+    out.set(STAGE_BYTES_VIEW.subarray(0, sp), p);
+    p += sp;
+    sp = 0;
+  };
   for (let r = 0; r < n; r++) {
     const a = offs[r];
     const b = offs[r + 1];
+    const len = b - a;
     const q0 = outStart[r];
     const q1 = outStart[r + 1];
-    if (b - a <= 16 && a <= srcEnd) {
-      const len = b - a;
+    if (len <= 16 && a <= srcEnd) {
       const w0 = src.getInt32(a, true);
       const w1 = src.getInt32(a + 4, true);
       const w2 = src.getInt32(a + 8, true);
       const w3 = src.getInt32(a + 12, true);
       for (let q = q0; q < q1; q++) {
-        if (p <= dstEnd) {
-          dst.setInt32(p, w0, true);
-          dst.setInt32(p + 4, w1, true);
-          dst.setInt32(p + 8, w2, true);
-          dst.setInt32(p + 12, w3, true);
-        } else for (let k = 0; k < len; k++) out[p + k] = bytes[a + k];
-        p += len;
-        outOffs[q + 1] = p;
+        if (sp > STAGE_BYTES - 16) flush();
+        STAGE_WORDS.setInt32(sp, w0, true);
+        STAGE_WORDS.setInt32(sp + 4, w1, true);
+        STAGE_WORDS.setInt32(sp + 8, w2, true);
+        STAGE_WORDS.setInt32(sp + 12, w3, true);
+        sp += len;
+        outOffs[q + 1] = p + sp;
       }
       continue;
     }
     for (let q = q0; q < q1; q++) {
-      copyBytes(bytes, a, b, out, p);
-      p += b - a;
-      outOffs[q + 1] = p;
+      if (len > STAGE_BYTES - sp) flush();
+      if (len > STAGE_BYTES) {
+        copyBytes(bytes, a, b, out, p);
+        p += len;
+      } else {
+        copyBytes(bytes, a, b, STAGE_BYTES_VIEW, sp);
+        sp += len;
+      }
+      outOffs[q + 1] = p + sp;
     }
   }
+  flush();
   const valueOffsets = large ? numbersToLargeOffsets(outOffs, runs.length + 1, alloc) : (outOffs as Int32Array);
   return build({ ...base, data: out, valueOffsets });
 }

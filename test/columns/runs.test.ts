@@ -116,6 +116,20 @@ describe('edge cases', () => {
     expect(repeatRows(data, runsOf([0, 0, 0], [0, 0, 0]), sharedAlloc).length).toBe(0);
   });
 
+  it('repeated strings past the 64 KiB staging buffer: short, long, longer than the stage, the last bytes', () => {
+    const utf8 = leafCases.find((c) => c.label === 'utf8')!;
+    const big = 'x'.repeat(70_000) + 'y';
+    const mid = 'm'.repeat(40_000) + 'n';
+    // the short value at the end of the data buffer takes the byte path (no 16 bytes to read past it)
+    const values = ['abcde', 'seventeen bytes!!', big, '', mid, null, 'é', 'tail'];
+    const counts = [20_000, 3, 2, 4, 3, 2, 9_000, 7];
+    const data = makeColumn(values, utf8.type);
+    const out = repeatRows(data, runsOf(counts, counts), sharedAlloc);
+    const expected = counts.flatMap((k, r) => Array.from({ length: k }, () => values[r]));
+    expect(checkLayout(out)).toEqual([]);
+    expect(readData(out)).toEqual(expected);
+  });
+
   it('a run across rows whose ranges touch, then a jump back', () => {
     const data = makeColumn([10, 11, 12, 13, 14, 15], int32.type).slice(1, 5);
     const out = copyRanges(data, runsOf([2, 2, 1, 2], [2, 2, 0, 2]), Int32Array.from([0, 2, 9, 0, 0]), sharedAlloc);
