@@ -2,11 +2,12 @@
  * One Sluice workload run for profiling (scripts/profile.mjs runs this under `node --cpu-prof`,
  * or 0x with --0x):
  *
- *   profile-job.ts <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv] [--runs K] [--memory-budget B] [--prepare]
+ *   profile-job.ts <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv] [--out parquet|ipc] [--runs K] [--memory-budget B] [--prepare]
  *
  * The data set is the benchmark's own (bench/gen, generated into .bench-data/data when
  * missing, before the profiled part matters); memory mode loads the IPC file into an Arrow
- * table first, file mode reads the file and writes Parquet to a temporary path. `--runs K`
+ * table first, file mode reads the file and writes Parquet (or `--out ipc`: Arrow IPC, as the
+ * spill benchmark does) to a temporary path. `--runs K`
  * repeats the run (the first one includes the worker start); `--prepare` only makes the data.
  */
 import { readFileSync, rmSync } from 'node:fs';
@@ -28,6 +29,8 @@ const threads = count(opt('threads')) ?? 2;
 const mode = opt('mode') ?? 'memory';
 const format = (opt('format') ?? 'ipc') as FileFormat;
 const runs = count(opt('runs')) ?? 1;
+const outFormat = opt('out') ?? 'parquet';
+if (outFormat !== 'parquet' && outFormat !== 'ipc') throw new Error(`--out: parquet or ipc, not ${outFormat}`);
 const params = { rows };
 
 const files = await ensureDataset(join(ROOT, '.bench-data', 'data'), w.data(params), [format]);
@@ -37,13 +40,14 @@ const s = await loadSluice();
 const budget = opt('memory-budget');
 const engine = new s.Engine({ threads, ...(budget ? { memoryBudget: budget } : {}) });
 const tables = mode === 'memory' ? paths.map((p) => tableFromIPC(readFileSync(p))) : [];
-const out = join(ROOT, '.bench-data', `profile-out-${process.pid}.parquet`);
+const out = join(ROOT, '.bench-data', `profile-out-${process.pid}.${outFormat === 'ipc' ? 'arrow' : 'parquet'}`);
 try {
   for (let i = 0; i < runs; i++) {
     const inputs = mode === 'memory' ? tables.map((t) => engine.fromArrow(t)) : paths.map((p) => (format === 'ipc' ? engine.readIpc(p) : format === 'parquet' ? engine.readParquet(p) : engine.readCsv(p)));
     const t0 = performance.now();
-    const rowsOut = mode === 'memory' ? (await w.sluice(s, inputs, params).collect()).numRows : (await w.sluice(s, inputs, params).writeParquet(out)).rowsOut;
-    process.stderr.write(`${name} (${mode}${mode === 'file' ? ` ${format} -> parquet` : ''}, ${rows} rows, threads ${threads}): ${rowsOut} rows out in ${((performance.now() - t0) / 1000).toFixed(3)} s\n`);
+    const df = w.sluice(s, inputs, params);
+    const rowsOut = mode === 'memory' ? (await df.collect()).numRows : (await (outFormat === 'ipc' ? df.writeIpc(out) : df.writeParquet(out))).rowsOut;
+    process.stderr.write(`${name} (${mode}${mode === 'file' ? ` ${format} -> ${outFormat}` : ''}, ${rows} rows, threads ${threads}): ${rowsOut} rows out in ${((performance.now() - t0) / 1000).toFixed(3)} s\n`);
   }
 } finally {
   rmSync(out, { force: true });

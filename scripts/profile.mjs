@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // CPU profile of one benchmark workload, every thread (main and each worker):
 //
-//   npm run profile -- <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv]
+//   npm run profile -- <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv] [--out parquet|ipc]
 //                      [--runs K] [--memory-budget B] [--top K] [--0x]
 //
 // `npm run profile` builds Sluice and the benchmark harness (dist-bench/), then this script
@@ -27,7 +27,7 @@ const OWN_VALUES = new Set(['--top']);
 const OWN_FLAGS = new Set(['--0x']);
 const job = argv.find((a, i) => !a.startsWith('--') && !(i > 0 && argv[i - 1].startsWith('--') && !OWN_FLAGS.has(argv[i - 1])));
 if (!job) {
-  console.error('usage: npm run profile -- <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv] [--runs K] [--top K] [--0x]');
+  console.error('usage: npm run profile -- <workload> [--rows N] [--threads T] [--mode memory|file] [--format ipc|parquet|csv] [--out parquet|ipc] [--runs K] [--memory-budget B] [--top K] [--0x]');
   process.exit(2);
 }
 const opt = (name, dflt) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : dflt; };
