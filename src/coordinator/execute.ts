@@ -1,6 +1,7 @@
 /** Runs a stage tree as a stream of record batches. */
 import type * as A from 'apache-arrow';
 import { batchBytes, batchFromColumns } from '../columns/shared.js';
+import { lentBytes } from '../memory/lent-batches.js';
 import { execAsof } from './exec-asof.js';
 import { execGroupBy, execWindowGroupBy } from './exec-groupby.js';
 import { execJoin } from './exec-join.js';
@@ -264,7 +265,7 @@ async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan'
       }
       // Slices of a batch held whole are counted in it.
       if (stage.source.owned && !inWhole) {
-        const bytes = batchBytes(r.value);
+        const bytes = Math.max(batchBytes(r.value), lentBytes(r.value));
         expected = bytes;
         if (!held.tryGrow(bytes)) ctx.stats.overflowBytes += bytes;
       }

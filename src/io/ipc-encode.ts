@@ -26,7 +26,8 @@ export interface EncodedBatch {
 const PADDING = new Uint8Array(8);
 const EMPTY = new Uint8Array(0);
 
-const align8 = (n: number): number => (n + 7) & ~7;
+/** `n` rounded up to a multiple of 8 (Arrow IPC pads every buffer and message to 8 bytes). */
+export const align8 = (n: number): number => (n + 7) & ~7;
 
 function bytesOf(view: ArrayBufferView, bytes: number): Uint8Array {
   return new Uint8Array(view.buffer, view.byteOffset, bytes);

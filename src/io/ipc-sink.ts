@@ -32,7 +32,7 @@ import {
 import { ExecutionError } from '../errors.js';
 import { writeFully, type ChunkWriter } from './atomic.js';
 import { compressionType, type IpcCompression } from './ipc-codecs.js';
-import type { EncodedBatch } from './ipc-encode.js';
+import { align8, type EncodedBatch } from './ipc-encode.js';
 
 export type IpcFormat = 'file' | 'stream';
 
@@ -84,7 +84,6 @@ export function emptyBatch(schema: Schema): RecordBatch {
   return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 0, nullCount: 0, children }));
 }
 
-const align8 = (n: number): number => (n + 7) & ~7;
 
 /**
  * Compressed body buffers as the Arrow format defines them: each buffer is an int64 prefix

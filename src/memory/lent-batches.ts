@@ -12,14 +12,22 @@
 import type * as A from 'apache-arrow';
 import { newLocalBuffer, releaseLocalBuffer } from './mapped-buffers.js';
 
-const leases = new WeakMap<A.RecordBatch, () => void>();
+const leases = new WeakMap<A.RecordBatch, { lender: SliceLender; arena: SliceArena }>();
 
 /** The consumer has copied what it needs of `batch` and will never read it (or a view of it) again. */
 export function giveBack(batch: A.RecordBatch): void {
-  const back = leases.get(batch);
-  if (!back) return;
+  const lease = leases.get(batch);
+  if (!lease) return;
   leases.delete(batch);
-  back();
+  lease.lender.back(lease.arena);
+}
+
+/**
+ * The memory a lent batch holds (its arena, a little more than its buffers' bytes); 0 for a
+ * batch not lent. What the reader's consumer counts while it holds the batch.
+ */
+export function lentBytes(batch: A.RecordBatch): number {
+  return leases.get(batch)?.arena.bytes ?? 0;
 }
 
 /**
@@ -99,7 +107,7 @@ export class SliceLender {
 
   /** Lends `batch`, read into `arena`: its memory comes back here when the batch is given back. */
   lend(batch: A.RecordBatch, arena: SliceArena): void {
-    leases.set(batch, () => this.back(arena));
+    leases.set(batch, { lender: this, arena });
   }
 
   /** An arena whose slice is not lent after all (e.g. the read failed). */

@@ -261,7 +261,7 @@ export class Exchange {
         if (freshColumns && fresh!.bounds[p + 1]! > fresh!.bounds[p]!) segments.push({ from: freshColumns, start: fresh!.bounds[p]!, rows: fresh!.bounds[p + 1]! - fresh!.bounds[p]! });
         if (segments.length === 0) continue;
         if (segments.length > 1) segments.sort((a, b) => a.from.ids[a.start]! - b.from.ids[b.start]!);
-        for (const run of segmentRuns(segments, this.env.pieceBytes)) {
+        for (const run of runsUpTo(segments, this.env.pieceBytes, segmentBytes)) {
           const head = mergedHead(run);
           const size = head.head.byteLength + head.bodyBytes;
           if (out && used + size > out.byteLength) await flush();
@@ -318,7 +318,7 @@ export class Exchange {
     try {
       for (let p = 0; p < lists.length; p++) {
         if (lists[p]!.length === 0) continue;
-        for (const run of runsUpTo(inRowIdOrder(lists[p]!), this.env.pieceBytes)) {
+        for (const run of runsUpTo(inRowIdOrder(lists[p]!), this.env.pieceBytes, chunkDescBytes)) {
           const dataBytes = run.reduce((t, c) => t + chunkDescBytes(c), 0);
           const rows = run.reduce((t, c) => t + c.length, 0);
           // The concatenation: at most the chunks' bytes, plus per column its 8-byte alignments
@@ -514,33 +514,17 @@ function segmentChunk(seg: Segment): ChunkDesc {
   return { length: seg.rows, rowIds: ids!, columns };
 }
 
-/** Consecutive segments grouped into runs of at most `maxBytes` (a segment bigger than that alone). */
-function segmentRuns(segments: Segment[], maxBytes: number): Segment[][] {
-  const runs: Segment[][] = [];
+/** Consecutive items (chunks, segments) grouped into runs of at most `maxBytes` (a bigger item alone). */
+function runsUpTo<T>(items: T[], maxBytes: number, bytesOf: (item: T) => number): T[][] {
+  const runs: T[][] = [];
   let bytes = Infinity;
-  for (const s of segments) {
-    const b = segmentBytes(s);
+  for (const item of items) {
+    const b = bytesOf(item);
     if (bytes + b > maxBytes) {
       runs.push([]);
       bytes = 0;
     }
-    runs[runs.length - 1]!.push(s);
-    bytes += b;
-  }
-  return runs;
-}
-
-/** Consecutive chunks grouped into runs of at most `maxBytes` (a chunk bigger than that alone). */
-function runsUpTo(chunks: ChunkDesc[], maxBytes: number): ChunkDesc[][] {
-  const runs: ChunkDesc[][] = [];
-  let bytes = Infinity;
-  for (const c of chunks) {
-    const b = chunkDescBytes(c);
-    if (bytes + b > maxBytes) {
-      runs.push([]);
-      bytes = 0;
-    }
-    runs[runs.length - 1]!.push(c);
+    runs[runs.length - 1]!.push(item);
     bytes += b;
   }
   return runs;

@@ -15,13 +15,12 @@
  * NULLs) and values / offsets and bytes, each padded to 8 bytes (ipc-encode.ts frames the same).
  */
 import { copyBitRange, countSet, setBitRange } from '../columns/bits.js';
-import { flatLayoutOf } from '../columns/shared.js';
-import { BufferRegion, FieldNode, messageHead } from '../io/ipc-encode.js';
+import { copyBytes } from '../columns/gather.js';
+import { flatLayoutOf, viewOf } from '../columns/shared.js';
+import { align8, BufferRegion, FieldNode, messageHead } from '../io/ipc-encode.js';
 import type * as A from 'apache-arrow';
-import type { ColumnDesc, BufRef } from '../types/column.js';
+import type { ColumnDesc } from '../types/column.js';
 import type { RoutedChunks } from '../types/tasks.js';
-
-const align8 = (n: number): number => (n + 7) & ~7;
 
 interface FlatSource {
   layout: 'fixed' | 'bool' | 'varbinary';
@@ -43,9 +42,7 @@ export function mergeable(types: A.DataType[]): boolean {
   });
 }
 
-const bytesOf = (ref: BufRef): Uint8Array => new Uint8Array(ref.sab, ref.byteOffset, ref.byteLength);
-
-/** One reply's columns (row ids first) viewed once, and its destinations' bounds. */
+/** One reply's columns (row ids first) viewed once. */
 export class ReplyColumns {
   readonly ids: Uint32Array;
   readonly columns: FlatSource[];
@@ -55,23 +52,18 @@ export class ReplyColumns {
     types: A.DataType[],
   ) {
     const descs: ColumnDesc[] = [reply.rowIds!, ...reply.columns];
-    const ids = reply.rowIds!.values!;
-    this.ids = new Uint32Array(ids.sab, ids.byteOffset, ids.byteLength >>> 2);
+    this.ids = viewOf(Uint32Array, reply.rowIds!.values!);
     this.columns = descs.map((d, c) => {
       const f = flatLayoutOf(types[c]!)!;
       return {
         layout: f.layout,
         rowBytes: f.rowBytes,
-        bytes: d.values ? bytesOf(d.values) : new Uint8Array(0),
+        bytes: d.values ? viewOf(Uint8Array, d.values) : new Uint8Array(0),
         bit: d.offset,
-        valid: d.validity && d.nullCount > 0 ? bytesOf(d.validity) : null,
-        offs: f.layout === 'varbinary' && d.offsets ? new Int32Array(d.offsets.sab, d.offsets.byteOffset, d.offsets.byteLength >>> 2) : null,
+        valid: d.validity && d.nullCount > 0 ? viewOf(Uint8Array, d.validity) : null,
+        offs: f.layout === 'varbinary' && d.offsets ? viewOf(Int32Array, d.offsets) : null,
       };
     });
-  }
-
-  get bounds(): Uint32Array {
-    return this.reply.bounds;
   }
 }
 
@@ -196,14 +188,4 @@ export function writeMerged(out: Uint8Array, at: number, { head, rows, nulls }: 
       p = at + align8(p - at);
     }
   }
-}
-
-/** dst[at..] = src[a, b): a loop for very short runs, one set() for the others. */
-function copyBytes(src: Uint8Array, a: number, b: number, dst: Uint8Array, at: number): void {
-  const n = b - a;
-  if (n > 64) {
-    dst.set(src.subarray(a, b), at);
-    return;
-  }
-  for (let i = 0; i < n; i++) dst[at + i] = src[a + i]!;
 }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchBytes } from '../../src/columns/shared.js';
 import { Engine, InputError, sum, type DataFrame } from '../../src/index.js';
 import { readIpcBatches, type BatchSlicing } from '../../src/io/ipc.js';
-import { giveBack } from '../../src/memory/lent-batches.js';
+import { giveBack, lentBytes } from '../../src/memory/lent-batches.js';
 import { rng } from '../support/random.js';
 import { valuesDigest } from '../support/tables.js';
 
@@ -127,12 +127,14 @@ describe('reading big Arrow IPC batches in slices', () => {
     let sliced = 0;
     for await (const b of readIpcBatches(plain, { slicing: { maxBytes: 40_000, whole: () => {}, keepIdle: (n) => (idle.push(n), true) } })) {
       if (b.numRows !== 130) {
-        // a slice (the 130-row batch is read whole)
+        // a slice (the 130-row batch is read whole): what it holds is at least its buffers
         sliced++;
         buffers.add(b.data.children[1]!.values.buffer);
-      }
+        expect(lentBytes(b)).toBeGreaterThanOrEqual(batchBytes(b));
+      } else expect(lentBytes(b)).toBe(0);
       copies.push(A.tableFromIPC(A.tableToIPC(new A.Table([b]))).batches[0]!);
       giveBack(b);
+      expect(lentBytes(b)).toBe(0);
     }
     expect(valuesDigest(new A.Table(copies))).toBe(valuesDigest(DATA));
     expect(sliced).toBeGreaterThan(10);
