@@ -45,19 +45,19 @@ export class BatchStore {
     return this.rows;
   }
 
-  /** Adds a batch; true when the store keeps it (in memory, for the replay). */
-  async push(batch: A.RecordBatch): Promise<boolean> {
+  /** Adds a batch; returns its first row id. */
+  async push(batch: A.RecordBatch): Promise<number> {
     const rowBase = this.rows;
     this.rows += batch.numRows;
     const bytes = this.owned ? batchBytes(batch) : 0;
     if (this.rereading && bytes <= this.pieceBytes) {
       if (batch.numRows > 0) this.items.push({ batch: null, rows: batch.numRows, rowBase, bytes: 0, reread: true });
-      return false;
+      return rowBase;
     }
     this.rereading = false;
     if (!this.owned || this.reservation.tryGrow(bytes, this.ctx.spillableLeave())) {
       this.items.push({ batch, rows: batch.numRows, rowBase, bytes, reread: false });
-      return true;
+      return rowBase;
     }
     // Spilled in pieces small enough that reading one back fits a task's share of the budget.
     const pieceRows = Math.max(1, Math.floor(this.pieceBytes / Math.max(1, bytes / Math.max(1, batch.numRows))));
@@ -68,7 +68,7 @@ export class BatchStore {
       this.items.push({ batch: null, rows: len, rowBase: rowBase + start, bytes: 0, reread: false });
       if (len === 0) break;
     }
-    return false;
+    return rowBase;
   }
 
   /** The most bytes of input one replayed batch read back (or read again) may hold. */

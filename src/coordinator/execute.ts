@@ -1,7 +1,6 @@
 /** Runs a stage tree as a stream of record batches. */
 import type * as A from 'apache-arrow';
 import { batchBytes, batchFromColumns } from '../columns/shared.js';
-import { lentBytes } from '../memory/lent-batches.js';
 import { execAsof } from './exec-asof.js';
 import { execGroupBy, execWindowGroupBy } from './exec-groupby.js';
 import { execJoin } from './exec-join.js';
@@ -229,15 +228,13 @@ async function* conform(schema: A.Schema, input: AsyncIterable<A.RecordBatch>): 
  * Sluice read itself is counted as `read` until the consumer asks for the next one; one the
  * reader had to decode whole (compressed Arrow IPC, nested columns) is counted as
  * `read.whole-batch` while its slices are handed on (what could not be counted is reported as
- * overflow). Slices read straight from a file are lent: given back, their memory waits for the
- * next slice as `read.idle-slices`.
+ * overflow).
  */
 async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan' }>, again = false): AsyncGenerator<A.RecordBatch> {
   const source = stage.source;
   const name = again ? 'reread' : 'read';
   const held = ctx.budget.reserve(name);
   const whole = ctx.budget.reserve(`${name}.whole-batch`);
-  const idle = ctx.budget.reserve(`${name}.idle-slices`);
   let inWhole = false;
   const slicing: BatchSlicing = {
     maxBytes: ctx.limits.readBytes,
@@ -246,7 +243,6 @@ async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan'
       inWhole = bytes > 0;
       if (inWhole && !whole.tryGrow(bytes)) ctx.stats.overflowBytes += bytes;
     },
-    keepIdle: (bytes) => idle.tryResize(bytes),
   };
   const it = (again ? source.reread!(ctx.signal, slicing) : source.batches(ctx.signal, slicing))[Symbol.asyncIterator]();
   if (!again) ctx.progress.start('read');
@@ -265,7 +261,7 @@ async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan'
       }
       // Slices of a batch held whole are counted in it.
       if (stage.source.owned && !inWhole) {
-        const bytes = Math.max(batchBytes(r.value), lentBytes(r.value));
+        const bytes = batchBytes(r.value);
         expected = bytes;
         if (!held.tryGrow(bytes)) ctx.stats.overflowBytes += bytes;
       }
@@ -276,7 +272,6 @@ async function* readSource(ctx: RunContext, stage: Extract<Stage, { kind: 'scan'
     held.free();
     whole.free();
     await it.return?.(undefined);
-    idle.free();
   }
 }
 

@@ -13,7 +13,6 @@ import PQueue from 'p-queue';
 import { SharedArena } from '../columns/arena.js';
 import { schemaFromArrow } from '../columns/arrow-types.js';
 import { batchCopyBytes, describeBatch, selectColumns } from '../columns/shared.js';
-import { giveBack } from '../memory/lent-batches.js';
 import { Exchange } from '../shuffle/exchange.js';
 import { routedTotal } from '../shuffle/routed-parts.js';
 import type { BatchDesc, SchemaDesc } from '../types/column.js';
@@ -109,8 +108,6 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
   const queue = new PQueue({ concurrency: ctx.concurrency });
   let failure: { err: unknown } | null = null;
   let slab: A.RecordBatch[] = [];
-  // Input batches whose last rows are in the slab: given back to their reader once copied.
-  let copied: A.RecordBatch[] = [];
   let slabRows = 0;
   let slabBase = 0;
   // Slabs are handed to the exchange in input order (a slab waits for the one before it), so
@@ -158,8 +155,6 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     // rows into the output loan, which the exchange keeps or gives back after spilling.
     const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
     const described = batches.map((b) => describeBatch(b, arena.alloc));
-    for (const b of copied) giveBack(b);
-    copied = [];
     const probe = probing;
     probing = false;
     const withPartial = partial !== null;
@@ -215,9 +210,8 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
       const batch = r.value;
       ctx.checkAbort();
       rows += batch.numRows;
-      const kept = store ? await store.push(batch) : false;
+      if (store) await store.push(batch);
       if (batch.numRows === 0) continue;
-      if (!kept) copied.push(batch);
       // Big batches are cut so every slab (one partition task) holds about slabTarget rows.
       const routed = selectColumns(batch, spec.routed);
       spec.onBatch?.(routed, rows - batch.numRows);

@@ -18,6 +18,7 @@
 import * as A from 'apache-arrow';
 import type { FileHandle } from 'node:fs/promises';
 import { countSet, sliceBitmap } from '../columns/bits.js';
+import { newLocalBuffer } from '../memory/mapped-buffers.js';
 
 /** Where a record batch's body lies in the file, and its header (field nodes, buffer regions). */
 export interface BatchBlock {
@@ -123,8 +124,8 @@ export function sliceRowsFor(rows: number, bytes: number, maxBytes: number): num
 }
 
 /**
- * Rows [r0, r1) of the record batch `block` (r0 a multiple of 64), as a batch of `schema`, its
- * buffers from `alloc`. `fail` makes the error for a range outside its buffer.
+ * Rows [r0, r1) of the record batch `block` (r0 a multiple of 64), as a batch of `schema`.
+ * `fail` makes the error for a range outside its buffer.
  */
 export async function readSlice(
   h: FileHandle,
@@ -134,9 +135,8 @@ export async function readSlice(
   r0: number,
   r1: number,
   fail: (what: string) => Error,
-  alloc: (bytes: number) => Uint8Array,
 ): Promise<A.RecordBatch> {
-  const read = new SliceReader(h, block, fail, alloc);
+  const read = new SliceReader(h, block, fail);
   const children: A.Data[] = [];
   for (let c = 0; c < layouts.length; c++) children.push(await read.column(schema.fields[c]!, layouts[c]!, r0, r1));
   return new A.RecordBatch(schema, A.makeData({ type: new A.Struct(schema.fields), length: r1 - r0, nullCount: 0, children }));
@@ -153,8 +153,6 @@ class SliceReader {
     private readonly h: FileHandle,
     private readonly block: BatchBlock,
     private readonly fail: (what: string) => Error,
-    /** Memory for what is read (a reader's reused arena, src/memory/lent-batches.ts). */
-    private readonly alloc: (bytes: number) => Uint8Array,
   ) {}
 
   async column(field: A.Field, l: Layout, r0: number, r1: number): Promise<A.Data> {
@@ -212,7 +210,7 @@ class SliceReader {
   private async bytes(field: A.Field, index: number, from: number, len: number, what: string): Promise<Uint8Array> {
     const r = this.block.buffers[index]!;
     if (from + len > r.length) throw this.fail(`column ${field.name}: the ${what} buffer holds ${r.length} bytes, rows up to ${from + len} bytes need more`);
-    const out = this.alloc(len);
+    const out = new Uint8Array(newLocalBuffer((len + 7) & ~7), 0, len);
     if (len === 0) return out;
     const pos = this.block.body + r.offset + from;
     const { bytesRead } = await this.h.read(out, 0, len, pos);

@@ -35,7 +35,6 @@ import { SluiceError } from '../errors.js';
 import { malformed, readError, throwIfAborted } from './input-errors.js';
 import { verifyFooter, verifyMessage } from './ipc-flatbuffers.js';
 import { prepareIpcCompression, type IpcCompression } from './ipc-codecs.js';
-import { SliceLender } from '../memory/lent-batches.js';
 import { readSlice, sliceLayouts, sliceRowsFor, type BatchBlock } from './ipc-slices.js';
 import { emptyBatch, IpcAppender, type IpcFormat } from './ipc-sink.js';
 
@@ -71,11 +70,6 @@ interface OpenIpc {
 export interface BatchSlicing {
   maxBytes: number;
   whole(bytes: number): void;
-  /**
-   * Row slices read straight from the file are lent (src/memory/lent-batches.ts): asks the
-   * budget to hold `bytes` of the reader's idle slice memory; false when it cannot.
-   */
-  keepIdle(bytes: number): boolean;
 }
 
 async function readAt(h: FileHandle, pos: number, len: number, path: string): Promise<Buffer> {
@@ -392,7 +386,6 @@ export async function* readIpcBatches(
       slicing.whole(0);
     }
   }
-  let lender: SliceLender | null = null;
   try {
     let yielded = false;
     if (blocks && handle) {
@@ -405,20 +398,16 @@ export async function* readIpcBatches(
         if (slicing && layouts && !block.compressed && block.bodyLength > slicing.maxBytes) {
           const step = sliceRowsFor(block.rows, block.bodyLength, slicing.maxBytes);
           const fail = (what: string) => malformed(where, FORMAT, `record batch ${index}: ${what}`, { batch: index });
-          lender ??= new SliceLender((bytes) => slicing.keepIdle(bytes));
           for (let r0 = 0; r0 < block.rows; r0 += step) {
             throwIfAborted(opts.signal, where);
             const r1 = Math.min(block.rows, r0 + step);
-            const arena = lender.take();
             let slice: RecordBatch;
             try {
-              slice = checked(await readSlice(handle, block, reader.schema, layouts, r0, r1, fail, arena.alloc), index, [r0, r1]);
+              slice = await readSlice(handle, block, reader.schema, layouts, r0, r1, fail);
             } catch (err) {
-              lender.back(arena);
               throw readError(err, where, FORMAT);
             }
-            lender.lend(slice, arena);
-            yield slice;
+            yield checked(slice, index, [r0, r1]);
           }
           continue;
         }
@@ -451,7 +440,6 @@ export async function* readIpcBatches(
     }
     if (!yielded && opts.schemaBatch) yield emptyBatch(reader.schema);
   } finally {
-    lender?.close();
     await close();
   }
 }

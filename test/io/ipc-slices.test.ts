@@ -14,7 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchBytes } from '../../src/columns/shared.js';
 import { Engine, InputError, sum, type DataFrame } from '../../src/index.js';
 import { readIpcBatches, type BatchSlicing } from '../../src/io/ipc.js';
-import { giveBack, lentBytes } from '../../src/memory/lent-batches.js';
 import { rng } from '../support/random.js';
 import { valuesDigest } from '../support/tables.js';
 
@@ -82,7 +81,7 @@ describe('reading big Arrow IPC batches in slices', () => {
   it('reads uncompressed batches in 64-row-aligned slices within each record batch, the same rows', async () => {
     const wholes: number[] = [];
     const maxBytes = 40_000;
-    const got = await readAll(plain, { maxBytes, whole: (b) => wholes.push(b), keepIdle: () => true });
+    const got = await readAll(plain, { maxBytes, whole: (b) => wholes.push(b) });
     expect(wholes).toEqual([]); // nothing decoded whole
     expect(valuesDigest(new A.Table(got))).toBe(valuesDigest(DATA));
     // slices never cross a record batch: their starts restart at each batch boundary
@@ -105,7 +104,7 @@ describe('reading big Arrow IPC batches in slices', () => {
   });
 
   it('slices hold only their own bytes, with null counts of their own rows', async () => {
-    const got = await readAll(plain, { maxBytes: 40_000, whole: () => {}, keepIdle: () => true });
+    const got = await readAll(plain, { maxBytes: 40_000, whole: () => {} });
     const first = got[0]!;
     const rows = first.numRows;
     expect(batchBytes(first)).toBeLessThan(batchBytes(DATA.slice(0, 20_000).batches[0]!) / 4);
@@ -120,45 +119,8 @@ describe('reading big Arrow IPC batches in slices', () => {
     expect(note.values.byteLength).toBe(note.valueOffsets[rows]);
   });
 
-  it('slices given back after a copy lend their memory to the next ones; the copies are the rows', async () => {
-    const idle: number[] = [];
-    const copies: A.RecordBatch[] = [];
-    const buffers = new Set<ArrayBufferLike>();
-    let sliced = 0;
-    for await (const b of readIpcBatches(plain, { slicing: { maxBytes: 40_000, whole: () => {}, keepIdle: (n) => (idle.push(n), true) } })) {
-      if (b.numRows !== 130) {
-        // a slice (the 130-row batch is read whole): what it holds is at least its buffers
-        sliced++;
-        buffers.add(b.data.children[1]!.values.buffer);
-        expect(lentBytes(b)).toBeGreaterThanOrEqual(batchBytes(b));
-      } else expect(lentBytes(b)).toBe(0);
-      copies.push(A.tableFromIPC(A.tableToIPC(new A.Table([b]))).batches[0]!);
-      giveBack(b);
-      expect(lentBytes(b)).toBe(0);
-    }
-    expect(valuesDigest(new A.Table(copies))).toBe(valuesDigest(DATA));
-    expect(sliced).toBeGreaterThan(10);
-    // after the first slices, one mapping serves them all (a fresh one per slice before)
-    expect(buffers.size).toBeLessThanOrEqual(3);
-    expect(idle.at(-1)).toBe(0);
-    expect(Math.max(...idle)).toBeGreaterThan(0);
-  });
-
-  it('slices not given back, or with no room to keep their memory, each have their own', async () => {
-    for (const keep of [true, false]) {
-      const got: A.RecordBatch[] = [];
-      for await (const b of readIpcBatches(plain, { slicing: { maxBytes: 40_000, whole: () => {}, keepIdle: (n) => n === 0 || keep } })) {
-        got.push(b);
-        if (!keep) giveBack(b);
-      }
-      if (keep) expect(valuesDigest(new A.Table(got))).toBe(valuesDigest(DATA));
-      const buffers = new Set(got.filter((b) => b.numRows !== 130).map((b) => b.data.children[1]!.values.buffer));
-      expect(buffers.size).toBeGreaterThan(10);
-    }
-  });
-
   it('the same file and limit give the same slices twice', async () => {
-    const s = { maxBytes: 25_000, whole: () => {}, keepIdle: () => true };
+    const s = { maxBytes: 25_000, whole: () => {} };
     const a = (await readAll(plain, s)).map((b) => b.numRows);
     const b = (await readAll(plain, s)).map((x) => x.numRows);
     expect(b).toEqual(a);
@@ -181,7 +143,7 @@ describe('reading big Arrow IPC batches in slices', () => {
     writeFileSync(withList, A.tableToIPC(batched(listTable, [30_000]), 'file'));
     for (const [path, want] of [[lz4, DATA]] as const) {
       const calls: number[] = [];
-      const got = await readAll(path, { maxBytes: 40_000, whole: (b) => calls.push(b), keepIdle: () => true });
+      const got = await readAll(path, { maxBytes: 40_000, whole: (b) => calls.push(b) });
       expect(digestOf(new A.Table(got))).toBe(digestOf(want));
       expect(got.every((b) => b.numRows < 30_000)).toBe(true);
       // each whole batch: its bytes before the first slice, 0 after the last
@@ -194,7 +156,7 @@ describe('reading big Arrow IPC batches in slices', () => {
     }
     // A list column is sliced from the file too: nothing decoded whole.
     const calls: number[] = [];
-    const got = await readAll(withList, { maxBytes: 40_000, whole: (b) => calls.push(b), keepIdle: () => true });
+    const got = await readAll(withList, { maxBytes: 40_000, whole: (b) => calls.push(b) });
     expect(digestOf(new A.Table(got))).toBe(digestOf(listTable));
     expect(got.length).toBeGreaterThan(1);
     expect(calls).toEqual([]);
@@ -220,7 +182,7 @@ describe('reading big Arrow IPC batches in slices', () => {
         const path = join(dir, `nested-${seed}.arrow`);
         writeFileSync(path, A.tableToIPC(batched(t, [Math.max(1, Math.floor(rows / 2)), rows]), 'file'));
         const calls: number[] = [];
-        const got = await readAll(path, { maxBytes, whole: (b) => calls.push(b), keepIdle: () => true });
+        const got = await readAll(path, { maxBytes, whole: (b) => calls.push(b) });
         expect(calls).toEqual([]);
         expect(got.reduce((n, b) => n + b.numRows, 0)).toBe(rows);
         expect(JSON.stringify(rowsJs(new A.Table(got)))).toBe(JSON.stringify(rowsJs(t)));
