@@ -213,7 +213,7 @@ export function flatLayoutOf(type: A.DataType): FlatLayout | null {
  * Data (makeData per chunk held the coordinator when the exchange merged ~700K chunk columns
  * of a spilled run); null for nested, dictionary and null types, which take rebuildWithType.
  */
-export function flatViewOf(desc: ColumnDesc, type: A.DataType): ConcatChunk | null {
+export function flatViewOf(desc: Pick<ColumnDesc, 'length' | 'offset' | 'nullCount' | 'validity' | 'offsets' | 'values'>, type: A.DataType): ConcatChunk | null {
   const f = flatLayoutOf(type);
   if (!f) return null;
   const nullBitmap = view(Uint8Array, desc.validity);

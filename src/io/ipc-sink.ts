@@ -32,7 +32,8 @@ import {
 import { ExecutionError } from '../errors.js';
 import { writeFully, type ChunkWriter } from './atomic.js';
 import { compressionType, type IpcCompression } from './ipc-codecs.js';
-import { align8, type EncodedBatch } from './ipc-encode.js';
+import { align8 } from './ipc-batch-meta.js';
+import type { EncodedBatch } from './ipc-encode.js';
 
 export type IpcFormat = 'file' | 'stream';
 

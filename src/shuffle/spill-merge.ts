@@ -17,7 +17,7 @@
 import { copyBitRange, countSet, setBitRange } from '../columns/bits.js';
 import { copyBytes } from '../columns/gather.js';
 import { flatLayoutOf, viewOf } from '../columns/shared.js';
-import { align8, BufferRegion, FieldNode, messageHead } from '../io/ipc-encode.js';
+import { align8, batchMessageHead } from '../io/ipc-batch-meta.js';
 import type * as A from 'apache-arrow';
 import type { ColumnDesc } from '../types/column.js';
 import type { RoutedChunks } from '../types/tasks.js';
@@ -97,12 +97,12 @@ export interface MergedHead {
 export function mergedHead(segments: Segment[]): MergedHead {
   const rows = segments.reduce((t, s) => t + s.rows, 0);
   const columns = segments[0]!.from.columns.length;
-  const nodes: FieldNode[] = [];
-  const regions: BufferRegion[] = [];
+  const nodes: number[] = [];
+  const regions: number[] = [];
   const hasNulls: boolean[] = [];
   let body = 0;
   const region = (bytes: number): void => {
-    regions.push(new BufferRegion(body, align8(bytes)));
+    regions.push(body, align8(bytes));
     body += align8(bytes);
   };
   for (let c = 0; c < columns; c++) {
@@ -114,7 +114,7 @@ export function mergedHead(segments: Segment[]): MergedHead {
       if (src.layout === 'varbinary') data += src.offs![s.start + s.rows]! - src.offs![s.start]!;
     }
     const layout = segments[0]!.from.columns[c]!;
-    nodes.push(new FieldNode(rows, nulls));
+    nodes.push(rows, nulls);
     hasNulls.push(nulls > 0);
     region(nulls > 0 ? (rows + 7) >> 3 : 0);
     if (layout.layout === 'fixed') region(rows * layout.rowBytes);
@@ -124,7 +124,7 @@ export function mergedHead(segments: Segment[]): MergedHead {
       region(data);
     }
   }
-  return { head: messageHead(rows, nodes, regions, body), bodyBytes: body, rows, nulls: hasNulls };
+  return { head: batchMessageHead(rows, nodes, regions, body), bodyBytes: body, rows, nulls: hasNulls };
 }
 
 /**

@@ -10,9 +10,11 @@
 import { openSync, readSync, closeSync } from 'node:fs';
 import * as A from 'apache-arrow';
 import { typeToArrow } from '../columns/arrow-types.js';
-import { concatData, gatherData } from '../columns/gather.js';
-import { rebuildData } from '../columns/shared.js';
+import { type ConcatChunk, concatData, gatherData } from '../columns/gather.js';
+import { flatLayoutOf, flatViewOf, rebuildData } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
+import { readBatchMessage } from '../io/ipc-batch-meta.js';
+import type { BufRef } from '../types/column.js';
 import type { Allocator } from '../types/keys.js';
 import type { PartitionInput, SpillPiece } from '../types/tasks.js';
 import { scratchAlloc } from './scratch.js';
@@ -26,8 +28,10 @@ export interface LoadedPartition {
 
 interface Piece {
   firstRow: number;
-  ids: A.Data;
-  cols: A.Data[];
+  /** Row ids (uint32, from row 0 of `values`). */
+  ids: ConcatChunk;
+  /** Arrow Data (chunks in memory) or views of a spilled batch's bytes. */
+  cols: ConcatChunk[];
 }
 
 /**
@@ -42,9 +46,12 @@ export async function loadPartition(input: PartitionInput, anyOrder = false, int
     const ids = rebuildData(chunk.rowIds);
     pieces.push({ firstRow: firstId(ids), ids, cols: chunk.columns.map(rebuildData) });
   }
-  for (const batch of readSpillPieces(input.spills)) {
-    const ids = batch.data.children[0]!;
-    pieces.push({ firstRow: firstId(ids), ids, cols: batch.data.children.slice(1) });
+  if (input.spills.length > 0) {
+    const types = [new A.Uint32(), ...input.schema.map((f) => typeToArrow(f.type))];
+    for (const batch of readSpillPieces(input.spills, types)) {
+      const ids = batch[0]!;
+      pieces.push({ firstRow: firstId(ids), ids, cols: batch.slice(1) });
+    }
   }
   pieces.sort((a, b) => a.firstRow - b.firstRow);
 
@@ -60,7 +67,8 @@ export async function loadPartition(input: PartitionInput, anyOrder = false, int
   const concatInto = into && !sort ? into : scratchAlloc;
   let columns = input.schema.map((field, c) => {
     if (pieces.length === 0) return A.vectorFromArray([], typeToArrow(field.type)).data[0]! as A.Data;
-    if (pieces.length === 1 && concatInto === scratchAlloc) return pieces[0]!.cols[c]!;
+    const only = pieces.length === 1 ? pieces[0]!.cols[c]! : null;
+    if (only instanceof A.Data && concatInto === scratchAlloc) return only;
     return concatData(pieces.map((p) => p.cols[c]!), concatInto);
   });
   if (sort) {
@@ -83,22 +91,23 @@ function ascending(ids: Uint32Array, n: number): boolean {
   return true;
 }
 
-function firstId(ids: A.Data): number {
+function firstId(ids: ConcatChunk): number {
   return ids.length === 0 ? Number.MAX_SAFE_INTEGER : (ids.values as Uint32Array)[0]!;
 }
 
 /**
- * The batches of spill pieces: per file, its schema message and the pieces' bytes read into
- * one scratch buffer (one open, one read per piece) and decoded as views in one pass.
+ * The batches of spill pieces (each its columns, row ids first, of `types`): per file, its
+ * schema message and the pieces' bytes read into one scratch buffer (one open, one read per
+ * piece) and viewed in place.
  */
-function readSpillPieces(pieces: SpillPiece[]): A.RecordBatch[] {
+function readSpillPieces(pieces: SpillPiece[], types: A.DataType[]): ConcatChunk[][] {
   const byPath = new Map<string, SpillPiece[]>();
   for (const piece of pieces) {
     const list = byPath.get(piece.path);
     if (list) list.push(piece);
     else byPath.set(piece.path, [piece]);
   }
-  const out: A.RecordBatch[] = [];
+  const out: ConcatChunk[][] = [];
   for (const [path, list] of byPath) {
     const schemaBytes = list[0]!.schemaBytes;
     const body = list.reduce((n, x) => n + x.end - x.start, 0);
@@ -123,14 +132,62 @@ function readSpillPieces(pieces: SpillPiece[]): A.RecordBatch[] {
       closeSync(fd);
     }
     try {
-      const batches = A.tableFromIPC(bytes).batches;
-      const rows = batches.reduce((s, b) => s + b.numRows, 0);
+      const batches = flatBatches(bytes, schemaBytes, types) ?? A.tableFromIPC(bytes).batches.map((b) => b.data.children as A.Data[]);
+      const rows = batches.reduce((s, b) => s + (b[0]?.length ?? 0), 0);
       const want = list.reduce((s, x) => s + x.rows, 0);
       if (rows !== want) throw new Error(`${rows} rows where ${want} were written`);
-      out.push(...batches);
+      for (const b of batches) out.push(b);
     } catch (err) {
       throw unreadable(path, err);
     }
+  }
+  return out;
+}
+
+/**
+ * The record batches after the schema message (at `from`), each as views of its columns in
+ * `bytes`, when every column is flat (fixed-width, bool, binary / utf8) and every buffer lies
+ * where its type's typed array can view it; otherwise null (apache-arrow's reader then decodes
+ * them). Spilled batches are read this way: the reader's objects per batch were most of a
+ * worker's garbage (ipc-batch-meta.ts).
+ */
+function flatBatches(bytes: Uint8Array, from: number, types: A.DataType[]): ConcatChunk[][] | null {
+  const layouts = types.map(flatLayoutOf);
+  if (layouts.some((f) => f === null)) return null;
+  const out: ConcatChunk[][] = [];
+  for (let at = from, msg = readBatchMessage(bytes, at); msg; at = msg.next, msg = readBatchMessage(bytes, at)) {
+    if (msg.nodes.length !== 2 * types.length) throw new Error(`a batch of ${msg.nodes.length / 2} columns where ${types.length} were written`);
+    const { nodes, buffers } = msg;
+    let b = 0;
+    let aligned = true;
+    const region = (minBytes: number, align: number): BufRef => {
+      const offset = buffers[2 * b]!;
+      const length = buffers[2 * b + 1]!;
+      b++;
+      if (2 * b > buffers.length || offset + length > msg!.bodyBytes || length < minBytes) throw new Error(`a batch's buffer ${b - 1} does not hold its column`);
+      const byteOffset = bytes.byteOffset + msg!.bodyStart + offset;
+      if (byteOffset % align !== 0) aligned = false;
+      return { sab: bytes.buffer, byteOffset, byteLength: length };
+    };
+    const columns: ConcatChunk[] = [];
+    for (let c = 0; c < types.length; c++) {
+      const f = layouts[c]!;
+      const length = nodes[2 * c]!;
+      const nullCount = nodes[2 * c + 1]!;
+      const bitBytes = (length + 7) >> 3;
+      const validity = region(nullCount > 0 ? bitBytes : 0, 1);
+      let values: BufRef;
+      let offsets: BufRef | null = null;
+      if (f.layout === 'fixed') values = region(length * f.rowBytes, f.ctor.BYTES_PER_ELEMENT);
+      else if (f.layout === 'bool') values = region(bitBytes, 1);
+      else {
+        offsets = region((length + 1) * f.offsetBytes, f.offsetBytes);
+        values = region(0, 1);
+      }
+      if (!aligned) return null;
+      columns.push(flatViewOf({ length, offset: 0, nullCount, validity: nullCount > 0 ? validity : null, offsets, values }, types[c]!)!);
+    }
+    out.push(columns);
   }
   return out;
 }
