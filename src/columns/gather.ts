@@ -30,6 +30,7 @@ import { Data, Type, makeData } from 'apache-arrow';
 import type { DataType } from 'apache-arrow';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { sharedAlloc } from './arena.js';
+import { countSet } from './bits.js';
 
 export type { Allocator };
 
@@ -185,22 +186,16 @@ export function gatherRanges(
 
 function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator): [Uint8Array | undefined, number] {
   const bm = nullsOf(data);
-  const off = data.offset;
-  let nulls = 0;
-  if (bm) {
-    for (let j = 0; j < n; j++) {
-      const r = idx[j];
-      if (r < 0) nulls++;
-      else {
-        const b = off + r;
-        if (((bm[b >>> 3] >>> (b & 7)) & 1) === 0) nulls++;
-      }
-    }
-  } else {
+  if (!bm) {
+    let nulls = 0;
     for (let j = 0; j < n; j++) if (idx[j] < 0) nulls++;
+    return nulls === 0 ? [undefined, 0] : [gatherBitmap(null, 0, idx, n, alloc), nulls];
   }
-  if (nulls === 0) return [undefined, 0];
-  return [gatherBitmap(bm, off, idx, n, alloc), nulls];
+  // One pass over the rows, then NULLs counted by bytes: the bitmap of rows that all turn out
+  // valid is dropped (its n/8 bytes stay allocated), where counting first read every row twice.
+  const out = gatherBitmap(bm, data.offset, idx, n, alloc);
+  const nulls = n - countSet(out, 0, n);
+  return nulls === 0 ? [undefined, 0] : [out, nulls];
 }
 
 /**
