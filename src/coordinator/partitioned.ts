@@ -284,13 +284,18 @@ const FIRST_LEVEL_PARTITIONS = 128;
 /** The smallest piece of a read slice a wider first routing may send each destination. */
 const MIN_FIRST_PIECE = 24 * 1024;
 
+/** The same for an operator that asks for one level (`oneLevel`): its splits cost more than small pieces. */
+const MIN_ONE_LEVEL_PIECE = 8 * 1024;
+
 /**
  * Hash partitions for an input of about `bytes` (rows of `inputRowBytes`), each row needing
  * `taskRowBytes` in its kernel task: enough that every task fits 70% of a task's share of the
  * budget, up to FIRST_LEVEL_PARTITIONS (bigger partitions are split again); at least the
- * configured count.
+ * configured count. `oneLevel`: an operator whose splits cost more than smaller pieces in the
+ * first exchange (ASOF: a split re-routes both sides) gets up to 4x FIRST_LEVEL_PARTITIONS
+ * while pieces of a read slice stay at least MIN_ONE_LEVEL_PIECE.
  */
-export function partitionCount(ctx: RunContext, bytes: number | null, inputRowBytes: number, taskRowBytes: number): number {
+export function partitionCount(ctx: RunContext, bytes: number | null, inputRowBytes: number, taskRowBytes: number, oneLevel = false): number {
   if (bytes === null || bytes <= 0) return ctx.config.partitions;
   const parts = partitionsNeeded(ctx, bytes, inputRowBytes, taskRowBytes);
   if (parts > MAX_PARTITIONS && ctx.budget.limit < SMALL_BUDGET) {
@@ -303,8 +308,8 @@ export function partitionCount(ctx: RunContext, bytes: number | null, inputRowBy
   // -> 555 MiB, the split's buffer churn gone; at 64 MiB 512 partitions cut 6 KiB pieces and
   // the run took 264 s instead of 130 s). Below 4x, a few splits cost less than many more
   // pieces in every exchange (30M rows at 256 MiB: 507-546 MiB with 128, 592-676 with 235).
-  const wide = Math.min(4 * FIRST_LEVEL_PARTITIONS, Math.floor(ctx.limits.readBytes / MIN_FIRST_PIECE));
-  const first = parts > 4 * FIRST_LEVEL_PARTITIONS ? Math.max(FIRST_LEVEL_PARTITIONS, wide) : FIRST_LEVEL_PARTITIONS;
+  const wide = Math.min(4 * FIRST_LEVEL_PARTITIONS, Math.floor(ctx.limits.readBytes / (oneLevel ? MIN_ONE_LEVEL_PIECE : MIN_FIRST_PIECE)));
+  const first = oneLevel || parts > 4 * FIRST_LEVEL_PARTITIONS ? Math.max(FIRST_LEVEL_PARTITIONS, wide) : FIRST_LEVEL_PARTITIONS;
   return Math.max(ctx.config.partitions, Math.min(parts, first));
 }
 
@@ -314,7 +319,7 @@ export function partitionsNeeded(ctx: RunContext, bytes: number, inputRowBytes: 
 }
 
 /** How much the largest hash partition may exceed the mean (keys are not spread perfectly). */
-const PARTITION_SKEW = 1.5;
+export const PARTITION_SKEW = 1.5;
 const EXCHANGE_SLACK = 1.3;
 
 /**
