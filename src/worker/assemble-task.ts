@@ -1,8 +1,10 @@
 /**
  * Assembly of one row-id range of an output exchange, run in a worker: the range's pieces from
  * every partition (in memory or spilled) → one position per row (row id - base; every row of
- * the range exactly once, checked) → one gather per column into transferable buffers, so the
- * rows come out in row-id order, ready to be attached to the replayed input rows.
+ * the range exactly once, checked) → each column into transferable buffers in row-id order,
+ * ready to be attached to the replayed input rows. Fixed-width and bool columns are scattered
+ * from the pieces where they lie (one read and one write a value); other types are first
+ * concatenated, then gathered (window at 64 MiB: the concatenation was half the task's time).
  * Sparse ranges (group-by: a row per group keyed by its first row id; join: any number of rows
  * per left row id) are put in key order instead: loadPartition's stable order by row id, which
  * keeps the rows of one key in the order their task wrote them; their keys go back too.
@@ -10,14 +12,19 @@
  */
 import * as A from 'apache-arrow';
 import { slabFor, TransferArena } from '../columns/arena.js';
-import { gatherData } from '../columns/gather.js';
-import { dataBytes, describeData } from '../columns/shared.js';
+import { typeToArrow } from '../columns/arrow-types.js';
+import { countSet } from '../columns/bits.js';
+import { bitmapBytes, gatherData, wordView } from '../columns/gather.js';
+import { dataBytes, describeData, flatLayoutOf } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
+import type { Allocator, TypedArray } from '../types/keys.js';
 import type { AssembleSparseTask, AssembleTask, ColumnsResult, SparseColumnsResult } from '../types/tasks.js';
-import { loadPartition } from './partition-input.js';
+import { loadPartition, loadPieces, type Piece } from './partition-input.js';
 import { scratchAlloc } from './scratch.js';
 
 export async function runAssembleTask(task: AssembleTask): Promise<ColumnsResult> {
+  const types = task.input.schema.map((f) => typeToArrow(f.type));
+  if (types.every((t) => flatLayoutOf(t)?.layout === 'fixed' || flatLayoutOf(t)?.layout === 'bool')) return scatterRange(task, types);
   // Rows are placed by id below: their load order does not matter (no sort of interleaved pieces).
   const part = await loadPartition(task.input, true);
   const { base, rows } = task;
@@ -31,6 +38,87 @@ export async function runAssembleTask(task: AssembleTask): Promise<ColumnsResult
   const arena = new TransferArena();
   const columns = part.columns.map((c) => describeData(gatherData(c, pos, rows, arena.alloc), true));
   return { length: rows, columns, transfer: arena.buffers };
+}
+
+/** The range's fixed-width and bool columns written straight from the pieces to row id - base. */
+function scatterRange(task: AssembleTask, types: A.DataType[]): ColumnsResult {
+  const { base, rows } = task;
+  const pieces = loadPieces(task.input);
+  const n = pieces.reduce((t, p) => t + p.ids.length, 0);
+  if (n !== rows) throw lost(`holds ${n} rows, expected ${rows}`, base);
+  const seen = scratchAlloc(Uint8Array, rows);
+  for (const p of pieces) {
+    const ids = p.ids.values as Uint32Array;
+    for (let k = 0; k < p.ids.length; k++) {
+      const at = ids[k]! - base;
+      if (at < 0 || at >= rows || seen[at] !== 0) throw lost(`has row id ${ids[k]} out of place`, base);
+      seen[at] = 1;
+    }
+  }
+  const arena = new TransferArena();
+  const columns = types.map((type, c) => describeData(scatterColumn(pieces, c, type, base, rows, arena.alloc), true));
+  return { length: rows, columns, transfer: arena.buffers };
+}
+
+function scatterColumn(pieces: Piece[], c: number, type: A.DataType, base: number, rows: number, alloc: Allocator): A.Data {
+  const f = flatLayoutOf(type)!;
+  let nullBitmap: Uint8Array | undefined;
+  let nullCount = 0;
+  if (pieces.some((p) => p.cols[c]!.nullCount > 0)) {
+    nullBitmap = alloc(Uint8Array, bitmapBytes(rows));
+    for (const p of pieces) scatterBits(p.cols[c]!.nullCount > 0 ? p.cols[c]!.nullBitmap! : null, p.cols[c]!.offset, p, base, nullBitmap);
+    nullCount = rows - countSet(nullBitmap, 0, rows);
+    if (nullCount === 0) nullBitmap = undefined;
+  }
+  if (f.layout === 'bool') {
+    const bits = alloc(Uint8Array, bitmapBytes(rows));
+    for (const p of pieces) scatterBits(p.cols[c]!.values as Uint8Array, p.cols[c]!.offset, p, base, bits);
+    return A.makeData({ type: type as A.Bool, length: rows, nullCount, nullBitmap, data: bits });
+  }
+  // Every row is written once (checked above): no clearing first.
+  const out = alloc(f.ctor, rows * f.stride, 'overwritten');
+  for (const p of pieces) scatterFixed(p.cols[c]!.values as TypedArray, f.rowBytes, p, base, out);
+  return A.makeData({ type: type as A.Int, length: rows, nullCount, nullBitmap, data: out as never });
+}
+
+/** Row k of the piece to row ids[k] - base of `out`, `rowBytes` each, in the widest words both allow. */
+function scatterFixed(values: TypedArray, rowBytes: number, p: Piece, base: number, out: TypedArray): void {
+  const ids = p.ids.values as Uint32Array;
+  const n = p.ids.length;
+  let src = wordView(values, rowBytes);
+  let dst = wordView(out, rowBytes);
+  if (src.BYTES_PER_ELEMENT !== dst.BYTES_PER_ELEMENT) {
+    src = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    dst = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  }
+  const w = rowBytes / src.BYTES_PER_ELEMENT;
+  if (w === 1) {
+    for (let k = 0; k < n; k++) dst[ids[k]! - base] = src[k]!;
+  } else if (w === 2) {
+    for (let k = 0; k < n; k++) {
+      const at = 2 * (ids[k]! - base);
+      dst[at] = src[2 * k]!;
+      dst[at + 1] = src[2 * k + 1]!;
+    }
+  } else {
+    for (let k = 0; k < n; k++) {
+      const at = w * (ids[k]! - base);
+      for (let j = 0; j < w; j++) dst[at + j] = src[w * k + j]!;
+    }
+  }
+}
+
+/** Bit `offset + k` of `bits` (all set when null) to bit ids[k] - base of the zeroed `out`. */
+function scatterBits(bits: Uint8Array | null, offset: number, p: Piece, base: number, out: Uint8Array): void {
+  const ids = p.ids.values as Uint32Array;
+  const n = p.ids.length;
+  for (let k = 0; k < n; k++) {
+    const b = offset + k;
+    if (bits === null || ((bits[b >>> 3]! >>> (b & 7)) & 1) !== 0) {
+      const at = ids[k]! - base;
+      out[at >>> 3] |= 1 << (at & 7);
+    }
+  }
 }
 
 function lost(what: string, base: number): ExecutionError {

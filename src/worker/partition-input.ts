@@ -26,7 +26,7 @@ export interface LoadedPartition {
   columns: A.Data[];
 }
 
-interface Piece {
+export interface Piece {
   firstRow: number;
   /** Row ids (uint32, from row 0 of `values`). */
   ids: ConcatChunk;
@@ -41,19 +41,7 @@ interface Piece {
  * output's region, which outlives the task), each exactly once.
  */
 export async function loadPartition(input: PartitionInput, anyOrder = false, into: Allocator | null = null): Promise<LoadedPartition> {
-  const pieces: Piece[] = [];
-  for (const chunk of input.chunks) {
-    const ids = rebuildData(chunk.rowIds);
-    pieces.push({ firstRow: firstId(ids), ids, cols: chunk.columns.map(rebuildData) });
-  }
-  if (input.spills.length > 0) {
-    const types = [new A.Uint32(), ...input.schema.map((f) => typeToArrow(f.type))];
-    for (const batch of readSpillPieces(input.spills, types)) {
-      const ids = batch[0]!;
-      pieces.push({ firstRow: firstId(ids), ids, cols: batch.slice(1) });
-    }
-  }
-  pieces.sort((a, b) => a.firstRow - b.firstRow);
+  const pieces = loadPieces(input);
 
   const n = pieces.reduce((s, p) => s + p.ids.length, 0);
   let rowIds = scratchAlloc(Uint32Array, n);
@@ -84,6 +72,26 @@ export async function loadPartition(input: PartitionInput, anyOrder = false, int
     rowIds = copy;
   }
   return { n, rowIds, columns };
+}
+
+/**
+ * A partition's pieces as they lie: its chunks (Arrow Data over the shared regions) and its
+ * spilled batches (views of their bytes, read into this task's scratch), ordered by first row id.
+ */
+export function loadPieces(input: PartitionInput): Piece[] {
+  const pieces: Piece[] = [];
+  for (const chunk of input.chunks) {
+    const ids = rebuildData(chunk.rowIds);
+    pieces.push({ firstRow: firstId(ids), ids, cols: chunk.columns.map(rebuildData) });
+  }
+  if (input.spills.length > 0) {
+    const types = [new A.Uint32(), ...input.schema.map((f) => typeToArrow(f.type))];
+    for (const batch of readSpillPieces(input.spills, types)) {
+      const ids = batch[0]!;
+      pieces.push({ firstRow: firstId(ids), ids, cols: batch.slice(1) });
+    }
+  }
+  return pieces.sort((a, b) => a.firstRow - b.firstRow);
 }
 
 function ascending(ids: Uint32Array, n: number): boolean {
