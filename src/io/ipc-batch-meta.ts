@@ -43,24 +43,48 @@ function setInt64(view: DataView, at: number, n: number): void {
   view.setUint32(at + 4, Math.floor(n / TWO32), true);
 }
 
+/** Bytes of a record batch message's framing and metadata (batchMessageHead) for these counts. */
+export function batchMessageHeadBytes(nodeCount: number, bufferCount: number): number {
+  return align8(8 + 88 + 16 * nodeCount + 16 * bufferCount);
+}
+
+/** Plain memory the metadata is laid out in: a DataView over shared or resizable memory (the merge buffer) writes several times slower. */
+let stage = new Uint8Array(4096);
+let stageView = new DataView(stage.buffer);
+
+function stageFor(bytes: number): void {
+  if (bytes <= stage.byteLength) return;
+  stage = new Uint8Array(2 ** Math.ceil(Math.log2(bytes)));
+  stageView = new DataView(stage.buffer);
+}
+
 /**
  * The framing and metadata of a record batch message (continuation marker, metadata length,
  * the flatbuffer padded to 8 bytes), to be followed by `bodyBytes` of body buffers as `buffers` say.
+ */
+export function batchMessageHead(length: number, nodes: readonly number[], buffers: readonly number[], bodyBytes: number): Uint8Array {
+  const head = new Uint8Array(batchMessageHeadBytes(nodes.length >> 1, buffers.length >> 1));
+  writeBatchMessageHead(head, 0, length, nodes, buffers, bodyBytes);
+  return head;
+}
+
+/**
+ * batchMessageHead written into `out` at `at` (batchMessageHeadBytes of room); returns its bytes.
  *
  * Fixed layout, offsets from the flatbuffer's start (after the 8 framing bytes):
  *   0 root offset -> 16 | 4 Message vtable (12 bytes) | 16 Message table (20) | 40 RecordBatch
  *   vtable (10) | 56 RecordBatch table (20) | 76 nodes vector (8-aligned elements at 80) |
  *   84 + 16N buffers vector (elements at 88 + 16N).
  */
-export function batchMessageHead(length: number, nodes: readonly number[], buffers: readonly number[], bodyBytes: number): Uint8Array {
+export function writeBatchMessageHead(out: Uint8Array, at: number, length: number, nodes: readonly number[], buffers: readonly number[], bodyBytes: number): number {
   const nodeCount = nodes.length >> 1;
   const bufferCount = buffers.length >> 1;
   const nodesAt = 76;
   const buffersAt = 84 + 16 * nodeCount;
-  const size = buffersAt + 4 + 16 * bufferCount;
-  const framed = align8(size + 8);
-  const head = new Uint8Array(framed);
-  const v = new DataView(head.buffer);
+  const framed = batchMessageHeadBytes(nodeCount, bufferCount);
+  stageFor(framed);
+  stage.fill(0, 0, framed);
+  const v = stageView;
   v.setInt32(0, -1, true);
   v.setInt32(4, framed - 8, true);
   const b = 8; // the flatbuffer's start
@@ -91,7 +115,8 @@ export function batchMessageHead(length: number, nodes: readonly number[], buffe
   for (let i = 0; i < nodes.length; i++) setInt64(v, b + nodesAt + 4 + 8 * i, nodes[i]!);
   v.setUint32(b + buffersAt, bufferCount, true);
   for (let i = 0; i < buffers.length; i++) setInt64(v, b + buffersAt + 4 + 8 * i, buffers[i]!);
-  return head;
+  for (let i = 0; i < framed; i++) out[at + i] = stage[i]!;
+  return framed;
 }
 
 /** A record batch message found in a stream: its layout and where its body lies. */
@@ -102,20 +127,13 @@ export interface BatchMessage extends BatchMeta {
   next: number;
 }
 
-/** Plain memory the metadata is read from: a DataView over shared memory (the task's scratch) reads several times slower. */
-let stage = new Uint8Array(4096);
-let stageView = new DataView(stage.buffer);
-
-/** Reads a message's flatbuffer, copied to `stage`: positions are from the flatbuffer's start. */
+/** Reads a message's flatbuffer, copied to the plain `stage` (a DataView over the task's shared scratch reads several times slower): positions are from the flatbuffer's start. */
 class Reader {
   private readonly view: DataView;
   private readonly size: number;
   constructor(bytes: Uint8Array, at: number, length: number) {
-    if (length > stage.byteLength) {
-      stage = new Uint8Array(2 ** Math.ceil(Math.log2(length)));
-      stageView = new DataView(stage.buffer);
-    }
-    stage.set(bytes.subarray(at, at + length));
+    stageFor(length);
+    for (let i = 0; i < length; i++) stage[i] = bytes[at + i]!;
     this.view = stageView;
     this.size = length;
   }

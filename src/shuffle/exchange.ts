@@ -263,7 +263,7 @@ export class Exchange {
         if (segments.length > 1) segments.sort((a, b) => a.from.ids[a.start]! - b.from.ids[b.start]!);
         for (const run of runsUpTo(segments, this.env.pieceBytes, segmentBytes)) {
           const head = mergedHead(run);
-          const size = head.head.byteLength + head.bodyBytes;
+          const size = head.headBytes + head.bodyBytes;
           if (out && used + size > out.byteLength) await flush();
           // After a flush (its messages written), so growing the buffer loses nothing.
           if (!out || used + size > out.byteLength) out = room(used + size);

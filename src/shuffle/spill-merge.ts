@@ -17,7 +17,7 @@
 import { copyBitRange, countSet, setBitRange } from '../columns/bits.js';
 import { copyBytes } from '../columns/gather.js';
 import { flatLayoutOf, viewOf } from '../columns/shared.js';
-import { align8, batchMessageHead } from '../io/ipc-batch-meta.js';
+import { align8, batchMessageHeadBytes, writeBatchMessageHead } from '../io/ipc-batch-meta.js';
 import type * as A from 'apache-arrow';
 import type { ColumnDesc } from '../types/column.js';
 import type { RoutedChunks } from '../types/tasks.js';
@@ -85,9 +85,11 @@ export function segmentBytes(s: Segment): number {
   return b;
 }
 
-/** A merged message's head, its body's bytes and rows, and which columns have NULLs. */
+/** A merged message's head (its bytes, field nodes and buffer regions), its body's bytes and rows, and which columns have NULLs. */
 export interface MergedHead {
-  head: Uint8Array;
+  headBytes: number;
+  nodes: number[];
+  regions: number[];
   bodyBytes: number;
   rows: number;
   nulls: boolean[];
@@ -124,16 +126,15 @@ export function mergedHead(segments: Segment[]): MergedHead {
       region(data);
     }
   }
-  return { head: batchMessageHead(rows, nodes, regions, body), bodyBytes: body, rows, nulls: hasNulls };
+  return { headBytes: batchMessageHeadBytes(nodes.length >> 1, regions.length >> 1), nodes, regions, bodyBytes: body, rows, nulls: hasNulls };
 }
 
 /**
  * Writes the message of `segments` (its MergedHead) into `out` at `at` (8-aligned, the
  * message's bytes zeroed), in the layout the head describes.
  */
-export function writeMerged(out: Uint8Array, at: number, { head, rows, nulls }: MergedHead, segments: Segment[]): void {
-  out.set(head, at);
-  let p = at + head.byteLength;
+export function writeMerged(out: Uint8Array, at: number, { nodes, regions, bodyBytes, rows, nulls }: MergedHead, segments: Segment[]): void {
+  let p = at + writeBatchMessageHead(out, at, rows, nodes, regions, bodyBytes);
   const columns = segments[0]!.from.columns.length;
   const bitBytes = align8((rows + 7) >> 3);
   for (let c = 0; c < columns; c++) {

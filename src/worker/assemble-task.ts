@@ -13,7 +13,6 @@
 import * as A from 'apache-arrow';
 import { slabFor, TransferArena } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
-import { countSet } from '../columns/bits.js';
 import { bitmapBytes, gatherData, wordView } from '../columns/gather.js';
 import { dataBytes, describeData, flatLayoutOf } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
@@ -65,9 +64,12 @@ function scatterColumn(pieces: Piece[], c: number, type: A.DataType, base: numbe
   let nullBitmap: Uint8Array | undefined;
   let nullCount = 0;
   if (pieces.some((p) => p.cols[c]!.nullCount > 0)) {
-    nullBitmap = alloc(Uint8Array, bitmapBytes(rows));
-    for (const p of pieces) scatterBits(p.cols[c]!.nullCount > 0 ? p.cols[c]!.nullBitmap! : null, p.cols[c]!.offset, p, base, nullBitmap);
-    nullCount = rows - countSet(nullBitmap, 0, rows);
+    // All valid, then each piece's NULLs cleared: rows of all-valid bytes are skipped.
+    nullBitmap = alloc(Uint8Array, bitmapBytes(rows), 'overwritten');
+    nullBitmap.fill(0xff, 0, rows >>> 3);
+    if ((rows & 7) !== 0) nullBitmap[rows >>> 3] = (1 << (rows & 7)) - 1;
+    nullBitmap.fill(0, (rows + 7) >>> 3);
+    for (const p of pieces) if (p.cols[c]!.nullCount > 0) nullCount += clearNulls(p.cols[c]!.nullBitmap!, p.cols[c]!.offset, p, base, nullBitmap);
     if (nullCount === 0) nullBitmap = undefined;
   }
   if (f.layout === 'bool') {
@@ -108,17 +110,38 @@ function scatterFixed(values: TypedArray, rowBytes: number, p: Piece, base: numb
   }
 }
 
-/** Bit `offset + k` of `bits` (all set when null) to bit ids[k] - base of the zeroed `out`. */
-function scatterBits(bits: Uint8Array | null, offset: number, p: Piece, base: number, out: Uint8Array): void {
+/** Bit `offset + k` of `bits` to bit ids[k] - base of the zeroed `out`. */
+function scatterBits(bits: Uint8Array, offset: number, p: Piece, base: number, out: Uint8Array): void {
   const ids = p.ids.values as Uint32Array;
   const n = p.ids.length;
   for (let k = 0; k < n; k++) {
     const b = offset + k;
-    if (bits === null || ((bits[b >>> 3]! >>> (b & 7)) & 1) !== 0) {
+    if (((bits[b >>> 3]! >>> (b & 7)) & 1) !== 0) {
       const at = ids[k]! - base;
       out[at >>> 3] |= 1 << (at & 7);
     }
   }
+}
+
+/** Clears bit ids[k] - base of `out` where bit `offset + k` of `valid` is 0; returns how many. */
+function clearNulls(valid: Uint8Array, offset: number, p: Piece, base: number, out: Uint8Array): number {
+  const ids = p.ids.values as Uint32Array;
+  const n = p.ids.length;
+  let nulls = 0;
+  for (let k = 0; k < n; k++) {
+    const b = offset + k;
+    // a whole byte of valid rows at once
+    if ((b & 7) === 0 && k + 8 <= n && valid[b >>> 3] === 0xff) {
+      k += 7;
+      continue;
+    }
+    if (((valid[b >>> 3]! >>> (b & 7)) & 1) === 0) {
+      const at = ids[k]! - base;
+      out[at >>> 3] &= ~(1 << (at & 7));
+      nulls++;
+    }
+  }
+  return nulls;
 }
 
 function lost(what: string, base: number): ExecutionError {

@@ -97,7 +97,7 @@ describe('spill merges from reply segments', () => {
         }
         if (segments.length === 0) return;
         const head = mergedHead(segments);
-        const size = head.head.byteLength + head.bodyBytes;
+        const size = head.headBytes + head.bodyBytes;
         const out = new Uint8Array(size + 16);
         writeMerged(out, 8, head, segments);
         const b = decode(out.subarray(8, 8 + size));
