@@ -1,6 +1,6 @@
 /**
- * A window over Arrow IPC files replays its input by reading the files a second time instead
- * of keeping (or spilling) a copy: the same result as the same rows from memory or Parquet at
+ * A window (and an ASOF join's left side) over Arrow IPC files replays its input by reading the
+ * files a second time instead of keeping (or spilling) a copy: the same result as the same rows from memory or Parquet at
  * any budget, and a file that changes between the two reads is an InputError INPUT_CHANGED,
  * not a wrong result.
  */
@@ -190,6 +190,70 @@ describe('window over Arrow IPC files read twice', () => {
       expect(e.budget.used).toBe(0);
       // The engine is still usable, and reads the file as it is now.
       expect((await e.readIpc(path).collect()).numRows).toBe(30_000);
+    } finally {
+      await e.close();
+    }
+  });
+});
+
+describe('asofJoin over an Arrow IPC left side read twice', () => {
+  const right = table(20_000, 11);
+  const joined = (df: DataFrame, e: Engine): DataFrame => df.asofJoin(e.fromArrow(right), { on: 'ts', by: 'user', direction: 'backward' });
+  let expected: unknown[];
+  beforeAll(async () => {
+    const e = new Engine({ threads: 0 });
+    try {
+      // sorted by ts within a user: the ASOF keys; the row order is the left input's
+      expected = await rowsOf(joined(e.fromArrow(DATA), e));
+    } finally {
+      await e.close();
+    }
+  });
+
+  for (const [threads, budget] of [
+    [2, undefined],
+    [1, '2MiB'],
+    [2, '3MiB'],
+  ] as const) {
+    it(`gives the in-memory result (threads ${threads}, budget ${budget ?? 'default'})`, async () => {
+      const e = new Engine({ threads, memoryBudget: budget, slabRows: 3000 });
+      try {
+        expect(await rowsOf(joined(e.readIpc(ipc), e))).toEqual(expected);
+        expect(await rowsOf(joined(e.readParquet(parquet), e))).toEqual(expected);
+        if (budget) expect((await joined(e.readIpc(ipc), e).execute()).stats.peakTrackedBytes).toBeLessThanOrEqual(e.budget.limit);
+        expect(e.budget.used).toBe(0);
+      } finally {
+        await e.close();
+      }
+    });
+  }
+
+  it('reads the left file again at the replay: one that changes in between is INPUT_CHANGED, with no output file left', async () => {
+    const path = join(dir, 'changing-left.arrow');
+    const out = join(dir, 'changing-left-out.arrow');
+    writeFileSync(path, A.tableToIPC(DATA, 'file'));
+    let rewritten = false;
+    const e = new Engine({
+      threads: 1,
+      onProgress: (p) => {
+        if (p.phase === 'kernel' && !rewritten) {
+          rewritten = true;
+          writeFileSync(path, A.tableToIPC(DATA.slice(0, 30_000), 'file'));
+        }
+      },
+    });
+    try {
+      const err = await joined(e.readIpc(path), e)
+        .writeIpc(out)
+        .then(
+          () => null,
+          (x: unknown) => x,
+        );
+      expect(rewritten).toBe(true);
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).code).toBe('INPUT_CHANGED');
+      expect(existsSync(out)).toBe(false);
+      expect(e.budget.used).toBe(0);
     } finally {
       await e.close();
     }
