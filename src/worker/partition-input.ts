@@ -11,7 +11,7 @@ import { openSync, readSync, closeSync } from 'node:fs';
 import * as A from 'apache-arrow';
 import { typeToArrow } from '../columns/arrow-types.js';
 import { type ConcatChunk, concatData, gatherData } from '../columns/gather.js';
-import { flatLayoutOf, flatViewOf, rebuildData } from '../columns/shared.js';
+import { flatLayoutOf, flatViewOf, rebuildData, viewOf } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { readBatchMessage } from '../io/ipc-batch-meta.js';
 import type { BufRef } from '../types/column.js';
@@ -193,6 +193,11 @@ function flatBatches(bytes: Uint8Array, from: number, types: A.DataType[]): Conc
         values = region(0, 1);
       }
       if (!aligned) return null;
+      if (offsets && length > 0) {
+        // The bytes the offsets end at lie inside the values buffer (else a corrupt file reads its neighbours).
+        const end = f.offsetBytes === 8 ? Number(viewOf(BigInt64Array, offsets)[length]) : viewOf(Int32Array, offsets)[length]!;
+        if (end < 0 || end > values.byteLength) throw new Error(`a batch's offsets end past its bytes`);
+      }
       columns.push(flatViewOf({ length, offset: 0, nullCount, validity: nullCount > 0 ? validity : null, offsets, values }, types[c]!)!);
     }
     out.push(columns);
