@@ -108,6 +108,31 @@ describe('window over Arrow IPC files read twice', () => {
     }
   });
 
+  it('a kept (not re-readable) input holds at most a quarter of the budget: the exchanges keep the rest', async () => {
+    const big = table(600_000, 9, 20_000);
+    const path = join(dir, 'kept.parquet');
+    const roomy = new Engine({ threads: 0 });
+    let most = 0;
+    const e: Engine = new Engine({
+      threads: 1,
+      memoryBudget: '16MiB',
+      slabRows: 3000,
+      onProgress: () => {
+        for (const r of e.budget.reservations()) if (r.name === 'window.retained') most = Math.max(most, r.bytes);
+      },
+    });
+    try {
+      await roomy.fromArrow(big).writeParquet(path);
+      const want = await rowsOf(rolled(roomy.fromArrow(big)));
+      expect(await rowsOf(rolled(e.readParquet(path)))).toEqual(want);
+      expect(most).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(e.budget.limit / 4);
+    } finally {
+      await roomy.close();
+      await e.close();
+    }
+  });
+
   it('batches big for the budget are kept (or spilled in pieces) instead of read again', async () => {
     // Small batches first (read again), then big ones (kept or spilled from there on).
     const big = join(dir, 'big.arrow');
