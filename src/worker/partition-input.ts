@@ -11,6 +11,7 @@ import { openSync, readSync, closeSync } from 'node:fs';
 import * as A from 'apache-arrow';
 import { typeToArrow } from '../columns/arrow-types.js';
 import { type ConcatChunk, concatData, gatherData } from '../columns/gather.js';
+import { countSet } from '../columns/bits.js';
 import { flatLayoutOf, flatViewOf, rebuildData, viewOf } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { readBatchMessage } from '../io/ipc-batch-meta.js';
@@ -140,7 +141,7 @@ function readSpillPieces(pieces: SpillPiece[], types: A.DataType[]): ConcatChunk
       closeSync(fd);
     }
     try {
-      const batches = flatBatches(bytes, schemaBytes, types) ?? A.tableFromIPC(bytes).batches.map((b) => b.data.children as A.Data[]);
+      const batches = flatBatches(bytes, schemaBytes, types) ?? arrowBatches(bytes, types.length);
       const rows = batches.reduce((s, b) => s + (b[0]?.length ?? 0), 0);
       const want = list.reduce((s, x) => s + x.rows, 0);
       if (rows !== want) throw new Error(`${rows} rows where ${want} were written`);
@@ -181,9 +182,9 @@ function flatBatches(bytes: Uint8Array, from: number, types: A.DataType[]): Conc
     for (let c = 0; c < types.length; c++) {
       const f = layouts[c]!;
       const length = nodes[2 * c]!;
-      const nullCount = nodes[2 * c + 1]!;
-      const bitBytes = (length + 7) >> 3;
-      const validity = region(nullCount > 0 ? bitBytes : 0, 1);
+      if (length !== msg.length) throw new Error(`a batch of ${msg.length} rows has a column of ${length}`);
+      const bitBytes = Math.ceil(length / 8);
+      const validity = region(nodes[2 * c + 1]! > 0 ? bitBytes : 0, 1);
       let values: BufRef;
       let offsets: BufRef | null = null;
       if (f.layout === 'fixed') values = region(length * f.rowBytes, f.ctor.BYTES_PER_ELEMENT);
@@ -193,11 +194,9 @@ function flatBatches(bytes: Uint8Array, from: number, types: A.DataType[]): Conc
         values = region(0, 1);
       }
       if (!aligned) return null;
-      if (offsets && length > 0) {
-        // The bytes the offsets end at lie inside the values buffer (else a corrupt file reads its neighbours).
-        const end = f.offsetBytes === 8 ? Number(viewOf(BigInt64Array, offsets)[length]) : viewOf(Int32Array, offsets)[length]!;
-        if (end < 0 || end > values.byteLength) throw new Error(`a batch's offsets end past its bytes`);
-      }
+      if (offsets) checkOffsets(offsets, length, f.offsetBytes === 8, values.byteLength);
+      // NULLs counted from the bitmap, not taken from the file.
+      const nullCount = validity.byteLength >= bitBytes && length > 0 ? length - countSet(viewOf(Uint8Array, validity), 0, length) : 0;
       columns.push(flatViewOf({ length, offset: 0, nullCount, validity: nullCount > 0 ? validity : null, offsets, values }, types[c]!)!);
     }
     out.push(columns);
@@ -205,10 +204,38 @@ function flatBatches(bytes: Uint8Array, from: number, types: A.DataType[]): Conc
   return out;
 }
 
+/** The batches through apache-arrow's reader (nested types), each column as long as its batch. */
+function arrowBatches(bytes: Uint8Array, columns: number): A.Data[][] {
+  return A.tableFromIPC(bytes).batches.map((b) => {
+    const cols = b.data.children as A.Data[];
+    if (cols.length !== columns || cols.some((c) => c.length !== b.numRows)) throw new Error(`a batch of ${b.numRows} rows whose columns do not match it`);
+    return cols;
+  });
+}
+
+/**
+ * A varbinary column's offsets start at 0 and never go back or past its `bytes` (a corrupt file
+ * would otherwise read its neighbours' bytes); 64-bit offsets as (low, high) words, high 0.
+ */
+function checkOffsets(offsets: BufRef, length: number, wide: boolean, bytes: number): void {
+  const w = viewOf(Int32Array, offsets);
+  let prev = 0;
+  for (let i = 0; i <= length; i++) {
+    const o = wide ? w[2 * i]! >>> 0 : w[i]!;
+    if ((wide && w[2 * i + 1] !== 0) || (i === 0 && o !== 0) || o < prev || o > bytes) throw new Error(`a batch's value offsets are out of order or past its bytes (row ${i})`);
+    prev = o;
+  }
+}
+
 function readFully(fd: number, into: Uint8Array, at: number, length: number, position: number, path: string): void {
   let done = 0;
   while (done < length) {
-    const got = readSync(fd, into, at + done, length - done, position + done);
+    let got: number;
+    try {
+      got = readSync(fd, into, at + done, length - done, position + done);
+    } catch (err) {
+      throw unreadable(path, err);
+    }
     if (got === 0) throw unreadable(path, new Error(`file ends before byte ${position + length}`));
     done += got;
   }

@@ -108,6 +108,26 @@ describe('loadPartition with spilled pieces', () => {
     expect(err).toBeInstanceOf(ExecutionError);
     expect((err as ExecutionError).code).toBe('SPILL_UNREADABLE');
     expect((err as Error).message).toContain('damaged.arrows');
+    // a string offset going backwards inside the bytes (the last one still in place)
+    const backwards = bytes.slice();
+    new DataView(backwards.buffer).setInt32(msg.bodyStart + msg.buffers[2 * 3]! + 4 * 1, 3, true);
+    writeFileSync(path, backwards);
+    expect(((await load({ chunks: [], spills: pieces, schema }).then(() => null, (e: unknown) => e)) as ExecutionError).code).toBe('SPILL_UNREADABLE');
+    // a column shorter than its batch (its field node's length; arrow wrote the metadata, so the node is found by value)
+    const short = bytes.slice();
+    const metaAt = piece.start + 8;
+    const dv = new DataView(short.buffer);
+    let patched = false;
+    for (let p = metaAt; p + 16 <= msg.bodyStart && !patched; p += 8) {
+      // the second field node (the utf8 column): length 3, null count 0, right after the row ids' node
+      if (dv.getInt32(p, true) === 3 && dv.getInt32(p + 8, true) === 0 && dv.getInt32(p + 16, true) === 3 && dv.getInt32(p + 24, true) === 0) {
+        dv.setInt32(p + 16, 2, true);
+        patched = true;
+      }
+    }
+    expect(patched).toBe(true);
+    writeFileSync(path, short);
+    expect(((await load({ chunks: [], spills: pieces, schema }).then(() => null, (e: unknown) => e)) as ExecutionError).code).toBe('SPILL_UNREADABLE');
     // cut short
     writeFileSync(path, bytes.subarray(0, piece.end - 4));
     const cut = await load({ chunks: [], spills: pieces, schema }).then(() => null, (e: unknown) => e);
