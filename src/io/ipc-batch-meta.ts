@@ -52,10 +52,20 @@ export function batchMessageHeadBytes(nodeCount: number, bufferCount: number): n
 let stage = new Uint8Array(4096);
 let stageView = new DataView(stage.buffer);
 
+/** Views of the stage's first n bytes, by n: a run's heads have a few sizes (one per column count). */
+let heads = new Map<number, Uint8Array>();
+
 function stageFor(bytes: number): void {
   if (bytes <= stage.byteLength) return;
   stage = new Uint8Array(2 ** Math.ceil(Math.log2(bytes)));
   stageView = new DataView(stage.buffer);
+  heads = new Map();
+}
+
+function stageHead(n: number): Uint8Array {
+  let v = heads.get(n);
+  if (!v) heads.set(n, (v = stage.subarray(0, n)));
+  return v;
 }
 
 /**
@@ -115,7 +125,8 @@ export function writeBatchMessageHead(out: Uint8Array, at: number, length: numbe
   for (let i = 0; i < nodes.length; i++) setInt64(v, b + nodesAt + 4 + 8 * i, nodes[i]!);
   v.setUint32(b + buffersAt, bufferCount, true);
   for (let i = 0; i < buffers.length; i++) setInt64(v, b + buffersAt + 4 + 8 * i, buffers[i]!);
-  for (let i = 0; i < framed; i++) out[at + i] = stage[i]!;
+  // One copy: element writes into a buffer that is shared or resizable take a slow path each.
+  out.set(stageHead(framed), at);
   return framed;
 }
 
@@ -133,7 +144,7 @@ class Reader {
   private readonly size: number;
   constructor(bytes: Uint8Array, at: number, length: number) {
     stageFor(length);
-    for (let i = 0; i < length; i++) stage[i] = bytes[at + i]!;
+    stage.set(bytes.subarray(at, at + length));
     this.view = stageView;
     this.size = length;
   }

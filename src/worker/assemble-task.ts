@@ -79,16 +79,20 @@ function scatterColumn(pieces: Piece[], c: number, type: A.DataType, base: numbe
   }
   // Every row is written once (checked above): no clearing first.
   const out = alloc(f.ctor, rows * f.stride, 'overwritten');
-  for (const p of pieces) scatterFixed(p.cols[c]!.values as TypedArray, f.rowBytes, p, base, out);
+  const words = wordView(out, f.rowBytes);
+  for (const p of pieces) scatterFixed(p.cols[c]!.values as TypedArray, f.rowBytes, p, base, out, words);
   return A.makeData({ type: type as A.Int, length: rows, nullCount, nullBitmap, data: out as never });
 }
 
-/** Row k of the piece to row ids[k] - base of `out`, `rowBytes` each, in the widest words both allow. */
-function scatterFixed(values: TypedArray, rowBytes: number, p: Piece, base: number, out: TypedArray): void {
+/**
+ * Row k of the piece to row ids[k] - base of `out`, `rowBytes` each, in the widest words both
+ * allow (`words`: `out` in its widest words, made once per column, not per piece).
+ */
+function scatterFixed(values: TypedArray, rowBytes: number, p: Piece, base: number, out: TypedArray, words: Int32Array | Uint16Array | Uint8Array): void {
   const ids = p.ids.values as Uint32Array;
   const n = p.ids.length;
   let src = wordView(values, rowBytes);
-  let dst = wordView(out, rowBytes);
+  let dst = words;
   if (src.BYTES_PER_ELEMENT !== dst.BYTES_PER_ELEMENT) {
     src = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
     dst = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
