@@ -371,9 +371,9 @@ async function hashPartitions(ctx: RunContext, plan: AsofStagePlan, leftStage: S
   const routed = (stage: Stage, cols: number[]): number => cols.reduce((t, i) => t + rowBytesOf(schemaFromArrow(stage.schema)[i]!.type), 4);
   const leftRows = lb / Math.max(1, rowBytesOfSchema(leftStage.schema));
   const rightRows = rb / Math.max(1, rowBytesOfSchema(rightStage.schema));
-  // A spilled partition is loaded as its files' bytes and then as columns copied out of them:
-  // its routed bytes twice.
-  const load = lb + rb > ctx.budget.limit / 2 ? 2 : 1;
+  // A spilled partition (the inputs are more than spillable consumers may keep) is loaded as its
+  // files' bytes and then as columns copied out of them: its routed bytes twice.
+  const load = lb + rb > ctx.budget.limit - ctx.limits.headroom ? 2 : 1;
   const need = leftRows * (load * routed(leftStage, plan.leftRouted) + TASK_ROW_BYTES + outRowBytes) + rightRows * (load * routed(rightStage, plan.rightRouted) + TASK_ROW_BYTES);
   // One level: a partition split again is routed again, both sides. Sized for the largest
   // partition, not the mean: `by` groups are whole, and a few thousand large ones land lumpily

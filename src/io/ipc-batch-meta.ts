@@ -8,7 +8,8 @@
  * RecordBatch, a VectorLoader): in a 10M x 10M ASOF join at 64 MiB, ~100K spill messages made
  * about half the coordinator's garbage and nearly all the workers' (heap sampling: 430 MB a
  * worker in 6 s, scavenges 12% of worker time). Here the flatbuffer is laid out directly into
- * the frame, and read back by its vtables into plain numbers.
+ * the frame, and read back by its vtables into plain numbers (through ipc-flatbuffers.ts's
+ * bounds-checked FlatbufferView).
  *
  * Layout reminders (see also ipc-flatbuffers.ts): a flatbuffer starts with a uint32 offset to
  * its root table; a table starts with an int32 offset back to its vtable (vtable = table -
@@ -19,10 +20,12 @@
  * (2, [Buffer]), compression (3, table). FieldNode and Buffer are structs of two int64.
  */
 
+import { TWO32 } from '../ops/int64-words.js';
+import { FlatbufferView } from './ipc-flatbuffers.js';
+
 /** Arrow's MetadataVersion.V5 and MessageHeader.RecordBatch. */
 const METADATA_V5 = 4;
 const HEADER_RECORD_BATCH = 3;
-const TWO32 = 4294967296;
 
 /** `n` rounded up to a multiple of 8 (Arrow IPC pads every buffer and message to 8 bytes). */
 export const align8 = (n: number): number => (n + 7) & ~7;
@@ -38,6 +41,17 @@ export interface BatchMeta {
   bodyBytes: number;
 }
 
+/** A vtable at `at`: its size, its table's inline size, then each field's offset in the table. */
+function setVtable(view: DataView, at: number, tableSize: number, fields: readonly number[]): void {
+  view.setUint16(at, 4 + 2 * fields.length, true);
+  view.setUint16(at + 2, tableSize, true);
+  for (let i = 0; i < fields.length; i++) view.setUint16(at + 4 + 2 * i, fields[i]!, true);
+}
+
+/** Field offsets (version, header_type, header, bodyLength) of the Message table, and (length, nodes, buffers) of the RecordBatch table. */
+const MESSAGE_FIELDS = [16, 18, 4, 8] as const;
+const BATCH_FIELDS = [8, 4, 16] as const;
+
 function setInt64(view: DataView, at: number, n: number): void {
   view.setUint32(at, n % TWO32, true);
   view.setUint32(at + 4, Math.floor(n / TWO32), true);
@@ -48,7 +62,7 @@ export function batchMessageHeadBytes(nodeCount: number, bufferCount: number): n
   return align8(8 + 88 + 16 * nodeCount + 16 * bufferCount);
 }
 
-/** Plain memory the metadata is laid out in: a DataView over shared or resizable memory (the merge buffer) writes several times slower. */
+/** Plain memory the metadata is laid out in and read from: a DataView over shared or resizable memory (the merge buffer, a task's scratch) is several times slower. */
 let stage = new Uint8Array(4096);
 let stageView = new DataView(stage.buffer);
 
@@ -99,24 +113,15 @@ export function writeBatchMessageHead(out: Uint8Array, at: number, length: numbe
   v.setInt32(4, framed - 8, true);
   const b = 8; // the flatbuffer's start
   v.setUint32(b, 16, true);
-  // Message vtable: 4 fields; the table holds soffset(0) header(4) bodyLength(8) version(16) header_type(18).
-  v.setUint16(b + 4, 12, true);
-  v.setUint16(b + 6, 20, true);
-  v.setUint16(b + 8, 16, true);
-  v.setUint16(b + 10, 18, true);
-  v.setUint16(b + 12, 4, true);
-  v.setUint16(b + 14, 8, true);
+  // Message vtable: the table holds soffset(0) header(4) bodyLength(8) version(16) header_type(18).
+  setVtable(v, b + 4, 20, MESSAGE_FIELDS);
   v.setInt32(b + 16, 12, true);
   v.setUint32(b + 20, 56 - 20, true);
   setInt64(v, b + 24, bodyBytes);
   v.setInt16(b + 32, METADATA_V5, true);
   v.setUint8(b + 34, HEADER_RECORD_BATCH);
-  // RecordBatch vtable: 3 fields; the table holds soffset(0) nodes(4) length(8) buffers(16).
-  v.setUint16(b + 40, 10, true);
-  v.setUint16(b + 42, 20, true);
-  v.setUint16(b + 44, 8, true);
-  v.setUint16(b + 46, 4, true);
-  v.setUint16(b + 48, 16, true);
+  // RecordBatch vtable: the table holds soffset(0) nodes(4) length(8) buffers(16).
+  setVtable(v, b + 40, 20, BATCH_FIELDS);
   v.setInt32(b + 56, 16, true);
   v.setUint32(b + 60, nodesAt - 60, true);
   setInt64(v, b + 64, length);
@@ -138,66 +143,6 @@ export interface BatchMessage extends BatchMeta {
   next: number;
 }
 
-/** Reads a message's flatbuffer, copied to the plain `stage` (a DataView over the task's shared scratch reads several times slower): positions are from the flatbuffer's start. */
-class Reader {
-  private readonly view: DataView;
-  private readonly size: number;
-  constructor(bytes: Uint8Array, at: number, length: number) {
-    stageFor(length);
-    stage.set(bytes.subarray(at, at + length));
-    this.view = stageView;
-    this.size = length;
-  }
-
-  need(pos: number, len: number): void {
-    if (pos < 0 || pos + len > this.size) throw new Error(`IPC metadata out of bounds at byte ${pos}`);
-  }
-
-  u8(pos: number): number {
-    this.need(pos, 1);
-    return this.view.getUint8(pos);
-  }
-
-  u32(pos: number): number {
-    this.need(pos, 4);
-    return this.view.getUint32(pos, true);
-  }
-
-  int64(pos: number): number {
-    this.need(pos, 8);
-    const hi = this.view.getInt32(pos + 4, true);
-    if (hi < 0 || hi >= 1 << 21) throw new Error(`IPC metadata holds a length or offset past 2^53 at byte ${pos}`);
-    return hi * TWO32 + this.view.getUint32(pos, true);
-  }
-
-  /** Position of field `id` of the table at `table`, or -1 when absent. */
-  field(table: number, id: number): number {
-    const vt = table - this.view.getInt32(table, true);
-    this.need(vt, 4);
-    const vtSize = this.view.getUint16(vt, true);
-    if (4 + 2 * id + 2 > vtSize) return -1;
-    this.need(vt, vtSize);
-    const off = this.view.getUint16(vt + 4 + 2 * id, true);
-    return off === 0 ? -1 : table + off;
-  }
-
-  /** The table or vector an offset field at `pos` points to. */
-  target(pos: number): number {
-    return pos + this.u32(pos);
-  }
-
-  /** A vector of 16-byte structs of two int64 at `field` (absent: none), flattened. */
-  pairs(field: number): number[] {
-    if (field < 0) return [];
-    const vec = this.target(field);
-    const n = this.u32(vec);
-    this.need(vec + 4, 16 * n);
-    const out = new Array<number>(2 * n);
-    for (let i = 0; i < 2 * n; i++) out[i] = this.int64(vec + 4 + 8 * i);
-    return out;
-  }
-}
-
 /**
  * The record batch message at byte `at` of a stream's `bytes` (continuation-framed or the legacy
  * framing without the marker), or null at the end-of-stream marker or the end of the bytes.
@@ -216,25 +161,25 @@ export function readBatchMessage(bytes: Uint8Array, at: number): BatchMessage | 
   }
   if (metaLength === 0) return null;
   if (metaAt + metaLength > bytes.byteLength) throw new Error(`IPC metadata out of bounds at byte ${at}`);
-  const r = new Reader(bytes, metaAt, metaLength);
-  const message = r.u32(0);
-  r.need(message, 4);
-  const typeField = r.field(message, 1);
-  if (typeField < 0 || r.u8(typeField) !== HEADER_RECORD_BATCH) throw new Error(`IPC message at byte ${at} is not a record batch`);
+  // Read from a plain copy: a DataView over the task's shared scratch reads several times slower.
+  stageFor(metaLength);
+  stage.set(bytes.subarray(metaAt, metaAt + metaLength));
+  const r = new FlatbufferView(stageView, metaLength);
+  const message = r.root();
+  if (r.uint8Field(message, 1) !== HEADER_RECORD_BATCH) throw new Error(`IPC message at byte ${at} is not a record batch`);
   const headerField = r.field(message, 2);
   const bodyField = r.field(message, 3);
-  if (headerField < 0) throw new Error(`IPC message at byte ${at} has no header`);
-  const batch = r.target(headerField);
-  r.need(batch, 4);
-  if (r.field(batch, 3) >= 0) throw new Error(`IPC message at byte ${at} is compressed`);
+  if (headerField === 0) throw new Error(`IPC message at byte ${at} has no header`);
+  const batch = r.deref(headerField);
+  if (r.field(batch, 3) !== 0) throw new Error(`IPC message at byte ${at} is compressed`);
   const lengthField = r.field(batch, 0);
-  const bodyBytes = bodyField < 0 ? 0 : r.int64(bodyField);
+  const bodyBytes = bodyField === 0 ? 0 : r.int64(bodyField);
   const bodyStart = metaAt + metaLength;
   if (bodyStart + bodyBytes > bytes.byteLength) throw new Error(`IPC message body out of bounds at byte ${at}`);
   return {
-    length: lengthField < 0 ? 0 : r.int64(lengthField),
-    nodes: r.pairs(r.field(batch, 1)),
-    buffers: r.pairs(r.field(batch, 2)),
+    length: lengthField === 0 ? 0 : r.int64(lengthField),
+    nodes: r.int64Pairs(r.field(batch, 1)),
+    buffers: r.int64Pairs(r.field(batch, 2)),
     bodyBytes,
     bodyStart,
     next: bodyStart + bodyBytes,

@@ -15,6 +15,8 @@
  * start with a uint32 length.
  */
 
+import { TWO32 } from '../ops/int64-words.js';
+
 type FieldSpec =
   | { kind: 'table'; spec: TableSpec }
   | { kind: 'string' }
@@ -50,25 +52,42 @@ const DictionaryBatch: TableSpec = { 1: { kind: 'table', spec: RecordBatch } };
 /** Message.header is a union: its spec depends on header_type (field 1: 1 Schema, 2 DictionaryBatch, 3 RecordBatch). */
 const HEADERS: Record<number, TableSpec> = { 1: Schema, 2: DictionaryBatch, 3: RecordBatch };
 
-class Verifier {
-  private readonly view: DataView;
-  constructor(private readonly buf: Uint8Array) {
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+/**
+ * Bounds-checked reads of a flatbuffer: every position, table, vtable and field is checked to lie
+ * inside its `size` bytes before it is read. The verifier below walks whole schemas with it;
+ * ipc-batch-meta.ts reads record batch headers with it.
+ */
+export class FlatbufferView {
+  constructor(
+    protected readonly view: DataView,
+    protected readonly size: number,
+  ) {}
+
+  static of(buf: Uint8Array): FlatbufferView {
+    return new FlatbufferView(new DataView(buf.buffer, buf.byteOffset, buf.byteLength), buf.byteLength);
   }
 
-  private within(pos: number, len: number, what: string): void {
-    if (!Number.isSafeInteger(pos) || pos < 0 || len < 0 || pos + len > this.buf.byteLength) {
-      throw new Error(`${what} at ${pos} (${len} bytes) lies outside the ${this.buf.byteLength}-byte metadata`);
+  protected within(pos: number, len: number, what: string): void {
+    if (!Number.isSafeInteger(pos) || pos < 0 || len < 0 || pos + len > this.size) {
+      throw new Error(`${what} at ${pos} (${len} bytes) lies outside the ${this.size}-byte metadata`);
     }
   }
 
-  private u32(pos: number): number {
+  u32(pos: number): number {
     this.within(pos, 4, 'offset');
     return this.view.getUint32(pos, true);
   }
 
+  /** An int64 as a number; values past 2^53 (never a real length or offset) are refused. */
+  int64(pos: number): number {
+    this.within(pos, 8, 'int64');
+    const hi = this.view.getInt32(pos + 4, true);
+    if (hi < 0 || hi >= 1 << 21) throw new Error(`int64 at ${pos} is negative or past 2^53`);
+    return hi * TWO32 + this.view.getUint32(pos, true);
+  }
+
   /** Target of the offset field at `pos`. */
-  private deref(pos: number): number {
+  deref(pos: number): number {
     return pos + this.u32(pos);
   }
 
@@ -93,9 +112,26 @@ class Verifier {
     const pos = this.field(table, index);
     if (pos === 0) return 0;
     this.within(pos, 1, 'field');
-    return this.buf[pos]!;
+    return this.view.getUint8(pos);
   }
 
+  /** The vector of structs of two int64 (FieldNode, Buffer) the offset field at `pos` points to, flattened; none when absent (0). */
+  int64Pairs(pos: number): number[] {
+    if (pos === 0) return [];
+    const vec = this.deref(pos);
+    const n = this.u32(vec);
+    this.within(vec + 4, 16 * n, 'vector');
+    const out = new Array<number>(2 * n);
+    for (let i = 0; i < 2 * n; i++) out[i] = this.int64(vec + 4 + 8 * i);
+    return out;
+  }
+
+  root(): number {
+    return this.deref(0);
+  }
+}
+
+class Verifier extends FlatbufferView {
   table(pos: number, spec: TableSpec | null, depth: number): void {
     if (depth > MAX_DEPTH) throw new Error('metadata nested too deeply');
     this.field(pos, 0); // checks the table and its vtable
@@ -130,21 +166,17 @@ class Verifier {
       }
     }
   }
-
-  root(): number {
-    return this.deref(0);
-  }
 }
 
 /** Throws an Error saying what is out of bounds when `bytes` is not a sound Footer. */
 export function verifyFooter(bytes: Uint8Array): void {
-  const v = new Verifier(bytes);
+  const v = new Verifier(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), bytes.byteLength);
   v.table(v.root(), Footer, 0);
 }
 
 /** Throws an Error saying what is out of bounds when `bytes` is not a sound Message. */
 export function verifyMessage(bytes: Uint8Array): void {
-  const v = new Verifier(bytes);
+  const v = new Verifier(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), bytes.byteLength);
   const root = v.root();
   const headerType = v.uint8Field(root, 1);
   const spec = HEADERS[headerType];

@@ -23,7 +23,7 @@ import { scratchAlloc } from './scratch.js';
 
 export async function runAssembleTask(task: AssembleTask): Promise<ColumnsResult> {
   const types = task.input.schema.map((f) => typeToArrow(f.type));
-  if (types.every((t) => flatLayoutOf(t)?.layout === 'fixed' || flatLayoutOf(t)?.layout === 'bool')) return scatterRange(task, types);
+  if (types.every((t) => SCATTERED.has(flatLayoutOf(t)?.layout))) return scatterRange(task, types);
   // Rows are placed by id below: their load order does not matter (no sort of interleaved pieces).
   const part = await loadPartition(task.input, true);
   const { base, rows } = task;
@@ -39,10 +39,13 @@ export async function runAssembleTask(task: AssembleTask): Promise<ColumnsResult
   return { length: rows, columns, transfer: arena.buffers };
 }
 
+/** Column layouts scatterRange writes from the pieces directly. */
+const SCATTERED = new Set<string | undefined>(['fixed', 'bool']);
+
 /** The range's fixed-width and bool columns written straight from the pieces to row id - base. */
 function scatterRange(task: AssembleTask, types: A.DataType[]): ColumnsResult {
   const { base, rows } = task;
-  const pieces = loadPieces(task.input);
+  const pieces = loadPieces(task.input, types);
   const n = pieces.reduce((t, p) => t + p.ids.length, 0);
   if (n !== rows) throw lost(`holds ${n} rows, expected ${rows}`, base);
   const seen = scratchAlloc(Uint8Array, rows);

@@ -15,6 +15,7 @@ import { countSet } from '../columns/bits.js';
 import { flatLayoutOf, flatViewOf, rebuildData, viewOf } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { readBatchMessage } from '../io/ipc-batch-meta.js';
+import { words64 } from '../ops/int64-words.js';
 import type { BufRef } from '../types/column.js';
 import type { Allocator } from '../types/keys.js';
 import type { PartitionInput, SpillPiece } from '../types/tasks.js';
@@ -79,15 +80,14 @@ export async function loadPartition(input: PartitionInput, anyOrder = false, int
  * A partition's pieces as they lie: its chunks (Arrow Data over the shared regions) and its
  * spilled batches (views of their bytes, read into this task's scratch), ordered by first row id.
  */
-export function loadPieces(input: PartitionInput): Piece[] {
+export function loadPieces(input: PartitionInput, types: A.DataType[] = input.schema.map((f) => typeToArrow(f.type))): Piece[] {
   const pieces: Piece[] = [];
   for (const chunk of input.chunks) {
     const ids = rebuildData(chunk.rowIds);
     pieces.push({ firstRow: firstId(ids), ids, cols: chunk.columns.map(rebuildData) });
   }
   if (input.spills.length > 0) {
-    const types = [new A.Uint32(), ...input.schema.map((f) => typeToArrow(f.type))];
-    for (const batch of readSpillPieces(input.spills, types)) {
+    for (const batch of readSpillPieces(input.spills, [new A.Uint32(), ...types])) {
       const ids = batch[0]!;
       pieces.push({ firstRow: firstId(ids), ids, cols: batch.slice(1) });
     }
@@ -218,10 +218,10 @@ function arrowBatches(bytes: Uint8Array, columns: number): A.Data[][] {
  * would otherwise read its neighbours' bytes); 64-bit offsets as (low, high) words, high 0.
  */
 function checkOffsets(offsets: BufRef, length: number, wide: boolean, bytes: number): void {
-  const w = viewOf(Int32Array, offsets);
+  const w = wide ? words64(viewOf(BigInt64Array, offsets)) : viewOf(Int32Array, offsets);
   let prev = 0;
   for (let i = 0; i <= length; i++) {
-    const o = wide ? w[2 * i]! >>> 0 : w[i]!;
+    const o = wide ? w[2 * i]! : w[i]!;
     if ((wide && w[2 * i + 1] !== 0) || (i === 0 && o !== 0) || o < prev || o > bytes) throw new Error(`a batch's value offsets are out of order or past its bytes (row ${i})`);
     prev = o;
   }

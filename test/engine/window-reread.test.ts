@@ -60,6 +60,45 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * Runs `job` over an IPC file rewritten (shorter) when the kernel phase starts: expects
+ * INPUT_CHANGED naming the file, no output file and every reservation back; returns the engine
+ * (to be closed by the caller) and the file.
+ */
+async function changedBetweenReads(name: string, job: (df: DataFrame, e: Engine) => DataFrame): Promise<{ e: Engine; path: string }> {
+  const path = join(dir, `${name}.arrow`);
+  const out = join(dir, `${name}-out.arrow`);
+  writeFileSync(path, A.tableToIPC(DATA, 'file'));
+  let rewritten = false;
+  const e = new Engine({
+    threads: 1,
+    onProgress: (p) => {
+      if (p.phase === 'kernel' && !rewritten) {
+        rewritten = true;
+        writeFileSync(path, A.tableToIPC(DATA.slice(0, 30_000), 'file'));
+      }
+    },
+  });
+  try {
+    const err = await job(e.readIpc(path), e)
+      .writeIpc(out)
+      .then(
+        () => null,
+        (x: unknown) => x,
+      );
+    expect(rewritten).toBe(true);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).code).toBe('INPUT_CHANGED');
+    expect(String((err as Error).message)).toContain(`${name}.arrow`);
+    expect(existsSync(out)).toBe(false);
+    expect(e.budget.used).toBe(0);
+  } catch (err) {
+    await e.close();
+    throw err;
+  }
+  return { e, path };
+}
+
 describe('window over Arrow IPC files read twice', () => {
   let expected: unknown[];
   beforeAll(async () => {
@@ -187,32 +226,8 @@ describe('window over Arrow IPC files read twice', () => {
   });
 
   it('a file that changes between the two reads is INPUT_CHANGED, with no output file left', async () => {
-    const path = join(dir, 'changing.arrow');
-    const out = join(dir, 'changing-out.arrow');
-    writeFileSync(path, A.tableToIPC(DATA, 'file'));
-    let rewritten = false;
-    const e = new Engine({
-      threads: 1,
-      onProgress: (p) => {
-        if (p.phase === 'kernel' && !rewritten) {
-          rewritten = true;
-          writeFileSync(path, A.tableToIPC(DATA.slice(0, 30_000), 'file'));
-        }
-      },
-    });
+    const { e, path } = await changedBetweenReads('changing', (df) => rolled(df));
     try {
-      const err = await rolled(e.readIpc(path))
-        .writeIpc(out)
-        .then(
-          () => null,
-          (x: unknown) => x,
-        );
-      expect(rewritten).toBe(true);
-      expect(err).toBeInstanceOf(InputError);
-      expect((err as InputError).code).toBe('INPUT_CHANGED');
-      expect(String((err as Error).message)).toContain('changing.arrow');
-      expect(existsSync(out)).toBe(false);
-      expect(e.budget.used).toBe(0);
       // The engine is still usable, and reads the file as it is now.
       expect((await e.readIpc(path).collect()).numRows).toBe(30_000);
     } finally {
@@ -254,33 +269,7 @@ describe('asofJoin over an Arrow IPC left side read twice', () => {
   }
 
   it('reads the left file again at the replay: one that changes in between is INPUT_CHANGED, with no output file left', async () => {
-    const path = join(dir, 'changing-left.arrow');
-    const out = join(dir, 'changing-left-out.arrow');
-    writeFileSync(path, A.tableToIPC(DATA, 'file'));
-    let rewritten = false;
-    const e = new Engine({
-      threads: 1,
-      onProgress: (p) => {
-        if (p.phase === 'kernel' && !rewritten) {
-          rewritten = true;
-          writeFileSync(path, A.tableToIPC(DATA.slice(0, 30_000), 'file'));
-        }
-      },
-    });
-    try {
-      const err = await joined(e.readIpc(path), e)
-        .writeIpc(out)
-        .then(
-          () => null,
-          (x: unknown) => x,
-        );
-      expect(rewritten).toBe(true);
-      expect(err).toBeInstanceOf(InputError);
-      expect((err as InputError).code).toBe('INPUT_CHANGED');
-      expect(existsSync(out)).toBe(false);
-      expect(e.budget.used).toBe(0);
-    } finally {
-      await e.close();
-    }
+    const { e } = await changedBetweenReads('changing-left', (df, engine) => joined(df, engine));
+    await e.close();
   });
 });

@@ -63,7 +63,7 @@ describe('runAssembleTask', () => {
             const out = await assemble(pieces, [...fields], base, rows.length, pad);
             expect(out.length).toBe(rows.length);
             fields.forEach((f, c) => {
-              const got = [...A.makeVector(rebuildOwned(out.columns[c]!))];
+              const got = [...A.makeVector(rebuildData(out.columns[c]!))];
               const want = based.map((r) => r[f.name as keyof Row]);
               expect(got).toEqual(want);
             });
@@ -81,8 +81,3 @@ describe('runAssembleTask', () => {
     await expect(assemble([[r(0), r(5)]], WITH_TEXT, 0, 2, 0)).rejects.toThrow(/out of place/);
   });
 });
-
-/** A result column (buffers transferred, here plain ArrayBuffers) as Arrow Data. */
-function rebuildOwned(desc: Parameters<typeof rebuildData>[0]): A.Data {
-  return rebuildData(desc);
-}
