@@ -12,7 +12,7 @@
  * errors, a missing or invalid job file, a PlanError, a format that disagrees with the output's
  * extension, an input that cannot be opened before the run starts); 130 after Ctrl-C (SIGINT
  * aborts the run through an AbortController; the engine removes its spill folder and any
- * output temp file).
+ * output temp file); 143 after SIGTERM and 129 after SIGHUP, which abort the same way.
  *
  * `runCli(argv, io)` is the whole CLI as a function (tests call it in-process); this module only
  * runs it, wired to the process, when it is executed as a script. After runCli has finished,
@@ -230,7 +230,7 @@ function rejectFlags(cmd: Command, what: string, flags: Array<[key: string, flag
 }
 
 const HELP_FOOTER = `
-Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted.`;
+Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted (143 SIGTERM).`;
 
 function inputOptions(cmd: Command): Command {
   return cmd
@@ -490,24 +490,35 @@ function flushed(stream: NodeJS.WritableStream): Promise<void> {
   });
 }
 
-/** Wire runCli to the process: SIGINT aborts the run (a second one exits at once). */
+/** Exit codes of the signals that interrupt a run: 128 + the signal's number, as shells report them. */
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+type InterruptSignal = keyof typeof SIGNAL_EXIT_CODES;
+
+/**
+ * Wire runCli to the process: SIGINT (Ctrl-C), SIGTERM (`kill`, `timeout`, a service manager)
+ * and SIGHUP (the terminal closed) abort the run, so the spill folder and any output temp file
+ * are removed; a second signal exits at once.
+ */
 async function main(): Promise<void> {
   const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = (): void => {
-    interrupts++;
-    if (interrupts === 1) {
+  let first: InterruptSignal | null = null;
+  const onSignal = (signal: InterruptSignal): void => {
+    if (first === null) {
+      first = signal;
       // a hint for people at a terminal; scripts see only the one error line
-      if (process.stderr.isTTY) process.stderr.write('\nsluice: interrupting (Ctrl-C again to quit at once)…\n');
-      controller.abort(new AbortError('Interrupted (SIGINT)'));
-    } else process.exit(130);
+      if (signal === 'SIGINT' && process.stderr.isTTY) process.stderr.write('\nsluice: interrupting (Ctrl-C again to quit at once)…\n');
+      controller.abort(new AbortError(`Interrupted (${signal})`));
+    } else process.exit(SIGNAL_EXIT_CODES[signal]);
   };
-  process.on('SIGINT', onSigint);
+  const signals = Object.keys(SIGNAL_EXIT_CODES) as InterruptSignal[];
+  for (const s of signals) process.on(s, onSignal);
   // stdout errors are reported by the write that failed (output.ts); a later 'error' event of
   // the destroyed stream must not crash the process
   process.stdout.on('error', () => {});
-  const code = await runCli(process.argv.slice(2), { signal: controller.signal });
-  process.off('SIGINT', onSigint);
+  const ran = await runCli(process.argv.slice(2), { signal: controller.signal });
+  for (const s of signals) process.off(s, onSignal);
+  // runCli reports any interruption as 130; the exit code names the signal that came
+  const code = ran === 130 && first !== null ? SIGNAL_EXIT_CODES[first] : ran;
   process.exitCode = code;
   // Safety net: whatever an error path may have left open (a decoder thread, a timer), the
   // process ends once the output is flushed.

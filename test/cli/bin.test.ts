@@ -1,6 +1,6 @@
 /**
  * The built CLI as a child process (`npm test` builds first): the script entry, exit codes
- * through the process, and SIGINT → 130.
+ * through the process, SIGINT → 130 and SIGTERM → 143.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { tempDir, tradesJob, writeJob } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-function run(args: string[], opts: { interruptOn?: RegExp } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function run(args: string[], opts: { interruptOn?: RegExp; signal?: NodeJS.Signals } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -22,7 +22,7 @@ function run(args: string[], opts: { interruptOn?: RegExp } = {}): Promise<{ cod
       // interrupt once the run is under way (the SIGINT handler is installed by then)
       if (opts.interruptOn && !interrupted && opts.interruptOn.test(stdout)) {
         interrupted = true;
-        setTimeout(() => child.kill('SIGINT'), 300);
+        setTimeout(() => child.kill(opts.signal ?? 'SIGINT'), 300);
       }
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -59,6 +59,15 @@ describe.skipIf(!existsSync(MAIN))('node dist/cli/main.js', () => {
     const r = await run(['--threads', '2', '--temp-dir', spill, 'demo', '--rows', '1000000'], { interruptOn: /\[1\/3\]/ });
     // Once seen ended by a signal (code null) in a full run: say which, and what it printed.
     expect(r.code, `ended by ${r.signal ?? 'exit'}; stderr: ${r.stderr.slice(-2000)}`).toBe(130);
+    expect(r.stderr).toMatch(/interrupted/);
+    expect(await readdir(spill)).toEqual([]);
+  });
+
+  it('exits 143 after SIGTERM (kill, timeout) and leaves no spill folder', async () => {
+    const spill = `${dir}/spill-term`;
+    await mkdir(spill);
+    const r = await run(['--threads', '2', '--temp-dir', spill, 'demo', '--rows', '1000000'], { interruptOn: /\[1\/3\]/, signal: 'SIGTERM' });
+    expect(r.code, `ended by ${r.signal ?? 'exit'}; stderr: ${r.stderr.slice(-2000)}`).toBe(143);
     expect(r.stderr).toMatch(/interrupted/);
     expect(await readdir(spill)).toEqual([]);
   });
