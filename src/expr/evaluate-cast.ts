@@ -5,7 +5,7 @@
  * - float → int truncates toward zero; int/float → bool is `x != 0`; bool → number is 1/0.
  * - int64/uint64 → float64 is correctly rounded (hi·2^32 + lo with one rounding).
  * - number → string: ints exactly; floats in the shortest form that reads back, with '.0' for
- *   integral values ('1.0', '-0.0', '1e+21', 'NaN', 'Infinity'); bool → 'true'/'false'.
+ *   integral values ('1.0', '-0.0', '1e+21', 'NaN', 'inf', '-inf', as the text writers); bool → 'true'/'false'.
  * - string → int: optional spaces and sign, decimal digits; → float: JS number syntax plus
  *   'inf'/'infinity'/'nan' (any case); → bool: true/false/t/f/1/0/yes/no (any case).
  * - date/timestamp ↔ date/timestamp: to a finer unit multiplies, to a coarser one floors (so
@@ -18,6 +18,7 @@
 import type { Data } from 'apache-arrow';
 import type { TypeDesc, TimeUnit } from '../types/column.js';
 import { isString, typesEqual } from '../types/column.js';
+import { exactFloat } from '../io/text/float-text.js';
 import type { Alloc } from './evaluate-data.js';
 import {
   allocBits, boolBitsOf, ByteBuilder, ctorOf, decodeUtf8, getBit, halves, is64, makeResult, strViewOf, unpackBits, validityOf,
@@ -198,23 +199,14 @@ function unitOf(t: TypeDesc): TimeUnit | 'day' {
   throw new Error(`unitOf: ${t.kind}`);
 }
 
-/** Shortest text that reads back to the same float (float32 aware), with '.0' when integral. */
+/**
+ * Shortest text that reads back to the same float (float32 aware): the text writers' digits
+ * (src/io/text/float-text, so NaN, inf and -inf read the same everywhere), with '.0' when integral.
+ */
 export function formatFloat(x: number, bits: number): string {
-  if (x !== x) return 'NaN';
-  if (x === Infinity) return 'Infinity';
-  if (x === -Infinity) return '-Infinity';
-  let s = String(x);
-  if (bits === 32) {
-    for (let p = 1; p <= 9; p++) {
-      const c = x.toPrecision(p);
-      if (Math.fround(Number(c)) === x) {
-        s = String(Number(c));
-        break;
-      }
-    }
-  }
-  if (Object.is(x, -0)) return '-0.0';
-  return /[.eE]/.test(s) ? s : `${s}.0`;
+  const s = exactFloat(x, bits === 32 ? 32 : bits === 16 ? 16 : 64);
+  if (s === '-0') return '-0.0';
+  return /[.eEna]/.test(s) ? s : `${s}.0`;
 }
 
 function toStrings(from: TypeDesc, to: TypeDesc, a: Data, n: number, valid: Uint8Array, alloc: Alloc): Data {

@@ -3,13 +3,14 @@
  * offsets over DECIMAL128 keys. Plain data only (no bigint, no class instance), so specs survive
  * structured clone and JSON.
  *
- * `parseLiteral` turns what the user gave (null, boolean, number, bigint, string, Uint8Array)
- * into a LiteralSpec; `resolveLiteral` checks it against the measure column's type and returns
+ * `parseLiteral` turns what the user gave (null, boolean, number, bigint, string, Uint8Array,
+ * Date: as its ISO text) into a LiteralSpec; `resolveLiteral` checks it against the measure column's type and returns
  * the exact value in that type's representation (integers, temporal counts and decimal unscaled
  * values as decimal strings; floats as numbers; strings; bytes as hex). Failures are PlanErrors.
  */
 import { PlanError, show } from '../errors.js';
 import { typeToString, type TypeDesc } from '../types/column.js';
+import { NANOS, parseDateTime } from '../expr/evaluate-datetime.js';
 
 export type LiteralSpec =
   | { kind: 'null' }
@@ -43,7 +44,9 @@ export function parseLiteral(v: unknown, what: string): LiteralSpec {
   if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) ? { kind: 'int', value: BigInt(v).toString() } : { kind: 'number', value: v };
   if (typeof v === 'string') return { kind: 'string', value: v };
   if (v instanceof Uint8Array) return { kind: 'bytes', hex: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex') };
-  return bad(what, 'a literal (null, boolean, number, bigint, string or Uint8Array)', v);
+  // A Date is an instant (as lit() takes it): its ISO text, which date and timestamp columns read.
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? bad(what, 'a valid Date', String(v)) : { kind: 'string', value: v.toISOString() };
+  return bad(what, 'a literal (null, boolean, number, bigint, string, Uint8Array or Date)', v);
 }
 
 /** Validates a hand-written literal spec (job file, JSON). */
@@ -129,8 +132,16 @@ export function resolveLiteral(lit: LiteralSpec, type: TypeDesc, what: string): 
     case 'timestamp':
     case 'duration': {
       const unit = type.kind === 'date' ? (type.unit === 'day' ? 'days' : 'milliseconds') : `${type.unit} units`;
-      if (lit.kind !== 'int') return expected(`an integer count of ${unit} (a bigint or a safe-integer number)`);
-      const v = BigInt(lit.value);
+      const text = type.kind === 'duration' ? '' : ', a Date or ISO date/time text';
+      let v: bigint;
+      if (lit.kind === 'int') v = BigInt(lit.value);
+      else if (lit.kind === 'string' && type.kind !== 'duration') {
+        // ISO text (offset-free text is the wall clock of a naive column, UTC for a zoned one), exact in the column's unit
+        const ns = parseDateTime(lit.value);
+        const per = NANOS[type.kind === 'date' ? (type.unit === 'day' ? 'day' : 'ms') : type.unit];
+        if (ns === null || ns % per !== 0n) return expected(`an integer count of ${unit}${text} exact in that unit`);
+        v = ns / per;
+      } else return expected(`an integer count of ${unit} (a bigint or a safe-integer number${text})`);
       const [lo, hi] = type.kind === 'date' && type.unit === 'day' ? [INT_RANGE[32]![0], INT_RANGE[32]![1]] : [INT_RANGE[64]![0], INT_RANGE[64]![1]];
       if (v < lo || v > hi) return expected(`an integer count of ${unit} from ${lo} to ${hi}`);
       return { kind: 'int', value: v.toString() };

@@ -488,6 +488,8 @@ function isOrderable(t: TypeDesc): boolean {
     case 'timestamp':
     case 'duration':
     case 'decimal':
+    // the all-NULL type: every row one key (one partition, all peers), as groupBy and DuckDB take it
+    case 'null':
       return true;
     case 'float':
       return t.bits !== 16;

@@ -147,7 +147,7 @@ function typeOf(schema: FieldDesc[], name: string, role: string): TypeDesc {
 }
 
 function isPrimitive(t: TypeDesc): boolean {
-  return ['int', 'bool', 'utf8', 'largeUtf8', 'binary', 'largeBinary', 'date', 'timestamp', 'duration', 'decimal'].includes(t.kind) || (t.kind === 'float' && t.bits !== 16);
+  return ['int', 'bool', 'utf8', 'largeUtf8', 'binary', 'largeBinary', 'date', 'timestamp', 'duration', 'decimal', 'null'].includes(t.kind) || (t.kind === 'float' && t.bits !== 16);
 }
 function isNumeric(t: TypeDesc): boolean {
   return t.kind === 'int' || (t.kind === 'float' && t.bits !== 16) || t.kind === 'decimal';
