@@ -1,8 +1,9 @@
 /**
  * `df.sort(...keys)` (API.md "Relational verbs"): keys as names or { column, descending?, nulls? }
  * resolved against the schema. Defaults: ASC NULLS FIRST, DESC NULLS LAST (as window orderBy).
+ * A column given twice counts once, at its first place.
  */
-import { PlanError, show } from '../errors.js';
+import { PlanError } from '../errors.js';
 import type { FieldDesc } from '../types/column.js';
 import { findKey, type KeyRef } from './key-types.js';
 
@@ -19,7 +20,9 @@ export function resolveSortKeys(keys: SortKeyInput[], schema: FieldDesc[]): Reso
   for (const k of keys) {
     const entry = typeof k === 'string' ? { column: k } : k;
     const ref = findKey(schema, entry.column, 'sort()');
-    if (out.some((o) => o.index === ref.index)) throw new PlanError('DUPLICATE_COLUMN', `sort(): column ${show(ref.name)} is given twice`, { column: ref.name });
+    // A key given again cannot change the order (its first use already decides every tie it
+    // could): skipped, as DuckDB's ORDER BY and Polars' sort take it.
+    if (out.some((o) => o.index === ref.index)) continue;
     const descending = entry.descending === true;
     out.push({ ...ref, descending, nulls: entry.nulls ?? (descending ? 'last' : 'first') });
   }

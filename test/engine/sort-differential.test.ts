@@ -1,7 +1,7 @@
 /**
  * sort through the whole engine against the naive reference (test/support/relational-reference):
  * random tables with every key type class, NULLs and duplicates, one to three keys with random
- * directions and NULL placement; the output must be the reference's stable order exactly, and
+ * directions and NULL placement (a column may come twice); the output must be the reference's stable order exactly, and
  * identical across thread counts, partition counts, batch sizes and budgets, and whether the
  * input is a table in memory (sampled before it is partitioned: routed by range in one pass) or
  * a one-shot async iterable (ingested whole, sampled on the way, then routed by range).
@@ -24,7 +24,8 @@ describe('sort through the engine vs the naive reference', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(rowArb, { maxLength: 80 }),
-        fc.uniqueArray(sortKey, { minLength: 1, maxLength: 3, selector: (k) => k.column }),
+        // keys may repeat a column (DuckDB and Polars take that; the repeat never changes the order)
+        fc.array(sortKey, { minLength: 1, maxLength: 4 }),
         fc.constantFrom(...SETTINGS),
         fc.constantFrom(...SETTINGS),
         fc.constantFrom(...BATCH_SIZES),
