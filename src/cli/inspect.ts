@@ -23,6 +23,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Bool, Int64, RecordBatchReader, Table, Utf8, vectorFromArray, type RecordBatch, type Schema } from 'apache-arrow';
 import type { DataFrame, Engine, RunStats } from '../index.js';
+import { removeAtExit } from '../io/exit-cleanup.js';
 import { typeName } from '../io/text/type-names.js';
 import { TableSummary } from './column-summary.js';
 import { UsageError } from './errors.js';
@@ -141,7 +142,12 @@ async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame>
   }
   // CSV on stdin: copied to a temp file for the file reader (stdin may have been peeked at)
   const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-stdin-${process.pid}-${randomBytes(6).toString('hex')}.csv`);
-  opts.onCleanup(() => unlink(temp).catch(() => {}));
+  const atExit = removeAtExit(temp);
+  opts.onCleanup(() =>
+    unlink(temp)
+      .catch(() => {})
+      .then(() => atExit.forget()),
+  );
   await pipeline(stdin, createWriteStream(temp, { flags: 'wx' }));
   return openFile(engine, temp, format, opts);
 }

@@ -2,11 +2,13 @@
  * Atomic output files: the writers put their bytes into a temp file next to the target
  * (same directory, so the final rename stays on one file system), fsync it and rename it over
  * `path` at the end. On any failure or abort the temp file is removed and whatever was at
- * `path` before is left untouched. Temp names are `.<name>.<pid>-<random>.sluice-tmp`.
+ * `path` before is left untouched. Temp names are `.<name>.<pid>-<random>.sluice-tmp`; one still
+ * there when the process exits mid-write is removed then (./exit-cleanup).
  */
 import { randomBytes } from 'node:crypto';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { removeAtExit } from './exit-cleanup.js';
 import { throwIfAborted, writeError, type FormatName } from './input-errors.js';
 
 export interface AtomicTarget {
@@ -39,6 +41,7 @@ export async function writeAtomic<T>(
 ): Promise<T> {
   throwIfAborted(opts.signal, path);
   const tempPath = tempNameFor(path);
+  const atExit = removeAtExit(tempPath);
   let handle: FileHandle | undefined;
   let created = false;
   try {
@@ -77,6 +80,7 @@ export async function writeAtomic<T>(
   } finally {
     if (handle) await handle.close().catch(() => {});
     if (created) await unlink(tempPath).catch(() => {});
+    atExit.forget();
   }
 }
 

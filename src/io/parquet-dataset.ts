@@ -16,12 +16,12 @@
  * Hive, Spark, DuckDB and Polars do. Rows keep their input order within each partition.
  */
 import { makeData, RecordBatch, Schema, Struct, Type, type Data, type DataType } from 'apache-arrow';
-import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { gatherData } from '../columns/gather.js';
 import { InputError, PlanError } from '../errors.js';
-import { writeFully } from './atomic.js';
+import { tempNameFor, writeFully } from './atomic.js';
+import { removeAtExit } from './exit-cleanup.js';
 import { encodeHiveValue } from './hive.js';
 import { throwIfAborted, writeError } from './input-errors.js';
 import { writeParquetTo, type ParquetWriteOptions } from './parquet.js';
@@ -132,7 +132,8 @@ export async function writeParquetDataset(
       { path },
     );
   }
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}.sluice-tmp`);
+  const temp = tempNameFor(path);
+  const atExit = removeAtExit(temp);
   const open_ = new Map<string, OpenPart>();
   const partCount = new Map<string, number>();
   const handles: FileHandle[] = [];
@@ -229,5 +230,6 @@ export async function writeParquetDataset(
     await Promise.all([...open_.values()].map((p) => p.done));
     await Promise.all(handles.map((h) => h.close().catch(() => {})));
     await rm(temp, { recursive: true, force: true }).catch(() => {});
+    atExit.forget();
   }
 }

@@ -4,13 +4,13 @@
  * `createRunDir(spillDir)` makes a fresh `sluice-run-XXXXXX` folder (mkdtemp) under `spillDir`
  * (default os.tmpdir()); `file(prefix, ext)` hands out unique file paths inside it; `remove()`
  * deletes it recursively, is idempotent and never throws. Folders not removed yet are deleted
- * synchronously on process 'exit' (best effort: a SIGKILL leaves them behind).
+ * synchronously on process 'exit' (../io/exit-cleanup; a SIGKILL leaves them behind).
  */
-import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlanError } from '../errors.js';
+import { removeAtExit } from '../io/exit-cleanup.js';
 
 export interface RunDir {
   readonly path: string;
@@ -20,8 +20,6 @@ export interface RunDir {
   remove(): Promise<void>;
 }
 
-const live = new Set<string>();
-
 function badSpillDir(spillDir: string, err: unknown): PlanError {
   return new PlanError(
     'BAD_SPILL_DIR',
@@ -30,27 +28,13 @@ function badSpillDir(spillDir: string, err: unknown): PlanError {
     { cause: err },
   );
 }
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const p of live) {
-      try {
-        rmSync(p, { recursive: true, force: true });
-      } catch {
-        // best effort
-      }
-    }
-    live.clear();
-  });
-}
-
 class Dir implements RunDir {
   private seq = 0;
   private removed = false;
-  constructor(readonly path: string) {}
+  private readonly atExit: { forget(): void };
+  constructor(readonly path: string) {
+    this.atExit = removeAtExit(path);
+  }
 
   file(prefix: string, ext = ''): string {
     if (this.removed) throw new Error(`run folder ${this.path} was removed`);
@@ -63,23 +47,21 @@ class Dir implements RunDir {
     this.removed = true;
     try {
       await rm(this.path, { recursive: true, force: true, maxRetries: 2 });
-      live.delete(this.path);
+      this.atExit.forget();
     } catch {
-      // stays in `live`: the exit hook tries again
+      // still registered: the exit hook tries again
     }
   }
 }
 
 /** Make a unique run folder under `spillDir` (default os.tmpdir()). */
 export async function createRunDir(spillDir: string = tmpdir()): Promise<RunDir> {
-  installExitHook();
   let path: string;
   try {
     path = await mkdtemp(join(spillDir, 'sluice-run-'));
   } catch (err) {
     throw badSpillDir(spillDir, err);
   }
-  live.add(path);
   return new Dir(path);
 }
 
