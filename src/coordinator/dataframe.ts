@@ -4,6 +4,7 @@
  * (all PlanErrors before any row is read), then runs with its own RunContext, whose spill
  * folder is removed whatever happens.
  */
+import { setMaxListeners } from 'node:events';
 import * as A from 'apache-arrow';
 import { AbortError, ExecutionError, PlanError, SluiceError } from '../errors.js';
 import type { Expr } from '../expr/builders.js';
@@ -271,6 +272,8 @@ export class DataFrame {
     const { engine } = this;
     engine.assertOpen();
     const signal = userSignal ? AbortSignal.any([userSignal, engine.closeSignal]) : engine.closeSignal;
+    // Every task in flight listens to it (one per thread and more): not a leak to warn about.
+    setMaxListeners(0, signal);
     let stage: Stage;
     let totals: ProgressTotals;
     try {

@@ -4,6 +4,7 @@
  * a worker is rebuilt here (classes do not survive the thread boundary); a worker that dies
  * becomes a WorkerError; an aborted task an AbortError.
  */
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -121,7 +122,9 @@ export class ThreadExecutor implements Executor {
     try {
       pool = new Piscina({
         filename: fileURLToPath(entry.url),
-        minThreads: threads,
+        // Threads beyond the machine's cores start only when tasks wait for them: a small job
+        // asked to run on 99 threads does not start 99 isolates (~20 MiB and a few ms each).
+        minThreads: Math.min(threads, availableParallelism()),
         maxThreads: threads,
         idleTimeout: Infinity,
         // Tasks are queued by Sluice's own scheduler; piscina's queue only holds what is in flight.
