@@ -81,6 +81,8 @@ export async function loadJob(file: string): Promise<{ job: JobSpec; dir: string
     const code = (err as { code?: string }).code;
     throw new JobError(code === 'ENOENT' ? `job file not found: ${file}` : `cannot read job file ${file}: ${(err as Error).message}`);
   }
+  // Editors on Windows save UTF-8 with a byte-order mark; JSON.parse refuses it
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let doc: unknown;
   try {
     doc = JSON.parse(text);

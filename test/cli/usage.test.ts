@@ -49,6 +49,13 @@ describe('sluice usage errors (exit 2)', () => {
     expect(r.stderr).toMatch(/job file not found/);
   });
 
+  it('a job file saved with a UTF-8 byte-order mark is read', async () => {
+    const job = await writeJob(dir, 'bom.json', `\ufeff${JSON.stringify(tradesJob)}`);
+    const r = await cli(['explain', job]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+
   it('invalid JSON exits 2', async () => {
     const job = await writeJob(dir, 'broken.json', '{ "sources": ');
     const r = await cli(['explain', job]);
