@@ -26,7 +26,6 @@ import type { DataFrame, Engine, RunStats } from '../index.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
 import { typeName } from '../io/text/type-names.js';
 import { TableSummary } from './column-summary.js';
-import { UsageError } from './errors.js';
 
 export const INPUT_FORMATS = ['csv', 'tsv', 'arrow', 'parquet', 'ndjson'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
@@ -44,12 +43,14 @@ function fromExtension(path: string): InputFormat | undefined {
   return undefined;
 }
 
-/** The format of the first bytes of a file: Parquet, Arrow IPC (file or stream), else CSV. */
+/** The format of the first bytes of a file: Parquet, Arrow IPC (file or stream), NDJSON, else CSV. */
 export function sniffFormat(head: Uint8Array): InputFormat {
   const text = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
   if (text.startsWith('PAR1')) return 'parquet';
   if (text.startsWith('ARROW1')) return 'arrow';
   if (head.length >= 4 && head[0] === 0xff && head[1] === 0xff && head[2] === 0xff && head[3] === 0xff) return 'arrow';
+  // a JSON object first (after a byte-order mark or spaces): one per line
+  if (/^(\ufeff|\xef\xbb\xbf)?\s*\{/.test(text)) return 'ndjson';
   return 'csv';
 }
 
@@ -100,6 +101,8 @@ export interface InputOptions {
   tempDir?: string;
   /** registers work to do when the command ends (removing that copy) */
   onCleanup: (fn: () => Promise<void>) => void;
+  /** told the path of the copy of stdin, when one is made (to name it <stdin> in messages) */
+  onStdinCopy?: (path: string) => void;
 }
 
 /** Arrow IPC from stdin when its first bytes say so; otherwise CSV from stdin ('-'). */
@@ -140,8 +143,10 @@ async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame>
     }
     return engine.fromArrow(batches());
   }
-  // CSV on stdin: copied to a temp file for the file reader (stdin may have been peeked at)
-  const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-stdin-${process.pid}-${randomBytes(6).toString('hex')}.csv`);
+  // Other formats on stdin: copied to a temp file for the file reader (stdin may have been
+  // peeked at); messages name it <stdin>
+  const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-stdin-${process.pid}-${randomBytes(6).toString('hex')}.${format}`);
+  opts.onStdinCopy?.(temp);
   const atExit = removeAtExit(temp);
   opts.onCleanup(() =>
     unlink(temp)
@@ -165,7 +170,7 @@ function openFile(engine: Engine, path: string, format: InputFormat, opts: Input
         ...(opts.header !== undefined ? { header: opts.header } : {}),
       });
     case 'ndjson':
-      throw new UsageError(`reading NDJSON (${path}) is not supported by this build; convert it to CSV, Arrow or Parquet`);
+      return engine.readNdjson(path);
   }
 }
 

@@ -382,6 +382,7 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
         inv.startProgress(g);
         const engine = inv.engine(g);
         const cleanups: Array<() => Promise<void>> = [];
+        let stdinCopy: string | null = null;
         try {
           const df = await openInput(engine, file, {
             format: opts.inputFormat,
@@ -390,11 +391,16 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
             stdin: io.stdin,
             tempDir: g.tempDir,
             onCleanup: (fn) => cleanups.push(fn),
+            onStdinCopy: (path) => (stdinCopy = path),
           });
           await df.schema();
           inv.running = true;
           const { result, stats } = await look(df, engine, opts);
           await inv.emit(g, result, plan, stats);
+        } catch (err) {
+          // the reader names the file it read: for stdin that is Sluice's own copy
+          if (stdinCopy !== null && err instanceof Error) err.message = err.message.split(stdinCopy).join('<stdin>');
+          throw err;
         } finally {
           inv.progress.stop();
           await engine.close();

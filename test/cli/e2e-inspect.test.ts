@@ -1,9 +1,9 @@
 /**
  * `sluice head|schema|describe FILE` on every input format, through the built CLI: the same
  * rows, columns, types, NULL counts and min/max from Parquet, Arrow IPC (file and stream,
- * also from stdin), CSV and TSV; any output format.
+ * also from stdin), CSV and TSV; any output format; NDJSON (file and stdin).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
@@ -88,6 +88,25 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     expect(r.code).toBe(0);
     const rows = JSON.parse(r.stdout.toString()) as Array<Record<string, unknown>>;
     expect(rows.map(({ column, rows, nulls, min, max }) => ({ column, rows, nulls, min, max }))).toEqual(expectedSummary());
+  });
+
+  it('NDJSON from a file and from stdin: head, schema', async () => {
+    const text = '{"id":1,"name":"a"}\n{"id":2,"name":null}\n{"id":3,"name":"c"}\n';
+    const path = `${dir}/t.ndjson`;
+    await writeFile(path, text);
+    const h = await sluice(['--threads', '0', 'head', '-n', '2', path]);
+    expect(h.stderr).toBe('');
+    expect(h.stdout.toString()).toBe('id,name\n1,a\n2,\n');
+    const s = await sluice(['--threads', '0', 'schema', '-'], { stdin: Buffer.from(text) });
+    expect(s.stderr).toBe('');
+    expect(parseCsv(s.stdout.toString())).toEqual([['column', 'type', 'nullable'], ['id', 'int64', 'true'], ['name', 'utf8', 'true']]);
+  });
+
+  it('a bad input on stdin is named <stdin>, not the copy Sluice reads it from', async () => {
+    const r = await sluice(['--threads', '0', 'head', '-'], { stdin: Buffer.from('PAR1 not really a Parquet file') });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: Malformed Parquet input <stdin>/);
+    expect(r.stderr).not.toMatch(/sluice-stdin/);
   });
 
   it('a missing or corrupt file is one typed error line, exit 2', async () => {
