@@ -291,6 +291,28 @@ function timed(it: AsyncIterator<RecordBatch>, clock: { waitMs: number }): Async
   return { [Symbol.asyncIterator]: () => wrapped };
 }
 
+/**
+ * `batches` once its first batch (or its end) is in: a run refused when it starts (a budget
+ * below its minimum, an input that cannot be read) then fails before a writer puts a CSV
+ * header or an IPC schema on stdout, so a pipe never receives a header with no rows.
+ */
+async function primed(it: AsyncIterator<RecordBatch>): Promise<AsyncIterable<RecordBatch>> {
+  let first: IteratorResult<RecordBatch> | null = await it.next();
+  const wrapped: AsyncIterator<RecordBatch> = {
+    async next() {
+      if (first === null) return it.next();
+      const r = first;
+      first = null;
+      return r;
+    },
+    async return() {
+      first = null;
+      return (await it.return?.()) ?? { done: true, value: undefined };
+    },
+  };
+  return { [Symbol.asyncIterator]: () => wrapped };
+}
+
 async function pumpText(format: TextFormat, schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, opts: TextWriterOptions): Promise<void> {
   const w = textWriter(format, sink, opts);
   await w.start(schema);
@@ -332,10 +354,10 @@ export async function emit(df: DataFrame, plan: OutputPlan, opts: EmitOptions): 
   const clock = { waitMs: 0 };
   const stream = df.stream({ signal: opts.signal });
   const it = stream[Symbol.asyncIterator]();
-  const batches = timed(it, clock);
   const format = FORMAT_NAMES[plan.format];
   let bytes: number | undefined;
   try {
+    const batches = await primed(timed(it, clock)[Symbol.asyncIterator]());
     bytes = await write(plan, target, schema, batches, opts, format);
   } finally {
     // a writer that failed mid-stream must still end the run (its readers, decoder threads)

@@ -43,6 +43,16 @@ describe('sluice usage errors (exit 2)', () => {
     expect(r.stderr).toMatch(/--memory-limit/);
   });
 
+  it('a run refused as it starts puts nothing on stdout (no CSV header without rows)', async () => {
+    const job = await writeJob(dir, 'explode.json', { sources: { o: { type: 'demo', dataset: 'orders', rows: 100 } }, steps: [{ op: 'explode', columns: ['items', 'quantities'] }] });
+    for (const format of ['csv', 'arrow', 'json']) {
+      const r = await cli(['--threads', '0', '--memory-limit', '10', '--format', format, 'run', job]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/MEMORY_BUDGET_TOO_SMALL/);
+      expect(r.stdout).toBe("");
+    }
+  });
+
   it('a missing job file exits 2', async () => {
     const r = await cli(['run', `${dir}/nope.json`]);
     expect(r.code).toBe(2);
