@@ -192,6 +192,8 @@ class Invocation {
   plan(g: GlobalOptions, job?: { path?: string; format?: OutputFormat }, jobDir?: string): OutputPlan {
     const plan = planOutput({ output: g.output, format: g.format, job, jobDir, stdoutIsTTY: this.io.stdoutIsTTY, isSpecial });
     if (plan.to === 'file') mustBeFolder(dirname(plan.path), 'output folder');
+    // written after the run: checked now, so a bad path does not fail a run that already wrote its output
+    if (g.statsFile !== undefined) mustBeFolder(dirname(resolve(g.statsFile)), '--stats-file folder');
     return plan;
   }
 

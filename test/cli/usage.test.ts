@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir, tradesJob, writeJob } from './helpers.js';
 
@@ -51,6 +52,15 @@ describe('sluice usage errors (exit 2)', () => {
       expect(r.stderr).toMatch(/MEMORY_BUDGET_TOO_SMALL/);
       expect(r.stdout).toBe("");
     }
+  });
+
+  it('a --stats-file in a missing folder exits 2 before the run writes anything', async () => {
+    const job = await writeJob(dir, 'ok-stats.json', tradesJob);
+    const out = `${dir}/stats-out.csv`;
+    const r = await cli(['--threads', '0', '-o', out, '--stats-file', `${dir}/no-such-folder/stats.json`, 'run', job]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--stats-file folder: .* is not an existing folder/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('a missing job file exits 2', async () => {
