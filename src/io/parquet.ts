@@ -45,7 +45,9 @@ async function checkFile(path: string): Promise<void> {
 }
 
 function workerFailure(path: string, message: string): InputError {
-  return new InputError('INPUT_MALFORMED', `Malformed Parquet input ${path}: ${message}`, { path, format: FORMAT });
+  // parquet-wasm traps on bytes it cannot decode ("RuntimeError: unreachable"): say what that means
+  const said = /RuntimeError: unreachable|\bunreachable\b/.test(message) ? `the file is damaged (its pages do not decode: ${message})` : message;
+  return new InputError('INPUT_MALFORMED', `Malformed Parquet input ${path}: ${said}`, { path, format: FORMAT });
 }
 
 function ipcSchema(ipc: Uint8Array, path: string): Schema {
