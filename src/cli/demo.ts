@@ -152,7 +152,7 @@ export async function runDemo(engine: Engine, opts: DemoOptions): Promise<Record
     const spill = stats.spilledBytes > 0 ? `, spilled ${n(stats.spilledBytes)} bytes in ${stats.spillFiles} files` : '';
     await out.write(
       `${view.render()}` +
-        `${inputs} rows in → ${n(view.total)} rows out in ${secs(ms)}${phases(stats)}${spill}\n` +
+        `${inputs} rows in → ${n(view.total)} row${view.total === 1 ? '' : 's'} out in ${secs(ms)}${phases(stats)}${spill}\n` +
         (extra ? `${extra.text()}\n` : ''),
     );
   }

@@ -217,7 +217,7 @@ class Invocation {
     if (plan.to === 'file') {
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
       const bytes = res.bytes !== undefined ? `, ${res.bytes.toLocaleString('en-US')} bytes` : '';
-      this.log(g, `sluice: wrote ${res.rows.toLocaleString('en-US')} rows (${plan.format}${bytes}) to ${res.path ?? plan.path} in ${secs} s`);
+      this.log(g, `sluice: wrote ${res.rows.toLocaleString('en-US')} row${res.rows === 1 ? '' : 's'} (${plan.format}${bytes}) to ${res.path ?? plan.path} in ${secs} s`);
     }
     await this.stats(g, runStats ?? res.stats);
   }
