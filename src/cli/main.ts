@@ -163,7 +163,8 @@ class Invocation {
     } catch (err) {
       if (err instanceof PlanError) {
         const flag = { memoryBudget: '--memory-limit', threads: '--threads', partitions: '--partitions', spillDir: '--temp-dir' }[String(err.details.option)];
-        if (flag) throw new UsageError(`${flag}: ${err.message}`);
+        // the flag is what the user typed: the Engine option's name and call are not
+        if (flag) throw new UsageError(`${flag}: ${err.message.replace(/^new Engine\(\): `\w+`: /, '')}`);
       }
       throw err;
     }
@@ -433,7 +434,7 @@ export function errorLine(err: unknown, cmd?: string): string {
     return `sluice: error: ${oneLine(err.message.replace(/^error:\s*/, ''))} ${hint}`;
   }
   if (err instanceof SluiceError) return `sluice: error: ${err.name} [${err.code}]: ${oneLine(err.message)}`;
-  if (err instanceof UsageError) return `sluice: error: ${oneLine(err.message)}`;
+  if (err instanceof UsageError) return `sluice: error: ${oneLine(err.message)} (see 'sluice${cmd ? ` ${cmd}` : ''} --help')`;
   const e = err instanceof Error ? err : new Error(String(err));
   return `sluice: error: internal error: ${e.name}: ${oneLine(e.message)}`;
 }

@@ -83,8 +83,9 @@ export function resolveEngineOptions(options: EngineOptions = {}): EngineConfig 
   let memoryBudget: number;
   try {
     memoryBudget = parseBytes(o.memoryBudget ?? '1GiB');
-  } catch {
-    throw new PlanError('BAD_OPTION', `new Engine(): \`memoryBudget\`: Expected a number of bytes or a size such as '512MiB', got ${describeValue(o.memoryBudget)}`, { option: 'memoryBudget' });
+  } catch (err) {
+    // parseBytes says which units it takes and what was wrong
+    throw new PlanError('BAD_OPTION', `new Engine(): \`memoryBudget\`: ${(err as Error).message}`, { option: 'memoryBudget' });
   }
   return {
     threads,

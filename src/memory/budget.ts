@@ -25,6 +25,11 @@ const UNITS: Record<string, number> = {
   mb: 1e6,
   gb: 1e9,
   tb: 1e12,
+  // one letter, binary (as Java's -Xmx1g, Docker's --memory 1g and ulimit)
+  k: 2 ** 10,
+  m: 2 ** 20,
+  g: 2 ** 30,
+  t: 2 ** 40,
   kib: 2 ** 10,
   mib: 2 ** 20,
   gib: 2 ** 30,
@@ -33,14 +38,15 @@ const UNITS: Record<string, number> = {
 
 /**
  * Bytes from a number or a string such as '512MiB', '1GiB', '2GB', '100KB', '10B', '1.5 GiB',
- * '4096' (units: B, KB/MB/GB/TB = powers of 1000, KiB/MiB/GiB/TiB = powers of 1024, any case).
+ * '4096', '1g' (units: B, KB/MB/GB/TB = powers of 1000, KiB/MiB/GiB/TiB and one-letter
+ * K/M/G/T = powers of 1024, any case).
  * Fractions are rounded down to whole bytes. Anything else is a PlanError BAD_MEMORY_BUDGET.
  */
 export function parseBytes(x: number | string): number {
   const bad = (why: string): PlanError =>
     new PlanError(
       'BAD_MEMORY_BUDGET',
-      `Expected a memory size as a number of bytes or a string like '512MiB' or '2GB' (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), got ${typeof x === 'string' ? JSON.stringify(x) : String(x)} (${typeof x}): ${why}`,
+      `Expected a memory size as a number of bytes or a string like '512MiB' or '2GB' (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, or K, M, G, T for KiB … TiB), got ${typeof x === 'string' ? JSON.stringify(x) : String(x)} (${typeof x}): ${why}`,
       { value: typeof x === 'number' || typeof x === 'string' ? x : String(x) },
     );
   if (typeof x === 'number') {

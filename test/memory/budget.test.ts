@@ -13,6 +13,10 @@ describe('parseBytes', () => {
     expect(parseBytes('10B')).toBe(10);
     expect(parseBytes('1.5 kib')).toBe(1536);
     expect(parseBytes('4096')).toBe(4096);
+    // one-letter units are binary, as Java's -Xmx1g and Docker's --memory 1g
+    expect(parseBytes('1g')).toBe(2 ** 30);
+    expect(parseBytes('512M')).toBe(512 * 2 ** 20);
+    expect(parseBytes('64k')).toBe(64 * 1024);
   });
   it('rejects anything else with PlanError BAD_MEMORY_BUDGET naming the value', () => {
     for (const bad of ['', 'lots', '12 parsecs', '-5MB', '1e3', 'MB', -1, NaN, Infinity] as Array<string | number>) {
