@@ -110,7 +110,7 @@ function lineOfRecord(piece: Piece, k: number, d: Dialect, newline: string): num
 }
 
 async function* pieces(path: string, d: Dialect, signal: AbortSignal | undefined): AsyncGenerator<Piece & { newline: string }> {
-  const input = textPieces(path);
+  const input = textPieces(path, 'CSV');
   let parser: Papa.Parser | null = null;
   let newline = '\n';
   let pending = '';

@@ -41,7 +41,7 @@ type Row = { obj: Record<string, unknown>; line: number };
 async function* lines(path: string): AsyncGenerator<{ text: string; line: number }> {
   let pending = '';
   let line = 0;
-  for await (const piece of textPieces(path)) {
+  for await (const piece of textPieces(path, 'NDJSON')) {
     const text = pending + piece;
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {

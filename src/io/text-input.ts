@@ -7,6 +7,8 @@ import { Decompress } from 'fzstd';
 import { createReadStream } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { isUtf8 } from 'node:buffer';
+import { malformed, type FormatName } from './input-errors.js';
 import { createGunzip } from 'node:zlib';
 
 const PIECE_BYTES = 1 << 20;
@@ -76,15 +78,62 @@ export function openBytes(path: string): { stream: Readable; close(): Promise<vo
   };
 }
 
-/** UTF-8 text pieces of `path` (a multi-byte character cut by a piece boundary waits for the next). */
-export async function* textPieces(path: string): AsyncGenerator<string> {
+/**
+ * Where the incomplete UTF-8 sequence that `b` ends with begins (b.length when it ends on a
+ * character boundary): its bytes are checked with the next chunk's.
+ */
+function completeEnd(b: Uint8Array): number {
+  for (let back = 1; back <= 3 && back <= b.length; back++) {
+    const x = b[b.length - back]!;
+    if ((x & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const need = x >= 0xf0 ? 4 : x >= 0xe0 ? 3 : x >= 0xc0 ? 2 : 1;
+    return need > back ? b.length - back : b.length;
+  }
+  return b.length;
+}
+
+/** The offset of the first byte of `b` that is not valid UTF-8 (b is known to hold one). */
+function firstInvalid(b: Uint8Array): number {
+  for (let at = 0; at < b.length; ) {
+    const x = b[at]!;
+    const need = x < 0x80 ? 1 : x >= 0xc2 && x < 0xe0 ? 2 : x >= 0xe0 && x < 0xf0 ? 3 : x >= 0xf0 && x < 0xf5 ? 4 : 0;
+    if (need === 0 || !isUtf8(b.subarray(at, at + need)) || at + need > b.length) return at;
+    at += need;
+  }
+  return b.length;
+}
+
+/**
+ * UTF-8 text pieces of `path` (a multi-byte character cut by a piece boundary waits for the
+ * next). Bytes that are not UTF-8 are `INPUT_MALFORMED` naming their offset, as DuckDB and
+ * Polars refuse them, rather than U+FFFD in the data.
+ */
+export async function* textPieces(path: string, format: FormatName): AsyncGenerator<string> {
   const { stream, close } = openBytes(path);
   const utf8 = new StringDecoder('utf8');
+  let offset = 0; // bytes of the input before `chunk`
+  let carry: Buffer | null = null; // an incomplete sequence at the end of the previous chunk
+  const refuse = (bytes: Uint8Array, base: number): never => {
+    const at = base + firstInvalid(bytes);
+    throw malformed(path === '-' ? '<stdin>' : path, format, `bytes at offset ${at} are not UTF-8 (convert the file first, e.g. \`iconv -f latin1 -t utf-8\`)`, { offset: at });
+  };
   try {
     for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-      const s = typeof chunk === 'string' ? chunk : utf8.write(chunk);
+      if (typeof chunk === 'string') {
+        if (chunk.length > 0) yield chunk;
+        continue;
+      }
+      // Checked natively (Node's isUtf8), the previous chunk's cut sequence with this one's head.
+      const bytes: Buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
+      const base = offset - (carry?.length ?? 0);
+      const end = completeEnd(bytes);
+      if (!isUtf8(bytes.subarray(0, end))) refuse(bytes.subarray(0, end), base);
+      carry = end < bytes.length ? Buffer.from(bytes.subarray(end)) : null;
+      offset += chunk.length;
+      const s = utf8.write(chunk);
       if (s.length > 0) yield s;
     }
+    if (carry) refuse(carry, offset - carry.length);
     const rest = utf8.end();
     if (rest.length > 0) yield rest;
   } finally {

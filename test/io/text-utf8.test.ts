@@ -1,0 +1,64 @@
+/**
+ * Text inputs (CSV, NDJSON) must be UTF-8: bytes that are not are INPUT_MALFORMED naming their
+ * offset (DuckDB and Polars refuse them too) instead of U+FFFD in the data; valid multi-byte
+ * characters cut by the reader's 1 MiB chunks still read whole.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine, InputError } from '../../src/index.js';
+import { tempDir } from '../cli/helpers.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const engine = new Engine({ threads: 0 });
+beforeAll(async () => ({ dir, cleanup } = await tempDir()));
+afterAll(async () => {
+  await engine.close();
+  await cleanup();
+});
+
+/** About 2.5 MiB of rows of 1-, 2-, 3- and 4-byte characters: chunk ends fall inside some. */
+function bigText(rows: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rows; i++) out.push(`${i},a€é😀${'€'.repeat(i % 13)}`);
+  return out;
+}
+
+async function failure(p: Promise<unknown>): Promise<InputError> {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(InputError);
+  return err as InputError;
+}
+
+describe('UTF-8 text inputs', () => {
+  it('multi-byte characters across chunk boundaries read whole (CSV)', async () => {
+    const lines = bigText(60_000);
+    const path = join(dir, 'big.csv');
+    await writeFile(path, `id,s\n${lines.join('\n')}\n`);
+    const t = (await engine.readCsv(path).execute()).table;
+    expect(t.numRows).toBe(lines.length);
+    const s = t.getChild('s')!.toArray() as string[];
+    expect(s.every((v, i) => v === lines[i]!.slice(lines[i]!.indexOf(',') + 1))).toBe(true);
+  });
+
+  it('a byte that is not UTF-8 is INPUT_MALFORMED with its offset, past the first chunk too', async () => {
+    const head = Buffer.from(`id,s\n${bigText(60_000).join('\n')}\n`);
+    const bad = Buffer.concat([head, Buffer.from('1,caf'), Buffer.from([0xe9]), Buffer.from('\n')]);
+    const path = join(dir, 'latin1.csv');
+    await writeFile(path, bad);
+    const err = await failure(engine.readCsv(path).execute());
+    expect(err.code).toBe('INPUT_MALFORMED');
+    expect(err.message).toContain(`offset ${head.length + 5} are not UTF-8`);
+  });
+
+  it('a cut sequence at the end of the file and NDJSON are refused the same way', async () => {
+    const cut = join(dir, 'cut.csv');
+    await writeFile(cut, Buffer.concat([Buffer.from('a\nx'), Buffer.from([0xe2, 0x82])]));
+    expect((await failure(engine.readCsv(cut).execute())).message).toContain('offset 3 are not UTF-8');
+    const nd = join(dir, 'bad.ndjson');
+    await writeFile(nd, Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff]), Buffer.from('"}\n')]));
+    const err = await failure(engine.readNdjson(nd).execute());
+    expect(err.message).toMatch(/Malformed NDJSON input .*offset 6 are not UTF-8/);
+  });
+});
