@@ -6,6 +6,7 @@
  * while someone awaits them.)
  */
 import PQueue from 'p-queue';
+import { AbortError } from '../errors.js';
 
 /** Maps a stream with `concurrency` calls in flight, yielding results in input order. */
 export async function* orderedMap<I, O>(
@@ -34,25 +35,39 @@ export async function* orderedMap<I, O>(
   }
 }
 
-/** Runs every job with at most `concurrency` in flight; the first failure stops the rest and is thrown. */
+interface Failure {
+  err: unknown;
+  index: number;
+  abort: boolean;
+}
+
+/**
+ * Runs every job with at most `concurrency` in flight; the first failure stops the rest (jobs
+ * not started yet do nothing) and, once the jobs in flight have settled, the failure of the
+ * lowest-index job is thrown: jobs start in index order, so that is the same error whichever
+ * thread finished first (an abort counts only when nothing else failed).
+ */
 export async function runAll<T>(jobs: Array<() => Promise<T>>, concurrency: number, onDone?: (done: number) => void): Promise<T[]> {
   const queue = new PQueue({ concurrency: Math.max(1, concurrency) });
   const results = new Array<T>(jobs.length);
-  let failure: { err: unknown } | null = null;
+  const failed: { first: Failure | null } = { first: null };
   let done = 0;
   const all = jobs.map((job, i) =>
     queue.add(async () => {
-      if (failure) return;
+      if (failed.first) return;
       try {
         results[i] = await job();
         onDone?.(++done);
       } catch (err) {
         // Recorded before the queue starts the next job, which then does nothing.
-        failure ??= { err };
+        const abort = err instanceof AbortError;
+        // (read again: the check at the start is from before the job awaited)
+        const f = failed.first as Failure | null;
+        if (f === null || (f.abort && !abort) || (f.abort === abort && i < f.index)) failed.first = { err, index: i, abort };
       }
     }),
   );
   await Promise.all(all);
-  if (failure) throw (failure as { err: unknown }).err;
+  if (failed.first) throw failed.first.err;
   return results;
 }

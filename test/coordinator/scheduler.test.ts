@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { orderedMap, runAll } from '../../src/coordinator/scheduler.js';
+import { AbortError } from '../../src/errors.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -64,6 +65,24 @@ describe('runAll', () => {
     expect(t.started).toBe(3);
     await sleep(60);
     expect(t.started).toBe(3);
+  });
+
+  it('throws the failure of the lowest-index job, whichever failed first (a real error before an abort)', async () => {
+    // Job 2 fails first; job 1, started before it, fails later: job 1's error is the one thrown.
+    const late = [0, 40, 5].map((ms, i) => () =>
+      tracker().run(ms, () => {
+        if (i > 0) throw new Error(`job ${i}`);
+        return i;
+      }),
+    );
+    expect(await runAll(late, 3).then(() => null, (e: unknown) => (e as Error).message)).toBe('job 1');
+    // An abort of a lower job does not hide the error that caused the run to stop.
+    const mixed = [30, 5].map((ms, i) => () =>
+      tracker().run(ms, () => {
+        throw i === 0 ? new AbortError('aborted') : new Error('the cause');
+      }),
+    );
+    expect(await runAll(mixed, 2).then(() => null, (e: unknown) => (e as Error).message)).toBe('the cause');
   });
 
   it('returns results in job order with at most `concurrency` jobs running, reporting each completion', async () => {
