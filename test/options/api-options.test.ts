@@ -118,7 +118,7 @@ describe('BAD_OPTION: Expected X, got Y', () => {
     ['threads', () => new Engine({ threads: -1 }), 'new Engine(): `threads`: Expected an integer >= 0, got -1 (number)'],
     ['partitions', () => new Engine({ partitions: 1.5 }), 'new Engine(): `partitions`: Expected an integer >= 1, got 1.5 (number)'],
     ['memoryBudget type', () => new Engine({ memoryBudget: true as never }), "new Engine(): `memoryBudget`: Expected a number of bytes or a size such as '512MiB', got true (boolean)"],
-    ['memoryBudget value', () => new Engine({ memoryBudget: 'lots' }), "new Engine(): `memoryBudget`: Expected a number of bytes or a size such as '512MiB', got \"lots\" (string)"],
+    ['memoryBudget value', () => new Engine({ memoryBudget: 'lots' }), "new Engine(): `memoryBudget`: Expected a memory size as a number of bytes or a string like '512MiB' or '2GB' (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, or K, M, G, T for KiB … TiB), got \"lots\" (string)"],
     ['onProgress', () => new Engine({ onProgress: 'log' as never }), 'new Engine(): `onProgress`: Expected a function, got "log" (string)'],
     ['windowAlgorithm', () => new Engine({ windowAlgorithm: 'prefx' as never }), 'new Engine(): `windowAlgorithm`: Expected one of "prefix", "naive", got "prefx" (string); did you mean "prefix"?'],
     ['options object', () => new Engine(5 as never), 'new Engine(): Expected an options object, got 5 (number)'],
