@@ -114,6 +114,8 @@ function toFile(path: string, format: OutputFormat | undefined, what: string, fa
 export function planOutput(req: OutputRequest): OutputPlan {
   const usage = (m: string): Error => new UsageError(m);
   if (req.output === '-' || req.output === '/dev/stdout') return { to: 'stdout', format: req.format ?? 'csv', ipc: 'stream' };
+  // resolve('') is the current folder: say what is wrong instead
+  if (req.output !== undefined && req.output.trim() === '') throw usage('-o needs a file path (or - for stdout), got an empty string');
   if (req.output !== undefined) return toFile(resolve(req.output), req.format, '--format', usage, req.isSpecial);
   if (req.format !== undefined) return { to: 'stdout', format: req.format, ipc: 'stream' };
   const job = req.job;

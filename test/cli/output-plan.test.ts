@@ -26,6 +26,7 @@ describe('planOutput', () => {
     expect(() => plan({ output: '/x/a.parquet', format: 'table' })).toThrow(UsageError);
     expect(() => plan({ output: '/x/a.csv', format: 'tsv' })).toThrow(/--format tsv disagrees with the extension of "\/x\/a\.csv"/);
     expect(() => plan({ output: '/x/a.xlsx' })).toThrow(/cannot tell the output format/);
+    expect(() => plan({ output: '' })).toThrow(/-o needs a file path/);
   });
 
   it('--format without -o is stdout only, whatever the job says', () => {
