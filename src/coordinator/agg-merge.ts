@@ -6,6 +6,7 @@
  * candidate with the least/greatest row id, min/max the least/greatest candidate value in
  * window's order, first among equals by row id. The result is the one output row.
  */
+import { emptyData } from '../io/arrow-input.js';
 import * as A from 'apache-arrow';
 import { localAlloc } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
@@ -94,5 +95,5 @@ function float64(v: number): A.Data {
 }
 
 function nullOf(type: TypeDesc): A.Data {
-  return gatherData(A.vectorFromArray([], typeToArrow(type)).data[0]! as A.Data, Int32Array.of(-1), 1, localAlloc);
+  return gatherData(emptyData(typeToArrow(type)), Int32Array.of(-1), 1, localAlloc);
 }

@@ -17,6 +17,7 @@
  * (`join.results`); slices are sized so a task's loans and result fit its share of what the
  * table leaves.
  */
+import { emptyData } from '../io/arrow-input.js';
 import * as A from 'apache-arrow';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { SharedArena } from '../columns/arena.js';
@@ -169,7 +170,7 @@ async function* wholeAsBatches(schema: A.Schema, columns: A.Data[], rows: number
 /** One shared, contiguous column of the chunks, counted under `res`. */
 function contiguous(chunks: A.Data[], type: A.DataType, res: Reservation): A.Data {
   let out: A.Data;
-  if (chunks.length === 0) out = toSharedData(A.vectorFromArray([], type).data[0]! as A.Data);
+  if (chunks.length === 0) out = toSharedData(emptyData(type));
   else if (chunks.length === 1) out = isAllShared(chunks[0]!) && chunks[0]!.offset === 0 ? chunks[0]! : toSharedData(chunks[0]!);
   else out = concatData(chunks);
   if (out !== chunks[0]) res.grow(dataBytes(out));

@@ -14,6 +14,7 @@
  * compared after scaling in the task, so they are not hashed for partitioning (their raw
  * hashes differ): the other keys are; with no other key there is one partition.
  */
+import { emptyData } from '../io/arrow-input.js';
 import * as A from 'apache-arrow';
 import { sharedAlloc } from '../columns/arena.js';
 import { schemaToArrow, typeToArrow } from '../columns/arrow-types.js';
@@ -250,5 +251,5 @@ function widen(data: A.Data, from: TypeDesc, to: TypeDesc, n: number): A.Data {
 }
 
 function emptyOf(type: TypeDesc): A.Data {
-  return A.vectorFromArray([], typeToArrow(type)).data[0]! as A.Data;
+  return emptyData(typeToArrow(type));
 }

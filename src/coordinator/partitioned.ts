@@ -9,6 +9,7 @@
  * So results leave without being held: at any time the memory is the exchanges' share of the
  * budget, the loans of the tasks in flight and one assembled range per thread.
  */
+import { emptyData } from '../io/arrow-input.js';
 import * as A from 'apache-arrow';
 import { sharedAlloc } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
@@ -192,7 +193,7 @@ export class OutputRanges {
         const base = r * 2 ** this.shift;
         const end = Math.min(base + 2 ** this.shift, Math.max(this.rows, 1));
         const rows = this.exchange.rowsOf(r);
-        if (rows === 0) return { base, end, length: 0, ids: new Uint32Array(0), columns: this.fields.map(emptyData), bytes: 0 };
+        if (rows === 0) return { base, end, length: 0, ids: new Uint32Array(0), columns: this.fields.map(emptyOfField), bytes: 0 };
         const bytes = loadBytesOf(this.exchange, r) + 8 * rows + 2 * LOAN_SLACK;
         const input = this.exchange.inputFor(r);
         const [scratch] = await ctx.loans('assemble', [bytes]);
@@ -236,8 +237,8 @@ export class OutputRanges {
   }
 }
 
-function emptyData(f: FieldDesc): A.Data {
-  return A.vectorFromArray([], typeToArrow(f.type)).data[0]! as A.Data;
+function emptyOfField(f: FieldDesc): A.Data {
+  return emptyData(typeToArrow(f.type));
 }
 
 /** Rows [start, start + length) of a dense output as arrow Data (values are views, not copies). */

@@ -270,10 +270,15 @@ function emptyBuffers(d: DataLike, type: A.DataType): Array<ArrayBufferView | un
   return [offsets, values, d.nullBitmap ?? new Uint8Array(0), typeIds];
 }
 
-/** A zero-length column of `type`. */
-function emptyData(type: A.DataType): A.Data {
+/**
+ * A zero-length column of `type`, the one way Sluice makes one: buffers of the right kind built
+ * directly (apache-arrow's vectorFromArray compiles builder code with `new Function`, which a
+ * host started with --disallow-code-generation-from-strings refuses).
+ */
+export function emptyData(type: A.DataType): A.Data {
   const stub: DataLike = { type, offset: 0, length: 0, nullCount: 0, children: [] };
-  return new A.Data(type, 0, 0, 0, emptyBuffers(stub, type) as never, childTypes(type).map(emptyData));
+  const dictionary = A.DataType.isDictionary(type) ? new A.Vector([emptyData(type.dictionary)]) : undefined;
+  return new A.Data(type, 0, 0, 0, emptyBuffers(stub, type) as never, childTypes(type).map(emptyData), dictionary);
 }
 
 function decodeForeignDictionary(d: DataLike, type: A.DataType, where: string): A.Data {

@@ -14,6 +14,7 @@
  * nullability differ is re-labelled with the writer's schema (arrow's writer would otherwise
  * silently end the stream on a "new" schema).
  */
+import { emptyData } from './arrow-input.js';
 import { BufferRegion } from 'apache-arrow/ipc/metadata/message';
 import {
   AsyncByteQueue,
@@ -22,7 +23,6 @@ import {
   Message,
   RecordBatch,
   Struct,
-  vectorFromArray,
   RecordBatchFileWriter,
   RecordBatchStreamWriter,
   util,
@@ -81,7 +81,7 @@ export function conformBatch(batch: RecordBatch, schema: Schema, where: string):
 
 /** A zero-row batch of `schema` (nested and dictionary types included). */
 export function emptyBatch(schema: Schema): RecordBatch {
-  const children = schema.fields.map((f) => vectorFromArray([], f.type).data[0]!);
+  const children = schema.fields.map((f) => emptyData(f.type));
   return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 0, nullCount: 0, children }));
 }
 

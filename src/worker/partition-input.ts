@@ -7,6 +7,7 @@
  * their first row id restores input order; when they interleave (rows routed twice), one
  * stable argsort by row id does. Kernels rely on it: a stable sort then breaks ties by row id.
  */
+import { emptyData } from '../io/arrow-input.js';
 import { openSync, readSync, closeSync } from 'node:fs';
 import * as A from 'apache-arrow';
 import { typeToArrow } from '../columns/arrow-types.js';
@@ -56,7 +57,7 @@ export async function loadPartition(input: PartitionInput, anyOrder = false, int
   // Copied once: straight into `into`, unless a sort by id follows (then that gather is the copy).
   const concatInto = into && !sort ? into : scratchAlloc;
   let columns = input.schema.map((field, c) => {
-    if (pieces.length === 0) return A.vectorFromArray([], typeToArrow(field.type)).data[0]! as A.Data;
+    if (pieces.length === 0) return emptyData(typeToArrow(field.type));
     const only = pieces.length === 1 ? pieces[0]!.cols[c]! : null;
     if (only instanceof A.Data && concatInto === scratchAlloc) return only;
     return concatData(pieces.map((p) => p.cols[c]!), concatInto);

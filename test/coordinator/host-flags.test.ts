@@ -56,6 +56,36 @@ describe.skipIf(!existsSync(DIST))('from the build (dist/)', () => {
     expect(JSON.parse(r.stdout)).toEqual({ rows: 1000, last: expectedLast, gc: 'function' });
   });
 
+  it('a host that forbids code generation from strings runs spilling relational plans and the CLI summaries', () => {
+    // apache-arrow's vectorFromArray compiles builders with new Function: Sluice must not reach it
+    const file = join(dir, 'dist-nocodegen.mjs');
+    writeFileSync(
+      file,
+      `
+import { Engine, sum, count } from ${JSON.stringify(DIST)};
+import { makeData, Int32, Table, Vector } from 'apache-arrow';
+const n = 200000;
+const col = (f) => new Vector([makeData({ type: new Int32(), length: n, nullCount: 0, data: Int32Array.from({ length: n }, (_, i) => f(i)) })]);
+const t = new Table({ k: col((i) => (i * 7919) % 5003), v: col((i) => i % 1000) });
+const engine = new Engine({ threads: 2, memoryBudget: '8MiB' });
+try {
+  const g = await engine.fromArrow(t).groupBy('k').agg({ s: sum('v'), n: count() }).collect();
+  const j = await engine.fromArrow(t).join(engine.fromArrow(t).distinct('k'), { on: 'k', how: 'semi' }).collect();
+  console.log(JSON.stringify({ groups: g.numRows, semi: j.numRows }));
+} finally {
+  await engine.close();
+}
+`,
+    );
+    const r = node(['--disallow-code-generation-from-strings', file]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ groups: 5003, semi: 200000 });
+    const cli = node(['--disallow-code-generation-from-strings', MAIN, '--threads', '0', 'demo', '--rows', '2000', '--quiet']);
+    expect(cli.stderr).toBe('');
+    expect(cli.status).toBe(0);
+  });
+
   it('the CLI runs the demo with 2 threads under those flags', () => {
     const r = node([...HOST_FLAGS, MAIN, 'demo', '--rows', '2000', '--threads', '2', '--quiet']);
     expect(r.stderr).toBe('');
