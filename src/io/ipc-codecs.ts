@@ -5,15 +5,15 @@
  * writer and anything else that decodes IPC (a worker too) imports it.
  *
  * Decoding is pure JS (fzstd; LZ4 frames by lz4-frame.ts), available at once; lz4js encodes LZ4. ZSTD encoding uses zstd's own C code
- * compiled to WASM (@bokuweb/zstd-wasm), which must be loaded once before the first encode:
+ * compiled to WASM (@bokuweb/zstd-wasm, loaded by ./wasm on first use), which must be loaded once before the first encode:
  * writers `await prepareIpcCompression('zstd')` first. A codec failure (corrupt data) throws a
  * plain Error, which the readers turn into an InputError naming the file.
  */
-import { init as initZstdWasm, compress as zstdCompress } from '@bokuweb/zstd-wasm';
 import { compressionRegistry, CompressionType } from 'apache-arrow';
 import { decompress as zstdDecompress } from 'fzstd';
 import * as lz4 from 'lz4js';
 import { decodeLz4Frames } from './lz4-frame.js';
+import { loadZstdWasm } from './wasm.js';
 
 export type IpcCompression = 'none' | 'lz4' | 'zstd';
 export const IPC_COMPRESSIONS: readonly IpcCompression[] = ['none', 'lz4', 'zstd'];
@@ -31,15 +31,20 @@ let zstdLoaded = false;
 /** Load what encoding with `c` needs (the zstd WASM module, once per thread). */
 export async function prepareIpcCompression(c: IpcCompression): Promise<void> {
   if (c !== 'zstd' || zstdLoaded) return;
-  zstdReady ??= initZstdWasm().then(() => {
+  zstdReady ??= loadZstdWasm('ZSTD-compressed Arrow IPC output (use compression "lz4" or "none")').then((zstd) => {
     zstdLoaded = true;
     // the registry test-encodes a codec when it is set, so the encoder is added only now
     compressionRegistry.set(CompressionType.ZSTD, {
-      encode: (data) => asBytes(zstdCompress(data, ZSTD_LEVEL)),
+      encode: (data) => asBytes(zstd.compress(data, ZSTD_LEVEL)),
       decode: (data) => aligned(zstdDecompress(data)),
     });
   });
-  await zstdReady;
+  try {
+    await zstdReady;
+  } catch (err) {
+    zstdReady = null; // refused (no WebAssembly): asked again, refused again
+    throw err;
+  }
 }
 
 /** `u` at an 8-byte-aligned offset (fzstd may return a view at any offset; typed arrays need alignment). */

@@ -20,6 +20,7 @@
  * `{ kind: 'error', message }` or the worker's 'error'/'exit' events.
  * The worker source is inline (eval) so that it runs the same from src/ and dist/.
  */
+import { requireWebAssembly } from './wasm.js';
 import { Worker } from 'node:worker_threads';
 
 const WORKER_SOURCE = `
@@ -79,6 +80,7 @@ export function activeParquetReads(): number {
 }
 
 function startWorker(): Worker {
+  requireWebAssembly('Reading Parquet');
   const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { moduleUrl: import.meta.resolve('parquet-wasm') } });
   w.unref();
   // keep an idle worker from crashing the process if it fails between reads

@@ -19,7 +19,8 @@
  */
 import { type RecordBatch, Table, tableFromIPC, tableToIPC, type Schema } from 'apache-arrow';
 import { open, stat } from 'node:fs/promises';
-import * as pq from 'parquet-wasm';
+import type * as pq from 'parquet-wasm';
+import { loadParquetWasm } from './wasm.js';
 import { InputError } from '../errors.js';
 import { writeAtomic } from './atomic.js';
 import { readError, throwIfAborted } from './input-errors.js';
@@ -121,8 +122,10 @@ export async function* readParquetBatches(
   }
 }
 
-function toWasmBatches(schema: Schema, batch: RecordBatch): pq.RecordBatch[] {
-  const t = pq.Table.fromIPCStream(tableToIPC(new Table(schema, [batch]), 'stream'));
+type ParquetWasm = typeof import('parquet-wasm');
+
+function toWasmBatches(wasm: ParquetWasm, schema: Schema, batch: RecordBatch): pq.RecordBatch[] {
+  const t = wasm.Table.fromIPCStream(tableToIPC(new Table(schema, [batch]), 'stream'));
   try {
     return t.recordBatches();
   } finally {
@@ -133,15 +136,18 @@ function toWasmBatches(schema: Schema, batch: RecordBatch): pq.RecordBatch[] {
 export const PARQUET_COMPRESSIONS = ['none', 'snappy', 'gzip', 'brotli', 'lz4', 'zstd'] as const;
 export type ParquetCompression = (typeof PARQUET_COMPRESSIONS)[number];
 
-const CODEC: Record<ParquetCompression, pq.Compression> = {
-  none: pq.Compression.UNCOMPRESSED,
-  snappy: pq.Compression.SNAPPY,
-  gzip: pq.Compression.GZIP,
-  brotli: pq.Compression.BROTLI,
-  // LZ4_RAW: the Parquet 2.9 codec; the older "LZ4" framing is deprecated and read differently by each tool
-  lz4: pq.Compression.LZ4_RAW,
-  zstd: pq.Compression.ZSTD,
-};
+function codecOf(wasm: ParquetWasm, c: ParquetCompression): pq.Compression {
+  const codecs: Record<ParquetCompression, pq.Compression> = {
+    none: wasm.Compression.UNCOMPRESSED,
+    snappy: wasm.Compression.SNAPPY,
+    gzip: wasm.Compression.GZIP,
+    brotli: wasm.Compression.BROTLI,
+    // LZ4_RAW: the Parquet 2.9 codec; the older "LZ4" framing is deprecated and read differently by each tool
+    lz4: wasm.Compression.LZ4_RAW,
+    zstd: wasm.Compression.ZSTD,
+  };
+  return codecs[c];
+}
 
 export interface ParquetWriteOptions {
   signal?: AbortSignal;
@@ -172,6 +178,7 @@ export async function writeParquetTo(
   batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>,
   opts: ParquetWriteOptions,
 ): Promise<{ rows: number; bytes: number }> {
+  const wasm = await loadParquetWasm('Writing Parquet');
   const src = (Symbol.asyncIterator in batches
     ? (batches as AsyncIterable<RecordBatch>)[Symbol.asyncIterator]()
     : (batches as Iterable<RecordBatch>)[Symbol.iterator]()) as AsyncIterator<RecordBatch> | Iterator<RecordBatch>;
@@ -190,7 +197,7 @@ export async function writeParquetTo(
             // an empty output still needs its schema: send one empty batch
             if (!sentAny) {
               sentAny = true;
-              for (const wb of toWasmBatches(schema, emptyBatch(schema))) controller.enqueue(wb);
+              for (const wb of toWasmBatches(wasm, schema, emptyBatch(schema))) controller.enqueue(wb);
             }
             controller.close();
             return;
@@ -199,7 +206,7 @@ export async function writeParquetTo(
           if (b.numRows === 0) continue;
           rows += b.numRows;
           sentAny = true;
-          for (const wb of toWasmBatches(schema, b)) controller.enqueue(wb);
+          for (const wb of toWasmBatches(wasm, schema, b)) controller.enqueue(wb);
           return;
         }
       } catch (err) {
@@ -212,12 +219,12 @@ export async function writeParquetTo(
       await src.return?.();
     },
   });
-  const props = new pq.WriterPropertiesBuilder()
-    .setCompression(CODEC[opts.compression ?? 'zstd'])
+  const props = new wasm.WriterPropertiesBuilder()
+    .setCompression(codecOf(wasm, opts.compression ?? 'zstd'))
     .setMaxRowGroupSize(opts.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS)
     .build();
   try {
-    const output = (await pq.transformParquetStream(input, props)) as ReadableStream<Uint8Array>;
+    const output = (await wasm.transformParquetStream(input, props)) as ReadableStream<Uint8Array>;
     const reader = output.getReader();
     try {
       for (;;) {

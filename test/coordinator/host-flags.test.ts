@@ -86,6 +86,30 @@ try {
     expect(cli.status).toBe(0);
   });
 
+  it('a host without WebAssembly (--jitless) imports Sluice and runs; Parquet is a PlanError WASM_UNAVAILABLE', () => {
+    const file = join(dir, 'dist-jitless.mjs');
+    writeFileSync(
+      file,
+      `
+import { Engine, sum } from ${JSON.stringify(DIST)};
+import { tableFromArrays } from 'apache-arrow';
+const t = tableFromArrays({ k: Int32Array.from({ length: 1000 }, (_, i) => i % 7), v: Float64Array.from({ length: 1000 }, (_, i) => i) });
+const engine = new Engine({ threads: 2 });
+try {
+  const out = await engine.fromArrow(t).window({ partitionBy: 'k', orderBy: 'v', columns: { s: sum('v').rows('unbounded') } }).collect();
+  let parquet = 'written';
+  try { await engine.fromArrow(t).writeParquet(${JSON.stringify(join(dir, 'jitless.parquet'))}); } catch (e) { parquet = e.name + ' ' + e.code; }
+  console.log(JSON.stringify({ rows: out.numRows, parquet }));
+} finally {
+  await engine.close();
+}
+`,
+    );
+    const r = node(['--jitless', file]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ rows: 1000, parquet: 'PlanError WASM_UNAVAILABLE' });
+  });
+
   it('the CLI runs the demo with 2 threads under those flags', () => {
     const r = node([...HOST_FLAGS, MAIN, 'demo', '--rows', '2000', '--threads', '2', '--quiet']);
     expect(r.stderr).toBe('');
