@@ -68,7 +68,8 @@ export type WorkerReply =
   | { kind: 'batch'; ipc: Uint8Array }
   | { kind: 'done' }
   | { kind: 'closed' }
-  | { kind: 'error'; message: string };
+  /** `died`: the decoder thread itself ended (out of memory, terminated), not the file's bytes */
+  | { kind: 'error'; message: string; died?: boolean };
 
 const MAX_IDLE = 2;
 const idle: Worker[] = [];
@@ -101,8 +102,9 @@ export class ParquetReadWorker {
   private crash: string | null = null;
   private opened = false;
   private readonly onMessage = (m: WorkerReply): void => this.deliver(m);
-  private readonly onError = (err: Error): void => this.fail(`${err.name}: ${err.message}`);
-  private readonly onExit = (code: number): void => this.fail(`the Parquet decoder stopped (exit code ${code})`);
+  // An uncaught error is a WASM trap on bytes it cannot decode, unless the thread ran out of memory.
+  private readonly onError = (err: Error): void => this.fail(`${err.name}: ${err.message}`, (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY');
+  private readonly onExit = (code: number): void => this.fail(`the Parquet decoder thread stopped (exit code ${code})`, true);
 
   private closed = false;
 
@@ -127,16 +129,19 @@ export class ParquetReadWorker {
     } else this.queue.push(m);
   }
 
-  private fail(message: string): void {
+  private died = false;
+
+  private fail(message: string, died: boolean): void {
     if (this.crash !== null) return;
     this.crash = message;
-    this.deliver({ kind: 'error', message });
+    this.died = died;
+    this.deliver({ kind: 'error', message, died });
   }
 
   private reply(): Promise<WorkerReply> {
     const q = this.queue.shift();
     if (q) return Promise.resolve(q);
-    if (this.crash !== null) return Promise.resolve({ kind: 'error', message: this.crash });
+    if (this.crash !== null) return Promise.resolve({ kind: 'error', message: this.crash, died: this.died });
     this.worker.ref();
     return new Promise((resolve) => {
       this.waiting = resolve;

@@ -21,7 +21,7 @@ import { type RecordBatch, Table, tableFromIPC, tableToIPC, type Schema } from '
 import { open, stat } from 'node:fs/promises';
 import type * as pq from 'parquet-wasm';
 import { loadParquetWasm } from './wasm.js';
-import { InputError } from '../errors.js';
+import { InputError, WorkerError, type SluiceError } from '../errors.js';
 import { writeAtomic } from './atomic.js';
 import { readError, throwIfAborted } from './input-errors.js';
 import { conformBatch, emptyBatch } from './ipc-sink.js';
@@ -31,7 +31,14 @@ const FORMAT = 'Parquet' as const;
 const DEFAULT_BATCH_ROWS = 65536;
 const DEFAULT_ROW_GROUP_ROWS = 131072;
 
-async function checkFile(path: string): Promise<void> {
+/** What the file was when a read started: a read that fails is checked against it. */
+interface Opened {
+  path: string;
+  mtimeMs: number;
+  size: number;
+}
+
+async function checkFile(path: string): Promise<Opened> {
   // openAsBlob throws ERR_INVALID_ARG_VALUE for a missing file, and parquet-wasm traps
   // ("RuntimeError: unreachable") on a file it cannot read: stat and open it first, so the
   // error says what the OS said (ENOENT, EACCES, …)
@@ -43,12 +50,25 @@ async function checkFile(path: string): Promise<void> {
     throw readError(err, path, FORMAT);
   }
   if (!st.isFile()) throw new InputError('INPUT_UNREADABLE', `Cannot read Parquet input ${path}: not a regular file`, { path, format: FORMAT });
+  return { path, mtimeMs: st.mtimeMs, size: st.size };
 }
 
-function workerFailure(path: string, message: string): InputError {
+/**
+ * The error for a read the decoder could not finish. The file is read through a file-backed
+ * Blob, which refuses to read once the file's modification time changes (even with the same
+ * bytes), after which the decoder traps: a file changed since the read began is INPUT_CHANGED,
+ * not damaged. A decoder thread that died (out of memory, terminated) is a WorkerError.
+ */
+async function readFailure(file: Opened, reply: { kind: string; message?: string; died?: boolean }): Promise<SluiceError> {
+  const message = reply.kind === 'error' ? reply.message! : `unexpected reply ${reply.kind}`;
+  const now = await stat(file.path).catch(() => null);
+  if (!now || now.mtimeMs !== file.mtimeMs || now.size !== file.size) {
+    return new InputError('INPUT_CHANGED', `Parquet input ${file.path} changed while it was being read (${now ? 'modified' : 'removed'} after the read began); read it again once it is complete`, { path: file.path, format: FORMAT });
+  }
+  if (reply.kind === 'error' && reply.died) return new WorkerError('WORKER_DIED', `The thread decoding Parquet input ${file.path} died: ${message}`, { path: file.path });
   // parquet-wasm traps on bytes it cannot decode ("RuntimeError: unreachable"): say what that means
-  const said = /RuntimeError: unreachable|\bunreachable\b/.test(message) ? `the file is damaged (its pages do not decode: ${message})` : message;
-  return new InputError('INPUT_MALFORMED', `Malformed Parquet input ${path}: ${said}`, { path, format: FORMAT });
+  const said = /\bunreachable\b/.test(message) ? `the file is damaged (its pages do not decode: ${message})` : message;
+  return new InputError('INPUT_MALFORMED', `Malformed Parquet input ${file.path}: ${said}`, { path: file.path, format: FORMAT });
 }
 
 function ipcSchema(ipc: Uint8Array, path: string): Schema {
@@ -61,11 +81,11 @@ function ipcSchema(ipc: Uint8Array, path: string): Schema {
 
 /** Read only the schema of a Parquet file (from its footer), as an apache-arrow Schema. */
 export async function readParquetSchema(path: string): Promise<Schema> {
-  await checkFile(path);
+  const file = await checkFile(path);
   const w = new ParquetReadWorker(path, { batchRows: 1, schemaOnly: true });
   try {
     const r = await w.next();
-    if (r.kind !== 'schema') throw workerFailure(path, r.kind === 'error' ? r.message : 'no schema');
+    if (r.kind !== 'schema') throw await readFailure(file, r);
     return ipcSchema(r.ipc, path);
   } finally {
     await w.close();
@@ -74,12 +94,12 @@ export async function readParquetSchema(path: string): Promise<Schema> {
 
 /** The row count of a Parquet file, from its footer (no row is read). */
 export async function readParquetRows(path: string): Promise<number> {
-  await checkFile(path);
+  const file = await checkFile(path);
   const w = new ParquetReadWorker(path, { batchRows: 1, schemaOnly: true });
   try {
     const r = await w.next();
-    if (r.kind !== 'schema') throw workerFailure(path, r.kind === 'error' ? r.message : 'no schema');
-    if (!Number.isSafeInteger(r.rows) || r.rows < 0) throw workerFailure(path, `the footer's row count ${r.rows} is not a row count`);
+    if (r.kind !== 'schema') throw await readFailure(file, r);
+    if (!Number.isSafeInteger(r.rows) || r.rows < 0) throw await readFailure(file, { kind: 'error', message: `the footer's row count ${r.rows} is not a row count` });
     return r.rows;
   } finally {
     await w.close();
@@ -92,11 +112,11 @@ export async function* readParquetBatches(
   opts: { signal?: AbortSignal; batchRows?: number; schemaBatch?: boolean } = {},
 ): AsyncGenerator<RecordBatch> {
   throwIfAborted(opts.signal, path);
-  await checkFile(path);
+  const file = await checkFile(path);
   const w = new ParquetReadWorker(path, { batchRows: opts.batchRows ?? DEFAULT_BATCH_ROWS, schemaOnly: false });
   try {
     const first = await w.next();
-    if (first.kind !== 'schema') throw workerFailure(path, first.kind === 'error' ? first.message : 'no schema');
+    if (first.kind !== 'schema') throw await readFailure(file, first);
     let yielded = false;
     for (;;) {
       throwIfAborted(opts.signal, path);
@@ -105,7 +125,7 @@ export async function* readParquetBatches(
         if (!yielded && opts.schemaBatch) yield emptyBatch(ipcSchema(first.ipc, path));
         return;
       }
-      if (r.kind !== 'batch') throw workerFailure(path, r.kind === 'error' ? r.message : 'unexpected reply');
+      if (r.kind !== 'batch') throw await readFailure(file, r);
       let batches: RecordBatch[];
       try {
         batches = tableFromIPC(r.ipc).batches;

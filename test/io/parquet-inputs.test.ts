@@ -7,13 +7,14 @@
  */
 import * as A from 'apache-arrow';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pl from 'nodejs-polars';
 import * as pq from 'parquet-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../src/index.js';
+import { Engine, InputError } from '../../src/index.js';
+import { readParquetBatches } from '../../src/io/parquet.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-pq-in-'));
 const engine = new Engine({ threads: 2 });
@@ -54,6 +55,26 @@ describe('Parquet inputs', () => {
     expect(f.metadata().numRowGroups()).toBe(10);
     expect(f.metadata().rowGroup(0).columns()[0]!.compression()).toBe(pq.Compression.ZSTD);
     f.free();
+  });
+});
+
+describe('a Parquet file that changes while it is read', () => {
+  it('is INPUT_CHANGED, not a damaged file (a new modification time alone makes its Blob refuse reads)', async () => {
+    const p = join(dir, 'changing.parquet');
+    const t = A.tableFromArrays({ id: Int32Array.from({ length: 50_000 }, (_, i) => i) });
+    await engine.fromArrow(t).writeParquet(p, { rowGroupSize: 1000 });
+    const batches = readParquetBatches(p, { batchRows: 1000 });
+    expect((await batches.next()).done).toBe(false);
+    const later = new Date(Date.now() + 5000);
+    utimesSync(p, later, later); // same bytes, a new mtime
+    const err = await (async () => {
+      for await (const _ of batches);
+    })().then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).code).toBe('INPUT_CHANGED');
+    expect((err as Error).message).toMatch(/changed while it was being read/);
+    // read again once it is settled: every row
+    expect((await engine.readParquet(p).collect()).numRows).toBe(50_000);
   });
 });
 
