@@ -15,6 +15,7 @@ import type { Progress } from '../types/plan.js';
 import { DataFrame } from './dataframe.js';
 import { createExecutor, type Executor } from './pool.js';
 import { RunContext, type EngineConfig } from './run-context.js';
+import { checkSpillDir } from '../memory/temp-dir.js';
 import { arrowSource, fileSource, type ArrowInput } from './sources.js';
 
 export interface EngineOptions {
@@ -117,6 +118,7 @@ export class Engine {
 
   /** @internal a new run's context (one per action) */
   runContext(signal: AbortSignal | undefined): RunContext {
+    checkSpillDir(this.config.spillDir);
     return new RunContext(this.config, this.pool, signal, this.budget, this.buffers);
   }
 

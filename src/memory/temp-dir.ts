@@ -6,6 +6,7 @@
  * deletes it recursively, is idempotent and never throws. Folders not removed yet are deleted
  * synchronously on process 'exit' (../io/exit-cleanup; a SIGKILL leaves them behind).
  */
+import { accessSync, constants, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,20 @@ class Dir implements RunDir {
     } catch {
       // still registered: the exit hook tries again
     }
+  }
+}
+
+/**
+ * PlanError BAD_SPILL_DIR unless `spillDir` is a folder this process may write: checked when a
+ * run starts, so a bad folder is reported before any row is read rather than at the first
+ * spill, which only larger inputs reach.
+ */
+export function checkSpillDir(spillDir: string = tmpdir()): void {
+  try {
+    if (!statSync(spillDir).isDirectory()) throw new Error('not a folder');
+    accessSync(spillDir, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    throw badSpillDir(spillDir, err);
   }
 }
 

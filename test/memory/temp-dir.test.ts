@@ -4,7 +4,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tableFromArrays } from 'apache-arrow';
 import { PlanError } from '../../src/errors.js';
+import { Engine } from '../../src/index.js';
 import { createRunDir } from '../../src/memory/temp-dir.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sluice-mem-tmp-'));
@@ -34,6 +36,22 @@ describe('createRunDir', () => {
     const err = await createRunDir(join(root, 'missing')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PlanError);
     expect((err as PlanError).code).toBe('BAD_SPILL_DIR');
+  });
+
+  it('a run with a spillDir that is missing or a file is PlanError BAD_SPILL_DIR before any row is read, even if it would not spill', async () => {
+    const file = join(root, 'a-file');
+    writeFileSync(file, 'x');
+    for (const spillDir of [join(root, 'missing'), file]) {
+      const engine = new Engine({ threads: 0, spillDir });
+      try {
+        const err = await engine.fromArrow(tableFromArrays({ a: Int32Array.of(1, 2, 3) })).collect().then(() => null, (e: unknown) => e);
+        expect(err).toBeInstanceOf(PlanError);
+        expect((err as PlanError).code).toBe('BAD_SPILL_DIR');
+        expect((err as Error).message).toContain(spillDir);
+      } finally {
+        await engine.close();
+      }
+    }
   });
 
   it('leftover folders are removed when the process exits', () => {
