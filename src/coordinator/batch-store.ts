@@ -122,7 +122,8 @@ export class BatchStore {
         if (item.reread) batch = await this.readAgain(again!, item, k);
         else if (!batch) {
           const r = await this.ctx.clock.during('spill', reader!.next());
-          if (r.done) throw new ExecutionError('INTERNAL', `internal: spill file ${this.spillPath} ended early`);
+          // fewer batches than were written: the file was cut (a full disk, someone else's hand)
+          if (r.done) throw new ExecutionError('SPILL_UNREADABLE', `Spill file ${this.spillPath} cannot be read back: it ends after ${k} of the batches written to it`, { path: this.spillPath });
           batch = r.value;
           readBack.grow(batchBytes(batch));
         }
