@@ -123,7 +123,7 @@ export class BatchStore {
         else if (!batch) {
           const r = await this.ctx.clock.during('spill', reader!.next());
           // fewer batches than were written: the file was cut (a full disk, someone else's hand)
-          if (r.done) throw new ExecutionError('SPILL_UNREADABLE', `Spill file ${this.spillPath} cannot be read back: it ends after ${k} of the batches written to it`, { path: this.spillPath });
+          if (r.done) throw new ExecutionError('SPILL_UNREADABLE', `Spill file ${this.spillPath} cannot be read back: it ends after ${k} of the batches written to it`, { path: this.spillPath ?? undefined });
           batch = r.value;
           readBack.grow(batchBytes(batch));
         }
