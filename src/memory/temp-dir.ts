@@ -1,14 +1,15 @@
 /**
  * Per-run temp folders for spill files.
  *
- * `createRunDir(spillDir)` makes a fresh `sluice-run-XXXXXX` folder (mkdtemp) under `spillDir`
+ * `createRunDir(spillDir)` makes a fresh `sluice-run-<host>-<pid>-XXXXXX` folder (mkdtemp) under `spillDir`
  * (default os.tmpdir()); `file(prefix, ext)` hands out unique file paths inside it; `remove()`
  * deletes it recursively, is idempotent and never throws. Folders not removed yet are deleted
- * synchronously on process 'exit' (../io/exit-cleanup; a SIGKILL leaves them behind).
+ * synchronously on process 'exit' (../io/exit-cleanup); a folder a SIGKILL left behind is
+ * removed by the next run on this machine that spills there (its name holds the owner's pid).
  */
 import { accessSync, constants, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlanError } from '../errors.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
@@ -69,14 +70,47 @@ export function checkSpillDir(spillDir: string = tmpdir()): void {
   }
 }
 
+/** This machine in run folder names (a spill folder may be shared over the network). */
+const HOST = hostname().replace(/[^A-Za-z0-9]/g, '').slice(0, 32) || 'host';
+/** `sluice-run-<host>-<pid>-XXXXXX`: the owner, so a later run can tell a dead one's folder. */
+const RUN_DIR = /^sluice-run-([A-Za-z0-9]+)-(\d+)-[A-Za-z0-9]{6}$/;
+const swept = new Set<string>();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, another user's
+  }
+}
+
+/**
+ * Removes the run folders of processes of this machine that no longer exist (killed with
+ * SIGKILL, or by the OOM killer, before they could remove their own), once per spill folder
+ * and process. Folders of other machines, of live processes and of unknown owners are kept.
+ */
+async function sweepDeadRunDirs(spillDir: string): Promise<void> {
+  if (swept.has(spillDir)) return;
+  swept.add(spillDir);
+  const names = await readdir(spillDir).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = RUN_DIR.exec(name);
+    if (!m || m[1] !== HOST || Number(m[2]) === process.pid || alive(Number(m[2]))) continue;
+    await rm(join(spillDir, name), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
 /** Make a unique run folder under `spillDir` (default os.tmpdir()). */
 export async function createRunDir(spillDir: string = tmpdir()): Promise<RunDir> {
   let path: string;
   try {
-    path = await mkdtemp(join(spillDir, 'sluice-run-'));
+    path = await mkdtemp(join(spillDir, `sluice-run-${HOST}-${process.pid}-`));
   } catch (err) {
     throw badSpillDir(spillDir, err);
   }
-  return new Dir(path);
+  const dir = new Dir(path);
+  await sweepDeadRunDirs(spillDir);
+  return dir;
 }
 

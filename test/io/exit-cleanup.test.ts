@@ -29,7 +29,7 @@ describe('paths removed when the process exits mid-run', () => {
       // a write still going when the process exits
       void writeAtomic(dir + '/out.csv', 'CSV', async (t) => { await t.write('a,b\\n1,2\\n'); await new Promise(() => {}); });
       setTimeout(() => {
-        process.stdout.write(readdirSync(dir).map((f) => f.replace(/[.-][0-9a-zA-Z-]+\\.sluice-tmp$/, '.TEMP').replace(/-[0-9a-zA-Z]{6}$/, '-RUN')).sort().join(','));
+        process.stdout.write(readdirSync(dir).map((f) => f.replace(/[.-][0-9a-zA-Z-]+\\.sluice-tmp$/, '.TEMP').replace(/^sluice-run-.*$/, 'sluice-run-RUN')).sort().join(','));
         process.exit(130);
       }, 300);
     `;

@@ -1,6 +1,6 @@
 /** Run folders: unique, hand out unique file names, removed recursively, idempotently, and on exit. */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,22 @@ describe('createRunDir', () => {
         await engine.close();
       }
     }
+  });
+
+  it('a run folder a killed process left behind is removed by the next one; live, foreign and unknown owners are kept', async () => {
+    const spill = mkdtempSync(join(root, 'sweep-'));
+    const host = (await import('node:os')).hostname().replace(/[^A-Za-z0-9]/g, '').slice(0, 32) || 'host';
+    // a pid that no longer exists: a child that has exited
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const names = [`sluice-run-${host}-${dead}-abcdef`, `sluice-run-${host}-${process.ppid}-abcdef`, `sluice-run-otherhost-${dead}-abcdef`, 'sluice-run-Ab12Cd'];
+    for (const n of names) {
+      mkdirSync(join(spill, n));
+      writeFileSync(join(spill, n, 'x.arrow'), 'spilled');
+    }
+    const d = await createRunDir(spill);
+    expect(basename(d.path)).toMatch(new RegExp(`^sluice-run-${host}-${process.pid}-[A-Za-z0-9]{6}$`));
+    expect(readdirSync(spill).sort()).toEqual([basename(d.path), ...names.slice(1)].sort());
+    await d.remove();
   });
 
   it('leftover folders are removed when the process exits', () => {
