@@ -20,7 +20,7 @@
 import { type RecordBatch, Table, tableFromIPC, tableToIPC, type Schema } from 'apache-arrow';
 import { open, stat } from 'node:fs/promises';
 import type * as pq from 'parquet-wasm';
-import { loadParquetWasm } from './wasm.js';
+import { loadParquetWasm, type ParquetWasm } from './wasm.js';
 import { InputError, WorkerError, type SluiceError } from '../errors.js';
 import { writeAtomic } from './atomic.js';
 import { readError, throwIfAborted } from './input-errors.js';
@@ -141,8 +141,6 @@ export async function* readParquetBatches(
     await w.close();
   }
 }
-
-type ParquetWasm = typeof import('parquet-wasm');
 
 function toWasmBatches(wasm: ParquetWasm, schema: Schema, batch: RecordBatch): pq.RecordBatch[] {
   const t = wasm.Table.fromIPCStream(tableToIPC(new Table(schema, [batch]), 'stream'));

@@ -14,7 +14,7 @@ export function requireWebAssembly(what: string): void {
   }
 }
 
-type ParquetWasm = typeof import('parquet-wasm');
+export type ParquetWasm = typeof import('parquet-wasm');
 let parquetWasm: Promise<ParquetWasm> | null = null;
 
 /** parquet-wasm, loaded once per thread. */
