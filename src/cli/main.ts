@@ -295,7 +295,7 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
   program
     .command('demo')
     .description('run the window, ASOF join and explode kernels on built-in generated data (no files needed)')
-    .addOption(new Option('--rows <n>', 'serving-log rows (trades, quotes, orders scale with it)').argParser(intArg('--rows', 1)).default(1_000_000))
+    .addOption(new Option('--rows <n>', 'serving-log rows (trades, quotes and orders scale with it, at least 1,000 each)').argParser(intArg('--rows', 1)).default(1_000_000))
     .addOption(new Option('--seed <n>', 'seed of the generated data').argParser(intArg('--seed', 0)).default(1))
     .option('-v, --verbose', 'also print each plan (explain)')
     .addHelpText('after', HELP_FOOTER)
