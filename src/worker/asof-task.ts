@@ -41,8 +41,14 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
   const arena = out.kind === 'rows' ? rowsArena(out.buffer) : null;
   const leftInto = arena && !spec.dropUnmatched ? arena.alloc : null;
   const [left, right] = await Promise.all([loadPartition(task.left, false, leftInto), loadPartition(task.right)]);
-  const lk = left.columns.map(toKeyColumn);
-  const rk = right.columns.map(toKeyColumn);
+  // Key views of the `by` and `on` columns only: payload columns may be of any type (lists, structs).
+  const keysOf = (columns: A.Data[], used: number[]): KeyColumn[] => {
+    const out: KeyColumn[] = [];
+    for (const i of used) out[i] ??= toKeyColumn(columns[i]!);
+    return out;
+  };
+  const lk = keysOf(left.columns, [...spec.leftBy, spec.leftOn]);
+  const rk = keysOf(right.columns, [...spec.rightBy, spec.rightOn]);
 
   const { buildIds, probeIds, groups } = matchGroupIds(
     spec.rightBy.map((i) => rk[i]!),
