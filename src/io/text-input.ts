@@ -5,6 +5,8 @@
  */
 import { Decompress } from 'fzstd';
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { InputError } from '../errors.js';
 import { Transform, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { isUtf8 } from 'node:buffer';
@@ -109,6 +111,9 @@ function firstInvalid(b: Uint8Array): number {
  * Polars refuse them, rather than U+FFFD in the data.
  */
 export async function* textPieces(path: string, format: FormatName): AsyncGenerator<string> {
+  // A file that changes while it is read (appended to, replaced) is INPUT_CHANGED, as IPC and
+  // Parquet inputs are: compared by path, so a file renamed over this one counts too.
+  const before = path === '-' ? null : await stat(path).catch(() => null);
   const { stream, close } = openBytes(path);
   const utf8 = new StringDecoder('utf8');
   let offset = 0; // bytes of the input before `chunk`
@@ -134,6 +139,12 @@ export async function* textPieces(path: string, format: FormatName): AsyncGenera
       if (s.length > 0) yield s;
     }
     if (carry) refuse(carry, offset - carry.length);
+    if (before) {
+      const after = await stat(path).catch(() => null);
+      if (!after || after.ino !== before.ino || after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
+        throw new InputError('INPUT_CHANGED', `${format} input ${path} changed while it was being read (${after ? 'modified or replaced' : 'removed'}); read it again once it is complete`, { path, format });
+      }
+    }
     const rest = utf8.end();
     if (rest.length > 0) yield rest;
   } finally {

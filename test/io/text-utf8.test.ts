@@ -1,12 +1,14 @@
 /**
- * Text inputs (CSV, NDJSON) must be UTF-8: bytes that are not are INPUT_MALFORMED naming their
+ * Text inputs (CSV, NDJSON) must be UTF-8 and hold still while they are read (a file appended
+ * to or replaced mid-read is INPUT_CHANGED, as IPC and Parquet inputs are). UTF-8: bytes that are not are INPUT_MALFORMED naming their
  * offset (DuckDB and Polars refuse them too) instead of U+FFFD in the data; valid multi-byte
  * characters cut by the reader's 1 MiB chunks still read whole.
  */
-import { writeFile } from 'node:fs/promises';
+import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, InputError } from '../../src/index.js';
+import { textPieces } from '../../src/io/text-input.js';
 import { tempDir } from '../cli/helpers.js';
 
 let dir: string;
@@ -60,5 +62,18 @@ describe('UTF-8 text inputs', () => {
     await writeFile(nd, Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff]), Buffer.from('"}\n')]));
     const err = await failure(engine.readNdjson(nd).execute());
     expect(err.message).toMatch(/Malformed NDJSON input .*offset 6 are not UTF-8/);
+  });
+
+  it('a file appended to while it is read is INPUT_CHANGED at its end', async () => {
+    const path = join(dir, 'growing.csv');
+    await writeFile(path, `id,s\n${bigText(60_000).join('\n')}\n`);
+    const pieces = textPieces(path, 'CSV');
+    expect((await pieces.next()).done).toBe(false); // the first 1 MiB
+    await appendFile(path, '60000,late\n');
+    const err = await failure((async () => {
+      for await (const _ of pieces);
+    })());
+    expect(err.code).toBe('INPUT_CHANGED');
+    expect(err.message).toMatch(/CSV input .*growing\.csv changed while it was being read/);
   });
 });
