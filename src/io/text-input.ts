@@ -113,7 +113,9 @@ function firstInvalid(b: Uint8Array): number {
 export async function* textPieces(path: string, format: FormatName): AsyncGenerator<string> {
   // A file that changes while it is read (appended to, replaced) is INPUT_CHANGED, as IPC and
   // Parquet inputs are: compared by path, so a file renamed over this one counts too.
-  const before = path === '-' ? null : await stat(path).catch(() => null);
+  // (regular files only: a pipe's times move as it is written)
+  const opened = path === '-' ? null : await stat(path).catch(() => null);
+  const before = opened?.isFile() ? opened : null;
   const { stream, close } = openBytes(path);
   const utf8 = new StringDecoder('utf8');
   let offset = 0; // bytes of the input before `chunk`
