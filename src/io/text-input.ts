@@ -88,10 +88,14 @@ function completeEnd(b: Uint8Array): number {
   for (let back = 1; back <= 3 && back <= b.length; back++) {
     const x = b[b.length - back]!;
     if ((x & 0xc0) === 0x80) continue; // a continuation byte: look further back
-    const need = x >= 0xf0 ? 4 : x >= 0xe0 ? 3 : x >= 0xc0 ? 2 : 1;
-    return need > back ? b.length - back : b.length;
+    return leadLength(x) > back ? b.length - back : b.length;
   }
   return b.length;
+}
+
+/** Bytes of the sequence a lead byte starts (as it claims; whether it is valid is isUtf8's call). */
+function leadLength(x: number): number {
+  return x >= 0xf0 ? 4 : x >= 0xe0 ? 3 : x >= 0xc0 ? 2 : 1;
 }
 
 /** The offset of the first byte of `b` that is not valid UTF-8 (b is known to hold one). */
@@ -130,12 +134,25 @@ export async function* textPieces(path: string, format: FormatName): AsyncGenera
         if (chunk.length > 0) yield chunk;
         continue;
       }
-      // Checked natively (Node's isUtf8), the previous chunk's cut sequence with this one's head.
-      const bytes: Buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
-      const base = offset - (carry?.length ?? 0);
-      const end = completeEnd(bytes);
-      if (!isUtf8(bytes.subarray(0, end))) refuse(bytes.subarray(0, end), base);
-      carry = end < bytes.length ? Buffer.from(bytes.subarray(end)) : null;
+      // Checked natively (Node's isUtf8): the previous chunk's cut sequence completed by this
+      // one's first bytes (a few bytes joined, not the chunk copied), then the chunk's own.
+      let from = 0;
+      if (carry) {
+        const joint = Buffer.concat([carry, chunk.subarray(0, 4)]);
+        const need = leadLength(joint[0]!);
+        if (joint.length < need) {
+          carry = joint; // still cut: this chunk is shorter than the rest of the sequence
+          offset += chunk.length;
+          const s = utf8.write(chunk);
+          if (s.length > 0) yield s;
+          continue;
+        }
+        if (!isUtf8(joint.subarray(0, need))) refuse(joint, offset - carry.length);
+        from = need - carry.length;
+      }
+      const end = from + completeEnd(chunk.subarray(from));
+      if (!isUtf8(chunk.subarray(from, end))) refuse(chunk.subarray(from, end), offset + from);
+      carry = end < chunk.length ? Buffer.from(chunk.subarray(end)) : null;
       offset += chunk.length;
       const s = utf8.write(chunk);
       if (s.length > 0) yield s;

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { orderedMap, runAll } from '../../src/coordinator/scheduler.js';
 import { AbortError } from '../../src/errors.js';
+import { rejection } from '../support/rejection.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -56,10 +57,7 @@ describe('runAll', () => {
         return i;
       }),
     );
-    const err = await runAll(jobs, 3).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const err = await rejection(runAll(jobs, 3));
     expect((err as Error).message).toBe('first');
     expect(t.running).toBe(0);
     expect(t.started).toBe(3);
@@ -75,14 +73,14 @@ describe('runAll', () => {
         return i;
       }),
     );
-    expect(await runAll(late, 3).then(() => null, (e: unknown) => (e as Error).message)).toBe('job 1');
+    expect(((await rejection(runAll(late, 3))) as Error).message).toBe('job 1');
     // An abort of a lower job does not hide the error that caused the run to stop.
     const mixed = [30, 5].map((ms, i) => () =>
       tracker().run(ms, () => {
         throw i === 0 ? new AbortError('aborted') : new Error('the cause');
       }),
     );
-    expect(await runAll(mixed, 2).then(() => null, (e: unknown) => (e as Error).message)).toBe('the cause');
+    expect(((await rejection(runAll(mixed, 2))) as Error).message).toBe('the cause');
   });
 
   it('returns results in job order with at most `concurrency` jobs running, reporting each completion', async () => {

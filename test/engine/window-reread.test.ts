@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, InputError, sum, type DataFrame } from '../../src/index.js';
 import { rng } from '../support/random.js';
 import { rebatch } from '../support/tables.js';
+import { rejection } from '../support/rejection.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-reread-'));
 const ipc = join(dir, 'in.arrow');
@@ -80,12 +81,7 @@ async function changedBetweenReads(name: string, job: (df: DataFrame, e: Engine)
     },
   });
   try {
-    const err = await job(e.readIpc(path), e)
-      .writeIpc(out)
-      .then(
-        () => null,
-        (x: unknown) => x,
-      );
+    const err = await rejection(job(e.readIpc(path), e).writeIpc(out));
     expect(rewritten).toBe(true);
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).code).toBe('INPUT_CHANGED');

@@ -5,6 +5,7 @@
 import * as A from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine, lag, lead, PlanError } from '../../src/index.js';
+import { rejection } from '../support/rejection.js';
 
 const engine = new Engine({ threads: 0 });
 afterAll(() => engine.close());
@@ -43,7 +44,7 @@ describe('temporal lag/lead defaults', () => {
 
   it('refuses an instant the unit cannot hold, bad text and an invalid Date', async () => {
     const refused = async (column: 'ts' | 'd', dflt: unknown, pattern: RegExp): Promise<void> => {
-      const err = await firstLag(column, dflt).then(() => null, (e: unknown) => e);
+      const err = await rejection(firstLag(column, dflt));
       expect(err).toBeInstanceOf(PlanError);
       expect((err as PlanError).code).toBe('BAD_OPTION');
       expect((err as Error).message).toMatch(pattern);

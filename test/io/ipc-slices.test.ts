@@ -16,6 +16,7 @@ import { Engine, InputError, sum, type DataFrame } from '../../src/index.js';
 import { readIpcBatches, type BatchSlicing } from '../../src/io/ipc.js';
 import { rng } from '../support/random.js';
 import { valuesDigest } from '../support/tables.js';
+import { rejection } from '../support/rejection.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-ipc-slices-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -264,12 +265,7 @@ describe('a window over big Arrow IPC batches at a small budget', () => {
       },
     });
     try {
-      const err = await rolled(e.readIpc(changing))
-        .collect()
-        .then(
-          () => null,
-          (x: unknown) => x,
-        );
+      const err = await rejection(rolled(e.readIpc(changing)).collect());
       expect(rewritten).toBe(true);
       expect(err).toBeInstanceOf(InputError);
       expect((err as InputError).code).toBe('INPUT_CHANGED');

@@ -15,6 +15,7 @@ import * as pq from 'parquet-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine, InputError } from '../../src/index.js';
 import { readParquetBatches } from '../../src/io/parquet.js';
+import { rejection } from '../support/rejection.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-pq-in-'));
 const engine = new Engine({ threads: 2 });
@@ -67,9 +68,11 @@ describe('a Parquet file that changes while it is read', () => {
     expect((await batches.next()).done).toBe(false);
     const later = new Date(Date.now() + 5000);
     utimesSync(p, later, later); // same bytes, a new mtime
-    const err = await (async () => {
-      for await (const _ of batches);
-    })().then(() => null, (e: unknown) => e);
+    const err = await rejection(
+      (async () => {
+        for await (const _ of batches);
+      })(),
+    );
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).code).toBe('INPUT_CHANGED');
     expect((err as Error).message).toMatch(/changed while it was being read/);

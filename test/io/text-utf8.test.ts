@@ -4,12 +4,15 @@
  * offset (DuckDB and Polars refuse them too) instead of U+FFFD in the data; valid multi-byte
  * characters cut by the reader's 1 MiB chunks still read whole.
  */
+import { execFileSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, InputError } from '../../src/index.js';
 import { textPieces } from '../../src/io/text-input.js';
 import { tempDir } from '../cli/helpers.js';
+import { rejection } from '../support/rejection.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -28,7 +31,7 @@ function bigText(rows: number): string[] {
 }
 
 async function failure(p: Promise<unknown>): Promise<InputError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await rejection(p);
   expect(err).toBeInstanceOf(InputError);
   return err as InputError;
 }
@@ -75,5 +78,33 @@ describe('UTF-8 text inputs', () => {
     })());
     expect(err.code).toBe('INPUT_CHANGED');
     expect(err.message).toMatch(/CSV input .*growing\.csv changed while it was being read/);
+  });
+
+  it('characters cut into one-byte chunks (a pipe written a byte at a time) read whole; a cut invalid one is refused', async () => {
+    const read = async (bytes: number[]): Promise<string> => {
+      const fifo = join(dir, `pipe-${bytes.length}-${bytes[bytes.length - 1]}`);
+      execFileSync('mkfifo', [fifo]);
+      const writing = (async () => {
+        const out = createWriteStream(fifo);
+        for (const b of bytes) {
+          await new Promise<void>((r) => out.write(Buffer.of(b), () => r()));
+          await new Promise((r) => setTimeout(r, 2));
+        }
+        await new Promise<void>((r) => out.end(() => r()));
+      })();
+      try {
+        let text = '';
+        for await (const piece of textPieces(fifo, 'CSV')) text += piece;
+        return text;
+      } finally {
+        await writing.catch(() => {});
+      }
+    };
+    const good = [...Buffer.from('a€b😀\n')];
+    expect(await read(good)).toBe('a€b😀\n');
+    // 0xE2 0x82 then 'x': the third byte of € is missing
+    const err = await failure(read([0x61, 0xe2, 0x82, 0x78, 0x0a]));
+    expect(err.code).toBe('INPUT_MALFORMED');
+    expect(err.message).toContain('offset 1 are not UTF-8');
   });
 });

@@ -8,6 +8,7 @@ import { tableFromArrays } from 'apache-arrow';
 import { PlanError } from '../../src/errors.js';
 import { Engine } from '../../src/index.js';
 import { createRunDir } from '../../src/memory/temp-dir.js';
+import { rejection } from '../support/rejection.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sluice-mem-tmp-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -44,7 +45,7 @@ describe('createRunDir', () => {
     for (const spillDir of [join(root, 'missing'), file]) {
       const engine = new Engine({ threads: 0, spillDir });
       try {
-        const err = await engine.fromArrow(tableFromArrays({ a: Int32Array.of(1, 2, 3) })).collect().then(() => null, (e: unknown) => e);
+        const err = await rejection(engine.fromArrow(tableFromArrays({ a: Int32Array.of(1, 2, 3) })).collect());
         expect(err).toBeInstanceOf(PlanError);
         expect((err as PlanError).code).toBe('BAD_SPILL_DIR');
         expect((err as Error).message).toContain(spillDir);

@@ -16,6 +16,7 @@ import { readBatchMessage } from '../../src/io/ipc-batch-meta.js';
 import type { PartitionInput, SpillPiece } from '../../src/types/tasks.js';
 import { loadPartition } from '../../src/worker/partition-input.js';
 import { beginScratch, endScratch } from '../../src/worker/scratch.js';
+import { rejection } from '../support/rejection.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-pinput-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -104,7 +105,7 @@ describe('loadPartition with spilled pieces', () => {
     const msg = readBatchMessage(damaged, piece.start)!;
     new DataView(damaged.buffer).setInt32(msg.bodyStart + msg.buffers[2 * 3]! + 4 * 3, 1 << 20, true);
     writeFileSync(path, damaged);
-    const err = await load({ chunks: [], spills: pieces, schema }).then(() => null, (e: unknown) => e);
+    const err = await rejection(load({ chunks: [], spills: pieces, schema }));
     expect(err).toBeInstanceOf(ExecutionError);
     expect((err as ExecutionError).code).toBe('SPILL_UNREADABLE');
     expect((err as Error).message).toContain('damaged.arrows');
@@ -112,7 +113,7 @@ describe('loadPartition with spilled pieces', () => {
     const backwards = bytes.slice();
     new DataView(backwards.buffer).setInt32(msg.bodyStart + msg.buffers[2 * 3]! + 4 * 1, 3, true);
     writeFileSync(path, backwards);
-    expect(((await load({ chunks: [], spills: pieces, schema }).then(() => null, (e: unknown) => e)) as ExecutionError).code).toBe('SPILL_UNREADABLE');
+    expect(((await rejection(load({ chunks: [], spills: pieces, schema }))) as ExecutionError).code).toBe('SPILL_UNREADABLE');
     // a column shorter than its batch (its field node's length; arrow wrote the metadata, so the node is found by value)
     const short = bytes.slice();
     const metaAt = piece.start + 8;
@@ -127,10 +128,10 @@ describe('loadPartition with spilled pieces', () => {
     }
     expect(patched).toBe(true);
     writeFileSync(path, short);
-    expect(((await load({ chunks: [], spills: pieces, schema }).then(() => null, (e: unknown) => e)) as ExecutionError).code).toBe('SPILL_UNREADABLE');
+    expect(((await rejection(load({ chunks: [], spills: pieces, schema }))) as ExecutionError).code).toBe('SPILL_UNREADABLE');
     // cut short
     writeFileSync(path, bytes.subarray(0, piece.end - 4));
-    const cut = await load({ chunks: [], spills: pieces, schema }).then(() => null, (e: unknown) => e);
+    const cut = await rejection(load({ chunks: [], spills: pieces, schema }));
     expect((cut as ExecutionError).code).toBe('SPILL_UNREADABLE');
   });
 });
