@@ -20,14 +20,28 @@ export interface Executor {
 type Dispatch = (task: Task) => Promise<TaskReply<unknown>>;
 
 export interface WorkerEntry {
-  /** The module with the task dispatcher (workers start from it; the inline executor imports it). */
+  /** The module piscina loads in each worker; its default export runs a task. */
   url: URL;
   /** undefined: each worker gets the options of the thread that starts it (Node's default). */
   execArgv?: string[];
 }
 
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+
+/** The task dispatcher (src/worker/entry): workers reach it through the loader below; `threads: 0` imports it. */
+function dispatchUrl(): URL {
+  return new URL(FROM_SOURCES ? '../worker/entry.ts' : '../worker/entry.js', import.meta.url);
+}
+
 /**
- * The worker entry next to this build (.js in dist, .ts under tsx/vitest) and its flags.
+ * What workers load (src/worker/entry-loader, CommonJS) and their flags.
+ *
+ * piscina loads a task module with `require()` first. Where Node can `require()` an ES module
+ * (20.19+), that loads Sluice's whole module graph synchronously, and a worker terminated in
+ * the middle of it (Ctrl-C or an abort as a run starts, a pool closed early) aborts the whole
+ * process: "FATAL ERROR: v8::Module::IsGraphAsync ... must be used on an instantiated module"
+ * (reproduced: 3 of ~100 pools destroyed 10-250 ms after they start). The loader is a small
+ * CommonJS file that `import()`s the dispatcher, a path a termination ends cleanly.
  *
  * Node refuses process-wide flags in a worker's `execArgv` (ERR_WORKER_INVALID_EXEC_ARGV for
  * --max-old-space-size, --expose-gc, --stack-size, --title, ...), so handing workers
@@ -35,14 +49,15 @@ export interface WorkerEntry {
  * worker the options of its parent thread (--cpu-prof, --import, --conditions, ...), and the
  * process-wide flags apply to workers anyway (a worker's heap limit follows
  * --max-old-space-size; `gc` is exposed): nothing to map to piscina's `resourceLimits`. So
- * flags are passed only when running from sources without tsx loaded, where workers need
- * `--import tsx`: then the host's flags that workers accept, plus that.
+ * flags are passed only when running from sources, where each worker needs tsx loaded in its
+ * own thread (the CommonJS loader and the `import()` of TypeScript from it): the host's flags
+ * that workers accept, plus `--import tsx` if they lack it.
  */
 export function workerEntry(): WorkerEntry {
-  const fromTs = import.meta.url.endsWith('.ts');
-  const url = new URL(fromTs ? '../worker/entry.ts' : '../worker/entry.js', import.meta.url);
-  if (!fromTs || process.execArgv.some((a) => /[\\/]tsx[\\/]|^tsx$/.test(a))) return { url };
-  return { url, execArgv: [...workerFlags(process.execArgv), '--import', 'tsx'] };
+  const url = new URL(FROM_SOURCES ? '../worker/entry-loader.cts' : '../worker/entry-loader.cjs', import.meta.url);
+  if (!FROM_SOURCES) return { url };
+  const flags = workerFlags(process.execArgv);
+  return { url, execArgv: flags.some((a) => /[\\/]tsx[\\/]|^tsx$/.test(a)) ? flags : [...flags, '--import', 'tsx'] };
 }
 
 /**
@@ -151,12 +166,8 @@ export class ThreadExecutor implements Executor {
         watchers.clear();
       }, LOST_POOL_MS).unref();
     });
-    this.started = Promise.all(pool.threads.map(startedUp)).then(() => {});
     return pool;
   }
-
-  /** Every first worker has loaded its modules (or exited). */
-  private started: Promise<void> = Promise.resolve();
 
   async run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>> {
     if (!this.pool) throw new AbortError('The engine was closed');
@@ -189,41 +200,12 @@ export class ThreadExecutor implements Executor {
     const pool = this.pool;
     this.pool = null;
     if (!pool) return;
-    // Terminating a worker while it still loads its ES modules can abort the whole process
-    // (Node 20: "FATAL ERROR: v8::Module::IsGraphAsync"), e.g. when a run fails at once: wait
-    // for the workers to be up first (bounded, in case one never is).
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.started, new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)))]);
-    clearTimeout(timer);
     await pool.destroy();
   }
 }
 
-const START_WAIT_MS = 10_000;
-
-/** Resolves when piscina's worker has sent its ready message (its task module is loaded), or has exited. */
 /** How long a pool may have no worker after one exits before its tasks are failed. */
 const LOST_POOL_MS = 1000;
-
-function startedUp(worker: Worker): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      worker.off('message', onMessage);
-      worker.off('exit', done);
-      worker.off('error', done);
-      resolve();
-    };
-    const onMessage = (m: unknown): void => {
-      if (m !== null && typeof m === 'object' && PISCINA_READY in m) done();
-    };
-    worker.on('message', onMessage);
-    worker.once('exit', done);
-    worker.once('error', done);
-  });
-}
-
-/** The key of the message piscina's worker posts once its task module is loaded (piscina/dist/common.js READY). */
-const PISCINA_READY = '_WORKER_READY';
 
 /** threads: 0 — the same task code, on the main thread. */
 export class InlineExecutor implements Executor {
@@ -234,7 +216,7 @@ export class InlineExecutor implements Executor {
   async run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>> {
     if (this.closed) throw new AbortError('The engine was closed');
     if (signal?.aborted) throw new AbortError();
-    this.dispatch ??= import(workerEntry().url.href).then((m: { default: Dispatch }) => m.default);
+    this.dispatch ??= import(dispatchUrl().href).then((m: { default: Dispatch }) => m.default);
     const dispatch = await this.dispatch;
     // One task at a time, as in a worker: tasks reuse the thread's scratch memory, and two
     // runs on one engine could otherwise interleave at a task's awaits.

@@ -117,6 +117,30 @@ try {
     expect(r.stdout).toMatch(/explode/);
   });
 
+  it('pools closed while their workers still load the task modules never abort the process', () => {
+    // Before the CommonJS loader (src/worker/entry-loader), piscina require()d the ES module
+    // graph and 3 of ~100 pools closed 10-250 ms after a worker started ended in "FATAL ERROR:
+    // v8::Module::IsGraphAsync" (SIGABRT; CI saw it on Ctrl-C). Closed at staggered times.
+    const file = join(dir, 'dist-early-close.mjs');
+    writeFileSync(
+      file,
+      `
+import { ThreadExecutor } from ${JSON.stringify(join(ROOT, 'dist/coordinator/pool.js'))};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+for (let ms = 0; ms < 300; ms += 12) {
+  const pool = new ThreadExecutor(2);
+  await sleep(ms);
+  await pool.close();
+}
+console.log('closed');
+`,
+    );
+    const r = node([file]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe('closed');
+  });
+
   it('workers still get the host\'s per-thread flags (--cpu-prof writes one profile per thread)', () => {
     const file = join(dir, 'dist-prof.mjs');
     writeFileSync(file, script(DIST));
