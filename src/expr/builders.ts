@@ -49,6 +49,13 @@ export class Expr {
   not(): Expr { return this.un('not'); }
   isNull(): Expr { return this.un('isNull'); }
   isNotNull(): Expr { return this.un('isNotNull'); }
+  /** SQL `IN`: equal to one of `values` (an OR of equalities, with SQL's NULL semantics). */
+  isIn(...values: ExprInput[]): Expr {
+    if (values.length === 0) throw new PlanError('BAD_OPTION', 'Expected at least one value for isIn, got none');
+    return values.map((v) => this.eq(v)).reduce((a, b) => a.or(b));
+  }
+  /** SQL `BETWEEN`: lo <= this <= hi, both bounds included. */
+  between(lo: ExprInput, hi: ExprInput): Expr { return this.ge(lo).and(this.le(hi)); }
 
   /** Cast to a type name ('int32', 'utf8', 'timestamp[ms, UTC]' …) or a TypeDesc. */
   cast(type: TypeDesc | string): Expr {

@@ -26,7 +26,7 @@ interface Token {
   end: number;
 }
 
-const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'null', 'true', 'false', 'cast', 'as']);
+const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'null', 'true', 'false', 'cast', 'as', 'in', 'between']);
 const FUNCTIONS = new Set<string>(['array', 'split', 'slice', 'cardinality', 'sequence']);
 const COMPARE: Record<string, BinaryOp> = { '=': 'eq', '==': 'eq', '!=': 'ne', '<>': 'ne', '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge' };
 
@@ -201,10 +201,46 @@ class Parser {
         if (!this.isKeyword('null')) this.fail(this.peek(), 'NULL after IS [NOT]');
         this.next();
         left = { kind: 'unary', op: negate ? 'isNotNull' : 'isNull', arg: left };
+      } else if (this.isKeyword('in') || this.isKeyword('between') || (this.isKeyword('not') && this.followedByInOrBetween())) {
+        const negate = this.isKeyword('not');
+        if (negate) this.next();
+        const test = this.isKeyword('in') ? this.parseIn(left) : this.parseBetween(left);
+        left = negate ? { kind: 'unary', op: 'not', arg: test } : test;
       } else {
         return left;
       }
     }
+  }
+  private followedByInOrBetween(): boolean {
+    const t = this.toks[this.i + 1];
+    return t.kind === 'ident' && (t.value.toLowerCase() === 'in' || t.value.toLowerCase() === 'between');
+  }
+  /**
+   * `x IN (a, b, ...)` as `(x = a) OR (x = b) ...`: SQL's three-valued result exactly (NULL when
+   * x is NULL, or when nothing matched and a listed value is NULL), from the operators there are.
+   */
+  private parseIn(left: ExprNode): ExprNode {
+    this.next();
+    this.expectOp('(');
+    if (this.isOp(')')) this.fail(this.peek(), 'at least one value in IN (...)');
+    let test: ExprNode | null = null;
+    for (;;) {
+      const eq: ExprNode = { kind: 'binary', op: 'eq', left, right: this.parseAdditive() };
+      test = test === null ? eq : { kind: 'binary', op: 'or', left: test, right: eq };
+      if (!this.isOp(',')) break;
+      this.next();
+    }
+    this.expectOp(')');
+    return test;
+  }
+  /** `x BETWEEN lo AND hi` as `(x >= lo) AND (x <= hi)` (bounds included, as in SQL). */
+  private parseBetween(left: ExprNode): ExprNode {
+    this.next();
+    const lo = this.parseAdditive();
+    if (!this.isKeyword('and')) this.fail(this.peek(), 'AND in BETWEEN ... AND ...');
+    this.next();
+    const hi = this.parseAdditive();
+    return { kind: 'binary', op: 'and', left: { kind: 'binary', op: 'ge', left, right: lo }, right: { kind: 'binary', op: 'le', left, right: hi } };
   }
   private parseAdditive(): ExprNode {
     let left = this.parseMultiplicative();
