@@ -421,6 +421,23 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
   return program;
 }
 
+/**
+ * What users of other tools type for Sluice's engine flags, too far from them in spelling for
+ * commander's own suggestion (the library's option names, DuckDB's and Spark's words).
+ */
+const OPTION_SYNONYMS: Readonly<Record<string, string>> = {
+  '--memory': '--memory-limit',
+  '--mem': '--memory-limit',
+  '--memory-budget': '--memory-limit',
+  '--max-memory': '--memory-limit',
+  '--spill-dir': '--temp-dir',
+  '--temp-directory': '--temp-dir',
+  '--tmp-dir': '--temp-dir',
+  '--workers': '--threads',
+  '--jobs': '--threads',
+  '--limit': '--max-rows',
+};
+
 /** Message text on one line. */
 function oneLine(s: string): string {
   return s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
@@ -431,7 +448,10 @@ export function errorLine(err: unknown, cmd?: string): string {
   if (err instanceof CommanderError) {
     const hint = `(see 'sluice${cmd ? ` ${cmd}` : ''} --help')`;
     if (err.code === 'commander.help') return `sluice: error: missing command: demo, run, explain, head, schema or describe ${hint}`;
-    return `sluice: error: ${oneLine(err.message.replace(/^error:\s*/, ''))} ${hint}`;
+    const message = oneLine(err.message.replace(/^error:\s*/, ''));
+    const known = err.code === 'commander.unknownOption' && !/Did you mean/.test(message) ? /'(--[^'=]+)/.exec(message)?.[1] : undefined;
+    const synonym = known !== undefined ? OPTION_SYNONYMS[known] : undefined;
+    return `sluice: error: ${message}${synonym ? ` (Did you mean ${synonym}?)` : ''} ${hint}`;
   }
   if (err instanceof SluiceError) return `sluice: error: ${err.name} [${err.code}]: ${oneLine(err.message)}`;
   if (err instanceof UsageError) return `sluice: error: ${oneLine(err.message)} (see 'sluice${cmd ? ` ${cmd}` : ''} --help')`;
