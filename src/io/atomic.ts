@@ -2,13 +2,15 @@
  * Atomic output files: the writers put their bytes into a temp file next to the target
  * (same directory, so the final rename stays on one file system), fsync it and rename it over
  * `path` at the end. On any failure or abort the temp file is removed and whatever was at
- * `path` before is left untouched. Temp names are `.<name>.<pid>-<random>.sluice-tmp`; one still
- * there when the process exits mid-write is removed then (./exit-cleanup).
+ * `path` before is left untouched. Temp names are `.<name>.<host>-<pid>-<random>.sluice-tmp`; one
+ * still there when the process exits mid-write is removed then (./exit-cleanup), and one a killed
+ * process left is removed by the next write to the same path on this machine (sweepDeadTemps).
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeAtExit } from './exit-cleanup.js';
+import { OWNER, ownerGone } from './process-owner.js';
 import { throwIfAborted, writeError, type FormatName } from './input-errors.js';
 
 export interface AtomicTarget {
@@ -25,8 +27,27 @@ export interface AtomicTarget {
 }
 
 export function tempNameFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}.sluice-tmp`);
+  return join(dirname(path), `.${basename(path)}.${OWNER}-${randomBytes(6).toString('hex')}.sluice-tmp`);
 }
+
+/**
+ * Removes the temps (files, or a dataset's folder) of writes to `path` by processes of this
+ * machine that have ended without cleaning up (SIGKILL, the OOM killer). Never throws.
+ */
+export async function sweepDeadTemps(path: string): Promise<void> {
+  const name = basename(path);
+  const prefix = `.${name}.`;
+  const entries = await readdir(dirname(path)).catch(() => [] as string[]);
+  for (const entry of entries) {
+    if (!entry.startsWith(prefix) || !entry.endsWith(TEMP_SUFFIX)) continue;
+    const m = TEMP_OWNER.exec(entry.slice(prefix.length, -TEMP_SUFFIX.length));
+    if (m && ownerGone(m[1]!, Number(m[2]))) await rm(join(dirname(path), entry), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+const TEMP_SUFFIX = '.sluice-tmp';
+/** `<host>-<pid>-<12 hex>` between the target's name and the suffix. */
+const TEMP_OWNER = /^([A-Za-z0-9]+)-(\d+)-[0-9a-f]{12}$/;
 
 /**
  * Run `body` against a fresh temp file next to `path`, then rename it to `path`.
@@ -40,6 +61,7 @@ export async function writeAtomic<T>(
   opts: { signal?: AbortSignal } = {},
 ): Promise<T> {
   throwIfAborted(opts.signal, path);
+  await sweepDeadTemps(path);
   const tempPath = tempNameFor(path);
   const atExit = removeAtExit(tempPath);
   let handle: FileHandle | undefined;

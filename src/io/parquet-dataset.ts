@@ -2,7 +2,7 @@
  * Partitioned Parquet output: `writeParquet(dir, { partitionBy: ['date'] })` writes Hive-style
  * folders (`dir/date=2024-01-01/part-00000.parquet`), atomically per run.
  *
- * Everything is written under a temp folder next to `dir` (`.<name>.<pid>-<random>.sluice-tmp`),
+ * Everything is written under a temp folder next to `dir` (`.<name>.<host>-<pid>-<random>.sluice-tmp`),
  * renamed to `dir` at the end; a failed or aborted run removes it and leaves `dir` as it was.
  * An existing `dir` is replaced only when it looks like a dataset (every entry a `key=value`
  * folder, a `.parquet` file or a hidden file): any other folder or a file there is an error
@@ -20,7 +20,7 @@ import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs
 import { join } from 'node:path';
 import { gatherData } from '../columns/gather.js';
 import { InputError, PlanError } from '../errors.js';
-import { tempNameFor, writeFully } from './atomic.js';
+import { sweepDeadTemps, tempNameFor, writeFully } from './atomic.js';
 import { removeAtExit } from './exit-cleanup.js';
 import { encodeHiveValue } from './hive.js';
 import { throwIfAborted, writeError } from './input-errors.js';
@@ -132,6 +132,7 @@ export async function writeParquetDataset(
       { path },
     );
   }
+  await sweepDeadTemps(path);
   const temp = tempNameFor(path);
   const atExit = removeAtExit(temp);
   const open_ = new Map<string, OpenPart>();

@@ -9,10 +9,11 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlanError } from '../errors.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
+import { OWNER, ownerGone } from '../io/process-owner.js';
 
 export interface RunDir {
   readonly path: string;
@@ -70,20 +71,9 @@ export function checkSpillDir(spillDir: string = tmpdir()): void {
   }
 }
 
-/** This machine in run folder names (a spill folder may be shared over the network). */
-const HOST = hostname().replace(/[^A-Za-z0-9]/g, '').slice(0, 32) || 'host';
 /** `sluice-run-<host>-<pid>-XXXXXX`: the owner, so a later run can tell a dead one's folder. */
 const RUN_DIR = /^sluice-run-([A-Za-z0-9]+)-(\d+)-[A-Za-z0-9]{6}$/;
 const swept = new Set<string>();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, another user's
-  }
-}
 
 /**
  * Removes the run folders of processes of this machine that no longer exist (killed with
@@ -96,7 +86,7 @@ async function sweepDeadRunDirs(spillDir: string): Promise<void> {
   const names = await readdir(spillDir).catch(() => [] as string[]);
   for (const name of names) {
     const m = RUN_DIR.exec(name);
-    if (!m || m[1] !== HOST || Number(m[2]) === process.pid || alive(Number(m[2]))) continue;
+    if (!m || !ownerGone(m[1]!, Number(m[2]))) continue;
     await rm(join(spillDir, name), { recursive: true, force: true }).catch(() => {});
   }
 }
@@ -105,7 +95,7 @@ async function sweepDeadRunDirs(spillDir: string): Promise<void> {
 export async function createRunDir(spillDir: string = tmpdir()): Promise<RunDir> {
   let path: string;
   try {
-    path = await mkdtemp(join(spillDir, `sluice-run-${HOST}-${process.pid}-`));
+    path = await mkdtemp(join(spillDir, `sluice-run-${OWNER}-`));
   } catch (err) {
     throw badSpillDir(spillDir, err);
   }

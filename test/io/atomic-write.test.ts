@@ -4,14 +4,16 @@
  * behind; a missing output folder is InputError OUTPUT_UNWRITABLE; success leaves exactly the file.
  */
 import * as arrow from 'apache-arrow';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AbortError, InputError } from '../../src/errors.js';
 import { writeCsvAtomic } from '../../src/io/csv.js';
 import { writeIpcAtomic } from '../../src/io/ipc.js';
 import { writeParquetAtomic } from '../../src/io/parquet.js';
+import { writeParquetDataset } from '../../src/io/parquet-dataset.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sluice-io-atomic-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -93,5 +95,23 @@ describe('schema checks', () => {
     await expect(writeIpcAtomic(p, schema, [batch(0), other])).rejects.toThrow(/column a has type Float64/);
     await expect(writeParquetAtomic(p, schema, [batch(0), other])).rejects.toThrow(/column a has type Float64/);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('temps a killed process left', () => {
+  it('a write removes the temps of earlier writes to the same path by dead processes of this machine, and only those', async () => {
+    const dir = mkdtempSync(join(root, 'sweep-'));
+    const host = hostname().replace(/[^A-Za-z0-9]/g, '').slice(0, 32) || 'host';
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!; // a child that has exited
+    const temp = (target: string, owner: string): string => `.${target}.${owner}-0123456789ab.sluice-tmp`;
+    const deadFile = temp('out.csv', `${host}-${dead}`);
+    const deadDataset = temp('set', `${host}-${dead}`); // a dataset's temp is a folder
+    const kept = [temp('out.csv', `${host}-${process.ppid}`), temp('out.csv', `otherhost-${dead}`), temp('other.csv', `${host}-${dead}`), '.out.csv.sluice-tmp'];
+    for (const n of [deadFile, ...kept]) writeFileSync(join(dir, n), 'partial');
+    mkdirSync(join(dir, deadDataset));
+    writeFileSync(join(dir, deadDataset, 'part-0.parquet'), 'partial');
+    await writeCsvAtomic(join(dir, 'out.csv'), [batch(0)]);
+    await writeParquetDataset(join(dir, 'set'), schema, (async function* () { yield batch(0); })(), { partitionBy: ['a'] });
+    expect(readdirSync(dir).sort()).toEqual([...kept, 'out.csv', 'set'].sort());
   });
 });
