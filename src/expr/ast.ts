@@ -16,7 +16,8 @@ export type CompareOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
 export type LogicOp = 'and' | 'or';
 export type BinaryOp = ArithOp | CompareOp | LogicOp;
 export type UnaryOp = 'neg' | 'not' | 'isNull' | 'isNotNull';
-export type FunctionName = 'array' | 'split' | 'slice' | 'cardinality' | 'sequence';
+/** `like` is written `s LIKE pattern` (and rendered so); the others as calls. */
+export type FunctionName = 'array' | 'split' | 'slice' | 'cardinality' | 'sequence' | 'like';
 
 export type LiteralNode =
   | { kind: 'lit'; type: 'null' }
@@ -46,6 +47,7 @@ export const FUNCTION_ARITY: Readonly<Record<FunctionName, [min: number, max: nu
   slice: [3, 3],
   cardinality: [1, 1],
   sequence: [2, 2],
+  like: [2, 2],
 };
 
 /** A float literal node; keeps -0, NaN and the infinities. */

@@ -249,6 +249,11 @@ class Binder {
         const type: TypeDesc = { kind: 'list', child: l.type.child };
         return { kind: 'call', fn, args: [l, ...ints], type, nullable: l.nullable || ints[0].nullable || ints[1].nullable, name };
       }
+      case 'like': {
+        const [str, pattern] = args.map((a) => (a.type.kind === 'null' ? castTo(a, UTF8) : a));
+        for (const x of [str, pattern]) if (!isString(x.type)) throw mismatch(`LIKE needs strings, but ${x.name} is ${typeToString(x.type)}`, x);
+        return { kind: 'call', fn, args: [str, pattern], type: BOOL, nullable: str.nullable || pattern.nullable, name };
+      }
       case 'cardinality': {
         const [l] = args;
         if (!isListLike(l.type) && l.type.kind !== 'map') throw mismatch(`cardinality() needs a list or map, but ${l.name} is ${typeToString(l.type)}`, l);

@@ -54,6 +54,8 @@ export class Expr {
     if (values.length === 0) throw new PlanError('BAD_OPTION', 'Expected at least one value for isIn, got none');
     return values.map((v) => this.eq(v)).reduce((a, b) => a.or(b));
   }
+  /** SQL `LIKE`: `%` matches any characters, `_` one; case-sensitive, no escape character. */
+  like(pattern: ExprInput): Expr { return new Expr({ kind: 'call', fn: 'like', args: [this.node, valueNode(pattern)] }); }
   /** SQL `BETWEEN`: lo <= this <= hi, both bounds included. */
   between(lo: ExprInput, hi: ExprInput): Expr { return this.ge(lo).and(this.le(hi)); }
 

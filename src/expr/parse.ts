@@ -26,7 +26,7 @@ interface Token {
   end: number;
 }
 
-const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'null', 'true', 'false', 'cast', 'as', 'in', 'between']);
+const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'null', 'true', 'false', 'cast', 'as', 'in', 'between', 'like']);
 const FUNCTIONS = new Set<string>(['array', 'split', 'slice', 'cardinality', 'sequence']);
 const COMPARE: Record<string, BinaryOp> = { '=': 'eq', '==': 'eq', '!=': 'ne', '<>': 'ne', '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge' };
 
@@ -201,19 +201,24 @@ class Parser {
         if (!this.isKeyword('null')) this.fail(this.peek(), 'NULL after IS [NOT]');
         this.next();
         left = { kind: 'unary', op: negate ? 'isNotNull' : 'isNull', arg: left };
-      } else if (this.isKeyword('in') || this.isKeyword('between') || (this.isKeyword('not') && this.followedByInOrBetween())) {
+      } else if (this.isKeyword('in') || this.isKeyword('between') || this.isKeyword('like') || (this.isKeyword('not') && this.followedByPredicateKeyword())) {
         const negate = this.isKeyword('not');
         if (negate) this.next();
-        const test = this.isKeyword('in') ? this.parseIn(left) : this.parseBetween(left);
+        const test = this.isKeyword('in') ? this.parseIn(left) : this.isKeyword('between') ? this.parseBetween(left) : this.parseLike(left);
         left = negate ? { kind: 'unary', op: 'not', arg: test } : test;
       } else {
         return left;
       }
     }
   }
-  private followedByInOrBetween(): boolean {
+  private followedByPredicateKeyword(): boolean {
     const t = this.toks[this.i + 1];
-    return t.kind === 'ident' && (t.value.toLowerCase() === 'in' || t.value.toLowerCase() === 'between');
+    return t.kind === 'ident' && ['in', 'between', 'like'].includes(t.value.toLowerCase());
+  }
+  /** `s LIKE pattern`: `%` any characters, `_` one (src/expr/evaluate-like). */
+  private parseLike(left: ExprNode): ExprNode {
+    this.next();
+    return { kind: 'call', fn: 'like', args: [left, this.parseAdditive()] };
   }
   /**
    * `x IN (a, b, ...)` as `(x = a) OR (x = b) ...`: SQL's three-valued result exactly (NULL when

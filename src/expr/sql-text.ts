@@ -96,6 +96,7 @@ function render(node: ExprNode): string {
     case 'flatten':
       return `${render(node.arg)}.*`;
     case 'call':
+      if (node.fn === 'like') return `(${render(node.args[0]!)} LIKE ${render(node.args[1]!)})`;
       return `${node.fn}(${node.args.map(render).join(', ')})`;
   }
   throw new Error(`renderSql: unknown node ${JSON.stringify(node)}`);
