@@ -435,7 +435,6 @@ const OPTION_SYNONYMS: Readonly<Record<string, string>> = {
   '--tmp-dir': '--temp-dir',
   '--workers': '--threads',
   '--jobs': '--threads',
-  '--limit': '--max-rows',
 };
 
 /** Message text on one line. */

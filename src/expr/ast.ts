@@ -50,6 +50,16 @@ export const FUNCTION_ARITY: Readonly<Record<FunctionName, [min: number, max: nu
   like: [2, 2],
 };
 
+/**
+ * The OR of `tests` (at least one) as a balanced tree: an IN list of thousands of values stays a
+ * few dozen levels deep for the binder's and renderer's recursion.
+ */
+export function anyOf(tests: readonly ExprNode[]): ExprNode {
+  if (tests.length === 1) return tests[0]!;
+  const mid = tests.length >> 1;
+  return { kind: 'binary', op: 'or', left: anyOf(tests.slice(0, mid)), right: anyOf(tests.slice(mid)) };
+}
+
 /** A float literal node; keeps -0, NaN and the infinities. */
 export function floatLit(x: number): LiteralNode {
   return { kind: 'lit', type: 'float', value: Object.is(x, -0) ? '-0' : String(x) };

@@ -19,7 +19,7 @@
 import type { TypeDesc } from '../types/column.js';
 import { PlanError, show } from '../errors.js';
 import type { BinaryOp, ExprNode, FunctionName, LiteralNode, UnaryOp } from './ast.js';
-import { floatLit, intLit } from './ast.js';
+import { anyOf, floatLit, intLit } from './ast.js';
 import { toTypeDesc } from './arrow-types.js';
 import { parseExpr } from './parse.js';
 import { sqlText } from './sql-text.js';
@@ -52,7 +52,7 @@ export class Expr {
   /** SQL `IN`: equal to one of `values` (an OR of equalities, with SQL's NULL semantics). */
   isIn(...values: ExprInput[]): Expr {
     if (values.length === 0) throw new PlanError('BAD_OPTION', 'Expected at least one value for isIn, got none');
-    return values.map((v) => this.eq(v)).reduce((a, b) => a.or(b));
+    return new Expr(anyOf(values.map((v) => this.eq(v).node)));
   }
   /** SQL `LIKE`: `%` matches any characters, `_` one; case-sensitive, no escape character. */
   like(pattern: ExprInput): Expr { return new Expr({ kind: 'call', fn: 'like', args: [this.node, valueNode(pattern)] }); }

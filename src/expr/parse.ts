@@ -13,7 +13,7 @@
  */
 import { PlanError } from '../errors.js';
 import type { BinaryOp, ExprNode, FunctionName } from './ast.js';
-import { FUNCTION_ARITY } from './ast.js';
+import { anyOf, FUNCTION_ARITY } from './ast.js';
 import { parseTypeName, TYPE_NAMES } from './arrow-types.js';
 
 type TokKind = 'ident' | 'qident' | 'string' | 'int' | 'float' | 'op' | 'eof';
@@ -185,12 +185,12 @@ class Parser {
     return this.parseComparison();
   }
   private parseComparison(): ExprNode {
-    let left = this.parseAdditive();
+    let left = this.parseMembership();
     for (;;) {
       const t = this.peek();
       if (t.kind === 'op' && COMPARE[t.text]) {
         this.next();
-        left = { kind: 'binary', op: COMPARE[t.text], left, right: this.parseAdditive() };
+        left = { kind: 'binary', op: COMPARE[t.text], left, right: this.parseMembership() };
       } else if (this.isKeyword('is')) {
         this.next();
         let negate = false;
@@ -201,15 +201,24 @@ class Parser {
         if (!this.isKeyword('null')) this.fail(this.peek(), 'NULL after IS [NOT]');
         this.next();
         left = { kind: 'unary', op: negate ? 'isNotNull' : 'isNull', arg: left };
-      } else if (this.isKeyword('in') || this.isKeyword('between') || this.isKeyword('like') || (this.isKeyword('not') && this.followedByPredicateKeyword())) {
-        const negate = this.isKeyword('not');
-        if (negate) this.next();
-        const test = this.isKeyword('in') ? this.parseIn(left) : this.isKeyword('between') ? this.parseBetween(left) : this.parseLike(left);
-        left = negate ? { kind: 'unary', op: 'not', arg: test } : test;
       } else {
         return left;
       }
     }
+  }
+  /**
+   * `[NOT] IN`, `[NOT] BETWEEN`, `[NOT] LIKE`: tighter than comparisons, as in Postgres and
+   * DuckDB (`f = s LIKE 'a%'` is `f = (s LIKE 'a%')`).
+   */
+  private parseMembership(): ExprNode {
+    let left = this.parseAdditive();
+    while (this.isKeyword('in') || this.isKeyword('between') || this.isKeyword('like') || (this.isKeyword('not') && this.followedByPredicateKeyword())) {
+      const negate = this.isKeyword('not');
+      if (negate) this.next();
+      const test = this.isKeyword('in') ? this.parseIn(left) : this.isKeyword('between') ? this.parseBetween(left) : this.parseLike(left);
+      left = negate ? { kind: 'unary', op: 'not', arg: test } : test;
+    }
+    return left;
   }
   private followedByPredicateKeyword(): boolean {
     const t = this.toks[this.i + 1];
@@ -221,22 +230,21 @@ class Parser {
     return { kind: 'call', fn: 'like', args: [left, this.parseAdditive()] };
   }
   /**
-   * `x IN (a, b, ...)` as `(x = a) OR (x = b) ...`: SQL's three-valued result exactly (NULL when
-   * x is NULL, or when nothing matched and a listed value is NULL), from the operators there are.
+   * `x IN (a, b, ...)` as `(x = a) OR (x = b) ...` (anyOf): SQL's three-valued result exactly
+   * (NULL when x is NULL, or when nothing matched and a listed value is NULL).
    */
   private parseIn(left: ExprNode): ExprNode {
     this.next();
     this.expectOp('(');
     if (this.isOp(')')) this.fail(this.peek(), 'at least one value in IN (...)');
-    let test: ExprNode | null = null;
+    const equalities: ExprNode[] = [];
     for (;;) {
-      const eq: ExprNode = { kind: 'binary', op: 'eq', left, right: this.parseAdditive() };
-      test = test === null ? eq : { kind: 'binary', op: 'or', left: test, right: eq };
+      equalities.push({ kind: 'binary', op: 'eq', left, right: this.parseAdditive() });
       if (!this.isOp(',')) break;
       this.next();
     }
     this.expectOp(')');
-    return test;
+    return anyOf(equalities);
   }
   /** `x BETWEEN lo AND hi` as `(x >= lo) AND (x <= hi)` (bounds included, as in SQL). */
   private parseBetween(left: ExprNode): ExprNode {

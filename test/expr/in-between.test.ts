@@ -56,6 +56,14 @@ describe('IN and BETWEEN', () => {
     expect(run(t, col('a').between(col('lo'), 5))).toEqual([true, false, null, null, true]);
   });
 
+  it('bind tighter than comparisons (Postgres, DuckDB); a list of thousands of values binds', () => {
+    expect(parseExpr('p = a IN (1, 2)')).toEqual(parseExpr('p = (a IN (1, 2))'));
+    expect(parseExpr('a BETWEEN 1 AND 2 = TRUE')).toEqual(parseExpr('(a BETWEEN 1 AND 2) = TRUE'));
+    const many = Array.from({ length: 5000 }, (_, i) => i + 10);
+    expect(run(t, expr(`a IN (${many.join(', ')}, 4)`))).toEqual([false, false, null, true, false]);
+    expect(run(t, col('a').isIn(...many, 1))).toEqual([true, false, null, false, false]);
+  });
+
   it('malformed forms are syntax errors; isIn needs a value', async () => {
     for (const bad of ['a IN ()', 'a IN 1', 'a IN (1', 'a BETWEEN 1', 'a BETWEEN 1 OR 2', 'a NOT 1']) {
       expect(() => parseExpr(bad), bad).toThrow(/Syntax error|expected/);

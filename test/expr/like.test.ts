@@ -30,6 +30,7 @@ describe('LIKE', () => {
     expect(parseExpr(renderSql(node))).toEqual(node);
     expect(parseExpr("s NOT LIKE 'a%'")).toEqual({ kind: 'unary', op: 'not', arg: node });
     expect(String(col('s').like('a%'))).toBe("(s LIKE 'a%')");
+    expect(parseExpr("f = s LIKE 'a%'")).toEqual(parseExpr("f = (s LIKE 'a%')"));
   });
 
   it('matches characters, not bytes; NULL in, NULL out; a column as the pattern', () => {
