@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeAtExit } from './exit-cleanup.js';
-import { OWNER, ownerGone } from './process-owner.js';
+import { OWNER, ownerGone, STALE_AFTER_MS, untouchedFor } from './process-owner.js';
 import { throwIfAborted, writeError, type FormatName } from './input-errors.js';
 
 export interface AtomicTarget {
@@ -32,7 +32,8 @@ export function tempNameFor(path: string): string {
 
 /**
  * Removes the temps (files, or a dataset's folder) of writes to `path` by processes of this
- * machine that have ended without cleaning up (SIGKILL, the OOM killer). Never throws.
+ * machine that have ended without cleaning up (SIGKILL, the OOM killer) and that nothing has
+ * touched for STALE_AFTER_MS. Never throws.
  */
 export async function sweepDeadTemps(path: string): Promise<void> {
   const name = basename(path);
@@ -41,7 +42,8 @@ export async function sweepDeadTemps(path: string): Promise<void> {
   for (const entry of entries) {
     if (!entry.startsWith(prefix) || !entry.endsWith(TEMP_SUFFIX)) continue;
     const m = TEMP_OWNER.exec(entry.slice(prefix.length, -TEMP_SUFFIX.length));
-    if (m && ownerGone(m[1]!, Number(m[2]))) await rm(join(dirname(path), entry), { recursive: true, force: true }).catch(() => {});
+    const full = join(dirname(path), entry);
+    if (m && ownerGone(m[1]!, Number(m[2])) && (await untouchedFor(full, STALE_AFTER_MS))) await rm(full, { recursive: true, force: true }).catch(() => {});
   }
 }
 

@@ -138,6 +138,7 @@ export async function writeParquetDataset(
   const open_ = new Map<string, OpenPart>();
   const partCount = new Map<string, number>();
   const handles: FileHandle[] = [];
+  const written: string[] = [];
   let rows = 0;
   let files = 0;
   let tick = 0;
@@ -162,8 +163,10 @@ export async function writeParquetDataset(
     partCount.set(key, k + 1);
     const folder = join(temp, key);
     await mkdir(folder, { recursive: true });
-    const handle = await open(join(folder, `part-${String(k).padStart(5, '0')}.parquet`), 'wx');
+    const file = join(folder, `part-${String(k).padStart(5, '0')}.parquet`);
+    const handle = await open(file, 'wx');
     handles.push(handle);
+    written.push(file);
     files++;
     const target = {
       bytes: 0,
@@ -215,6 +218,10 @@ export async function writeParquetDataset(
     for (const key of [...open_.keys()]) await finishPart(key);
     throwIfAborted(opts.signal, path);
     await Promise.all(handles.splice(0).map((h) => h.close()));
+    // Every part must still be there: a temp folder removed under the writer (by hand, or by
+    // a sweep that took this process for a dead one) would be recreated by the next part's
+    // mkdir and published with the earlier parts missing.
+    await Promise.all(written.map((f) => stat(f)));
     if (existing) {
       const old = `${temp}.old`;
       await rename(path, old);

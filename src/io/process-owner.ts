@@ -4,10 +4,17 @@
  * and atomic output temps. Only this machine's dead processes are judged: a folder may be
  * shared over the network, and another machine's pid means nothing here.
  */
+import { createHash } from 'node:crypto';
+import { lstat, readdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 
-/** This machine, as it appears in temp names. */
-export const HOST = hostname().replace(/[^A-Za-z0-9]/g, '').slice(0, 32) || 'host';
+/**
+ * This machine, as it appears in temp names: its name's letters and digits (readable) and a
+ * hash of the whole name, so that names differing only in punctuation (ip-10-1-11-5,
+ * ip-10-11-1-5) stay apart.
+ */
+export const HOST = `${hostname().replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}${createHash('sha256').update(hostname()).digest('hex').slice(0, 8)}`;
 
 /** `<host>-<pid>`: this process, as it appears in temp names. */
 export const OWNER = `${HOST}-${process.pid}`;
@@ -21,4 +28,24 @@ export function ownerGone(host: string, pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code !== 'EPERM'; // EPERM: it exists, another user's
   }
+}
+
+/**
+ * How long a dead owner's temp must have gone untouched before it is removed: a process in
+ * another PID namespace with the same host name (containers of one pod) looks dead from here
+ * while it still writes.
+ */
+export const STALE_AFTER_MS = 10 * 60_000;
+
+/** Whether `path` and everything under it were last modified before `ms` ago (false if unreadable). */
+export async function untouchedFor(path: string, ms: number): Promise<boolean> {
+  const before = Date.now() - ms;
+  const walk = async (p: string): Promise<boolean> => {
+    const st = await lstat(p);
+    if (st.mtimeMs >= before) return false;
+    if (!st.isDirectory()) return true;
+    for (const name of await readdir(p)) if (!(await walk(join(p, name)))) return false;
+    return true;
+  };
+  return walk(path).catch(() => false);
 }

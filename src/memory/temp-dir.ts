@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlanError } from '../errors.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
-import { OWNER, ownerGone } from '../io/process-owner.js';
+import { OWNER, ownerGone, STALE_AFTER_MS, untouchedFor } from '../io/process-owner.js';
 
 export interface RunDir {
   readonly path: string;
@@ -78,7 +78,8 @@ const swept = new Set<string>();
 /**
  * Removes the run folders of processes of this machine that no longer exist (killed with
  * SIGKILL, or by the OOM killer, before they could remove their own), once per spill folder
- * and process. Folders of other machines, of live processes and of unknown owners are kept.
+ * and process, once nothing in them has changed for STALE_AFTER_MS. Folders of other machines, of
+ * live processes and of unknown owners are kept.
  */
 async function sweepDeadRunDirs(spillDir: string): Promise<void> {
   if (swept.has(spillDir)) return;
@@ -86,7 +87,7 @@ async function sweepDeadRunDirs(spillDir: string): Promise<void> {
   const names = await readdir(spillDir).catch(() => [] as string[]);
   for (const name of names) {
     const m = RUN_DIR.exec(name);
-    if (!m || !ownerGone(m[1]!, Number(m[2]))) continue;
+    if (!m || !ownerGone(m[1]!, Number(m[2])) || !(await untouchedFor(join(spillDir, name), STALE_AFTER_MS))) continue;
     await rm(join(spillDir, name), { recursive: true, force: true }).catch(() => {});
   }
 }

@@ -5,8 +5,8 @@
  */
 import * as arrow from 'apache-arrow';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AbortError, InputError } from '../../src/errors.js';
@@ -14,6 +14,8 @@ import { writeCsvAtomic } from '../../src/io/csv.js';
 import { writeIpcAtomic } from '../../src/io/ipc.js';
 import { writeParquetAtomic } from '../../src/io/parquet.js';
 import { writeParquetDataset } from '../../src/io/parquet-dataset.js';
+import { HOST } from '../../src/io/process-owner.js';
+import { rejection } from '../support/rejection.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sluice-io-atomic-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -99,17 +101,39 @@ describe('schema checks', () => {
 });
 
 describe('temps a killed process left', () => {
-  it('a write removes the temps of earlier writes to the same path by dead processes of this machine, and only those', async () => {
+  it('a dataset whose temp folder is removed while it is written fails instead of publishing the parts written after', async () => {
+    const dir = mkdtempSync(join(root, 'yanked-'));
+    const two = new arrow.Table({ a: arrow.makeVector(Int32Array.of(7, 8)), s: arrow.vectorFromArray(['p', 'q'], new arrow.Utf8()) }).batches[0]!;
+    async function* yanking(): AsyncGenerator<arrow.RecordBatch> {
+      yield batch(0);
+      await new Promise((r) => setTimeout(r, 50));
+      for (const n of readdirSync(dir)) if (n.endsWith('.sluice-tmp')) rmSync(join(dir, n), { recursive: true, force: true });
+      yield two;
+    }
+    const err = await rejection(writeParquetDataset(join(dir, 'set'), schema, yanking(), { partitionBy: ['a'] }));
+    expect(err).toBeInstanceOf(InputError);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a write removes the temps of earlier writes to the same path by dead processes of this machine untouched for 10 minutes, and only those', async () => {
     const dir = mkdtempSync(join(root, 'sweep-'));
-    const host = hostname().replace(/[^A-Za-z0-9]/g, '').slice(0, 32) || 'host';
+    const host = HOST;
     const dead = spawnSync(process.execPath, ['-e', '']).pid!; // a child that has exited
-    const temp = (target: string, owner: string): string => `.${target}.${owner}-0123456789ab.sluice-tmp`;
+    const temp = (target: string, owner: string, random = '0123456789ab'): string => `.${target}.${owner}-${random}.sluice-tmp`;
     const deadFile = temp('out.csv', `${host}-${dead}`);
     const deadDataset = temp('set', `${host}-${dead}`); // a dataset's temp is a folder
-    const kept = [temp('out.csv', `${host}-${process.ppid}`), temp('out.csv', `otherhost-${dead}`), temp('other.csv', `${host}-${dead}`), '.out.csv.sluice-tmp'];
-    for (const n of [deadFile, ...kept]) writeFileSync(join(dir, n), 'partial');
-    mkdirSync(join(dir, deadDataset));
-    writeFileSync(join(dir, deadDataset, 'part-0.parquet'), 'partial');
+    // a dead owner's temp written to lately may be a live writer's in another PID namespace
+    const recent = temp('out.csv', `${host}-${dead}`, 'aaaaaaaaaaaa');
+    const recentDataset = temp('set', `${host}-${dead}`, 'bbbbbbbbbbbb');
+    const kept = [recent, recentDataset, temp('out.csv', `${host}-${process.ppid}`), temp('out.csv', `otherhost-${dead}`), temp('other.csv', `${host}-${dead}`), '.out.csv.sluice-tmp'];
+    for (const n of [deadFile, ...kept]) if (n !== recentDataset) writeFileSync(join(dir, n), 'partial');
+    for (const d of [deadDataset, recentDataset]) {
+      mkdirSync(join(dir, d, 'k=1'), { recursive: true });
+      writeFileSync(join(dir, d, 'k=1', 'part-0.parquet'), 'partial');
+    }
+    const old = new Date(Date.now() - 11 * 60_000);
+    for (const p of [deadFile, deadDataset, `${deadDataset}/k=1`, `${deadDataset}/k=1/part-0.parquet`, recentDataset, `${recentDataset}/k=1`]) utimesSync(join(dir, p), old, old);
+    for (const n of kept.slice(2)) utimesSync(join(dir, n), old, old);
     await writeCsvAtomic(join(dir, 'out.csv'), [batch(0)]);
     await writeParquetDataset(join(dir, 'set'), schema, (async function* () { yield batch(0); })(), { partitionBy: ['a'] });
     expect(readdirSync(dir).sort()).toEqual([...kept, 'out.csv', 'set'].sort());

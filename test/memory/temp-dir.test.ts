@@ -1,12 +1,13 @@
 /** Run folders: unique, hand out unique file names, removed recursively, idempotently, and on exit. */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tableFromArrays } from 'apache-arrow';
 import { PlanError } from '../../src/errors.js';
 import { Engine } from '../../src/index.js';
+import { HOST } from '../../src/io/process-owner.js';
 import { createRunDir } from '../../src/memory/temp-dir.js';
 import { rejection } from '../support/rejection.js';
 
@@ -57,13 +58,19 @@ describe('createRunDir', () => {
 
   it('a run folder a killed process left behind is removed by the next one; live, foreign and unknown owners are kept', async () => {
     const spill = mkdtempSync(join(root, 'sweep-'));
-    const host = (await import('node:os')).hostname().replace(/[^A-Za-z0-9]/g, '').slice(0, 32) || 'host';
+    const host = HOST;
     // a pid that no longer exists: a child that has exited
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
-    const names = [`sluice-run-${host}-${dead}-abcdef`, `sluice-run-${host}-${process.ppid}-abcdef`, `sluice-run-otherhost-${dead}-abcdef`, 'sluice-run-Ab12Cd'];
+    // the last: a dead owner's folder written to lately (a live process in another PID namespace?)
+    const names = [`sluice-run-${host}-${dead}-abcdef`, `sluice-run-${host}-${process.ppid}-abcdef`, `sluice-run-otherhost-${dead}-abcdef`, 'sluice-run-Ab12Cd', `sluice-run-${host}-${dead}-recent`];
+    const old = new Date(Date.now() - 11 * 60_000);
     for (const n of names) {
       mkdirSync(join(spill, n));
       writeFileSync(join(spill, n, 'x.arrow'), 'spilled');
+      if (!n.endsWith('recent')) {
+        utimesSync(join(spill, n, 'x.arrow'), old, old);
+        utimesSync(join(spill, n), old, old);
+      }
     }
     const d = await createRunDir(spill);
     expect(basename(d.path)).toMatch(new RegExp(`^sluice-run-${host}-${process.pid}-[A-Za-z0-9]{6}$`));
