@@ -20,5 +20,13 @@ const loading: Promise<{ default: Dispatch }> = __filename.endsWith('.cts')
 loading.catch(() => {});
 
 export = async function runTask(task: Task): Promise<TaskReply<unknown>> {
-  return (await loading).default(task);
+  let dispatch: Dispatch;
+  try {
+    dispatch = (await loading).default;
+  } catch (err) {
+    // The worker is up but cannot run anything: said as such, not as a task that died.
+    const e = err instanceof Error ? err : new Error(String(err));
+    return { ok: false, error: { sluice: true, className: 'WorkerError', code: 'WORKER_START_FAILED', message: `A worker thread could not load Sluice's task modules: ${e.message}`, details: {}, stack: e.stack } };
+  }
+  return dispatch(task);
 };

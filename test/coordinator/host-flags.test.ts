@@ -4,7 +4,7 @@
  * that cannot start is a WorkerError with one line of text.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -139,6 +139,28 @@ console.log('closed');
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe('closed');
+  });
+
+  it('workers that cannot load the task modules fail the task with WORKER_START_FAILED and the reason', () => {
+    const copy = join(dir, 'broken-dist');
+    cpSync(join(ROOT, 'dist'), copy, { recursive: true });
+    writeFileSync(join(copy, 'worker/entry.js'), "throw new Error('entry module broken on purpose');\n");
+    const file = join(dir, 'dist-broken.mjs');
+    writeFileSync(
+      file,
+      `
+import { ThreadExecutor } from ${JSON.stringify(join(copy, 'coordinator/pool.js'))};
+const pool = new ThreadExecutor(1);
+try { await pool.run({ kind: 'fault', mode: 'throw' }); } catch (e) { console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message })); }
+await pool.close();
+`,
+    );
+    const r = node([file]);
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { name: string; code: string; message: string };
+    expect(out.name).toBe('WorkerError');
+    expect(out.code).toBe('WORKER_START_FAILED');
+    expect(out.message).toMatch(/entry module broken on purpose/);
   });
 
   it('workers still get the host\'s per-thread flags (--cpu-prof writes one profile per thread)', () => {
