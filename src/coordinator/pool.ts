@@ -149,7 +149,9 @@ export class ThreadExecutor implements Executor {
       });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      throw new WorkerError('WORKER_START_FAILED', `Could not start ${threads} worker thread${threads === 1 ? '' : 's'}: ${e?.code ? `${e.code}: ` : ''}${e?.message ?? String(err)}`, {}, { cause: err });
+      // Node's permission model (--experimental-permission / --permission) refuses threads unless --allow-worker.
+      const hint = e?.code === 'ERR_ACCESS_DENIED' ? " (Node's permission model: start node with --allow-worker, or run with threads: 0, --threads 0)" : '';
+      throw new WorkerError('WORKER_START_FAILED', `Could not start ${threads} worker thread${threads === 1 ? '' : 's'}: ${e?.code ? `${e.code}: ` : ''}${e?.message ?? String(err)}${hint}`, {}, { cause: err });
     }
     // A worker that dies outside a task must not crash the process; the task that was running reports it.
     pool.on('error', () => {});

@@ -163,6 +163,14 @@ await pool.close();
     expect(out.message).toMatch(/entry module broken on purpose/);
   });
 
+  it("under Node's permission model without --allow-worker: WORKER_START_FAILED saying what to do; --threads 0 runs", () => {
+    const perm = ['--experimental-permission', '--allow-fs-read=*', '--allow-fs-write=*', '--no-warnings'];
+    const r = node([...perm, MAIN, '--threads', '2', 'demo', '--rows', '2000', '--quiet']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/WORKER_START_FAILED.*--allow-worker.*--threads 0/);
+    expect(node([...perm, MAIN, '--threads', '0', 'demo', '--rows', '2000', '--quiet']).status).toBe(0);
+  });
+
   it('workers still get the host\'s per-thread flags (--cpu-prof writes one profile per thread)', () => {
     const file = join(dir, 'dist-prof.mjs');
     writeFileSync(file, script(DIST));
