@@ -17,7 +17,7 @@ export type LogicOp = 'and' | 'or';
 export type BinaryOp = ArithOp | CompareOp | LogicOp;
 export type UnaryOp = 'neg' | 'not' | 'isNull' | 'isNotNull';
 /** `like` is written `s LIKE pattern` (and rendered so); the others as calls. */
-export type FunctionName = 'array' | 'split' | 'slice' | 'cardinality' | 'sequence' | 'like';
+export type FunctionName = 'array' | 'split' | 'slice' | 'cardinality' | 'sequence' | 'like' | 'coalesce';
 
 export type LiteralNode =
   | { kind: 'lit'; type: 'null' }
@@ -48,6 +48,7 @@ export const FUNCTION_ARITY: Readonly<Record<FunctionName, [min: number, max: nu
   cardinality: [1, 1],
   sequence: [2, 2],
   like: [2, 2],
+  coalesce: [1, Infinity],
 };
 
 /**

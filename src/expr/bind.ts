@@ -249,6 +249,18 @@ class Binder {
         const type: TypeDesc = { kind: 'list', child: l.type.child };
         return { kind: 'call', fn, args: [l, ...ints], type, nullable: l.nullable || ints[0].nullable || ints[1].nullable, name };
       }
+      case 'coalesce': {
+        // as array(): non-literal arguments decide the type, number literals adopt it
+        let t: TypeDesc = { kind: 'null' };
+        for (const a of args) if (!isDynamicLiteral(a)) t = commonType(t, a.type, a);
+        if (t.kind !== 'null') args = args.map((a) => adoptLiteral(a, t));
+        for (const a of args) t = commonType(t, a.type, a);
+        if (!['null', 'bool', 'int', 'float', 'utf8', 'binary', 'date', 'timestamp', 'duration'].includes(t.kind)) {
+          throw new PlanError('UNSUPPORTED', `coalesce() of type ${typeToString(t)} is not supported (primitive types only)`);
+        }
+        const values = args.map((a) => castTo(a, t));
+        return { kind: 'call', fn, args: values, type: t, nullable: values.every((a) => a.nullable), name };
+      }
       case 'like': {
         const [str, pattern] = args.map((a) => (a.type.kind === 'null' ? castTo(a, UTF8) : a));
         for (const x of [str, pattern]) if (!isString(x.type)) throw mismatch(`LIKE needs strings, but ${x.name} is ${typeToString(x.type)}`, x);

@@ -116,6 +116,11 @@ export function slice(arr: ColumnInput, start: ColumnInput, len: ColumnInput): E
 export function cardinality(arr: ColumnInput): Expr {
   return call('cardinality', [argNode(arr)]);
 }
+/** The first argument that is not NULL, per row (NULL when all are); a string names a column. */
+export function coalesce(...args: ColumnInput[]): Expr {
+  if (args.length === 0) throw new PlanError('INVALID_ARGUMENTS', 'coalesce() needs at least one argument');
+  return call('coalesce', args.map(argNode));
+}
 /** Integers from start to stop inclusive, step +1 or -1. */
 export function sequence(start: ColumnInput, stop: ColumnInput): Expr {
   return call('sequence', [argNode(start), argNode(stop)]);

@@ -27,7 +27,7 @@ interface Token {
 }
 
 const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'null', 'true', 'false', 'cast', 'as', 'in', 'between', 'like']);
-const FUNCTIONS = new Set<string>(['array', 'split', 'slice', 'cardinality', 'sequence']);
+const FUNCTIONS = new Set<string>(['array', 'split', 'slice', 'cardinality', 'sequence', 'coalesce']);
 const COMPARE: Record<string, BinaryOp> = { '=': 'eq', '==': 'eq', '!=': 'ne', '<>': 'ne', '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge' };
 
 export function isReservedWord(name: string): boolean {
