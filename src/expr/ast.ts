@@ -16,8 +16,11 @@ export type CompareOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
 export type LogicOp = 'and' | 'or';
 export type BinaryOp = ArithOp | CompareOp | LogicOp;
 export type UnaryOp = 'neg' | 'not' | 'isNull' | 'isNotNull';
-/** `like` is written `s LIKE pattern` (and rendered so); the others as calls. */
-export type FunctionName = 'array' | 'split' | 'slice' | 'cardinality' | 'sequence' | 'like' | 'coalesce';
+/**
+ * `like` is written `s LIKE pattern` and `case` as `CASE WHEN c THEN v ... [ELSE e] END` (args:
+ * conditions and values in turn, then the ELSE value when their count is odd); the others as calls.
+ */
+export type FunctionName = 'array' | 'split' | 'slice' | 'cardinality' | 'sequence' | 'like' | 'coalesce' | 'case';
 
 export type LiteralNode =
   | { kind: 'lit'; type: 'null' }
@@ -49,6 +52,7 @@ export const FUNCTION_ARITY: Readonly<Record<FunctionName, [min: number, max: nu
   sequence: [2, 2],
   like: [2, 2],
   coalesce: [1, Infinity],
+  case: [2, Infinity],
 };
 
 /**

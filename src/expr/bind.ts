@@ -261,6 +261,28 @@ class Binder {
         const values = args.map((a) => castTo(a, t));
         return { kind: 'call', fn, args: values, type: t, nullable: values.every((a) => a.nullable), name };
       }
+      case 'case': {
+        const pairs = args.length >> 1;
+        const conds = Array.from({ length: pairs }, (_, k) => {
+          const c = args[2 * k]!.type.kind === 'null' ? castTo(args[2 * k]!, BOOL) : args[2 * k]!;
+          if (c.type.kind !== 'bool') throw mismatch(`CASE WHEN needs a boolean condition, but ${c.name} is ${typeToString(c.type)}`, c);
+          return c;
+        });
+        let values = args.filter((_, i) => i % 2 === 1 || i === args.length - 1 && args.length % 2 === 1);
+        let t: TypeDesc = { kind: 'null' };
+        for (const a of values) if (!isDynamicLiteral(a)) t = commonType(t, a.type, a);
+        if (t.kind !== 'null') values = values.map((a) => adoptLiteral(a, t));
+        for (const a of values) t = commonType(t, a.type, a);
+        if (!['null', 'bool', 'int', 'float', 'utf8', 'binary', 'date', 'timestamp', 'duration'].includes(t.kind)) {
+          throw new PlanError('UNSUPPORTED', `CASE results of type ${typeToString(t)} are not supported (primitive types only)`);
+        }
+        values = values.map((a) => castTo(a, t));
+        const bound: BoundExpr[] = [];
+        for (let k = 0; k < pairs; k++) bound.push(conds[k]!, values[k]!);
+        if (args.length % 2 === 1) bound.push(values[pairs]!);
+        const nullable = args.length % 2 === 0 || values.some((a) => a.nullable);
+        return { kind: 'call', fn, args: bound, type: t, nullable, name };
+      }
       case 'like': {
         const [str, pattern] = args.map((a) => (a.type.kind === 'null' ? castTo(a, UTF8) : a));
         for (const x of [str, pattern]) if (!isString(x.type)) throw mismatch(`LIKE needs strings, but ${x.name} is ${typeToString(x.type)}`, x);

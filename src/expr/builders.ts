@@ -121,6 +121,20 @@ export function coalesce(...args: ColumnInput[]): Expr {
   if (args.length === 0) throw new PlanError('INVALID_ARGUMENTS', 'coalesce() needs at least one argument');
   return call('coalesce', args.map(argNode));
 }
+/**
+ * SQL `CASE WHEN`: per row, the value of the first branch whose condition is TRUE (a string
+ * condition is SQL text, as in filter), else `otherwise` (NULL when omitted).
+ */
+export function caseWhen(branches: Array<[condition: Expr | string, value: ExprInput]>, otherwise?: ExprInput): Expr {
+  if (!Array.isArray(branches) || branches.length === 0) throw new PlanError('INVALID_ARGUMENTS', 'caseWhen() needs at least one [condition, value] branch');
+  const args: ExprNode[] = [];
+  for (const branch of branches) {
+    if (!Array.isArray(branch) || branch.length !== 2) throw new PlanError('INVALID_ARGUMENTS', `caseWhen() branches are [condition, value] pairs, got ${show(branch)}`);
+    args.push(toPredicateNode(branch[0]), valueNode(branch[1]));
+  }
+  if (otherwise !== undefined) args.push(valueNode(otherwise));
+  return call('case', args);
+}
 /** Integers from start to stop inclusive, step +1 or -1. */
 export function sequence(start: ColumnInput, stop: ColumnInput): Expr {
   return call('sequence', [argNode(start), argNode(stop)]);

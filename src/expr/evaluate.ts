@@ -24,7 +24,7 @@ import type { Alloc } from './evaluate-data.js';
 import { allocBits, boolBitsOf, getBit, makeResult, plainAlloc, sharedAlloc, validityOf } from './evaluate-data.js';
 import { andOr, isNull, not } from './evaluate-logic.js';
 import { cardinality, makeArray, sequence, slice, split } from './evaluate-list.js';
-import { coalesce } from './evaluate-coalesce.js';
+import { caseWhen, coalesce } from './evaluate-choose.js';
 import { like } from './evaluate-like.js';
 import type { Val } from './evaluate-value.js';
 import { Const, isConst, isPrimitive, literalScalar, materialize, scalarAt, toData } from './evaluate-value.js';
@@ -129,6 +129,8 @@ function apply(e: BoundExpr, args: Val[], n: number, alloc: Alloc): Val {
           return like(args[0], args[1], n, alloc);
         case 'coalesce':
           return coalesce(e.type, args, n, alloc);
+        case 'case':
+          return caseWhen(e.type, args, n, alloc);
         case 'cardinality':
           return cardinality(e.args[0].type, data(0, e.args[0].type), n, alloc);
         case 'sequence':

@@ -26,7 +26,7 @@ interface Token {
   end: number;
 }
 
-const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'null', 'true', 'false', 'cast', 'as', 'in', 'between', 'like']);
+const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'null', 'true', 'false', 'cast', 'as', 'in', 'between', 'like', 'case']);
 const FUNCTIONS = new Set<string>(['array', 'split', 'slice', 'cardinality', 'sequence', 'coalesce']);
 const COMPARE: Record<string, BinaryOp> = { '=': 'eq', '==': 'eq', '!=': 'ne', '<>': 'ne', '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge' };
 
@@ -330,6 +330,7 @@ class Parser {
           return { kind: 'lit', type: 'null' };
         }
         if (lower === 'cast') return this.parseCast();
+        if (lower === 'case') return this.parseCase();
         if (KEYWORDS.has(lower)) this.fail(t, 'an expression');
         this.next();
         if (this.isOp('(')) {
@@ -372,6 +373,31 @@ class Parser {
       throw syntaxError(this.sql, nameTok.pos, `${fn}() takes ${want} argument(s), got ${args.length} (ends at position ${close.end})`);
     }
     return { kind: 'call', fn, args };
+  }
+  /**
+   * `CASE [x] WHEN a THEN v ... [ELSE e] END`; the simple form (`CASE x WHEN a`) compares with
+   * `x = a`. WHEN, THEN, ELSE and END are words only here (a column may be named `end`).
+   */
+  private parseCase(): ExprNode {
+    this.next();
+    const subject = this.isKeyword('when') ? null : this.parseOr();
+    const args: ExprNode[] = [];
+    if (!this.isKeyword('when')) this.fail(this.peek(), 'WHEN in CASE');
+    while (this.isKeyword('when')) {
+      this.next();
+      const test = this.parseOr();
+      args.push(subject === null ? test : { kind: 'binary', op: 'eq', left: subject, right: test });
+      if (!this.isKeyword('then')) this.fail(this.peek(), 'THEN after CASE ... WHEN');
+      this.next();
+      args.push(this.parseOr());
+    }
+    if (this.isKeyword('else')) {
+      this.next();
+      args.push(this.parseOr());
+    }
+    if (!this.isKeyword('end')) this.fail(this.peek(), 'WHEN, ELSE or END in CASE');
+    this.next();
+    return { kind: 'call', fn: 'case', args };
   }
   private parseCast(): ExprNode {
     this.next();

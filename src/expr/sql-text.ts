@@ -97,6 +97,13 @@ function render(node: ExprNode): string {
       return `${render(node.arg)}.*`;
     case 'call':
       if (node.fn === 'like') return `(${render(node.args[0]!)} LIKE ${render(node.args[1]!)})`;
+      if (node.fn === 'case') {
+        const a = node.args;
+        let text = 'CASE';
+        for (let k = 0; k + 1 < a.length; k += 2) text += ` WHEN ${render(a[k]!)} THEN ${render(a[k + 1]!)}`;
+        if (a.length % 2 === 1) text += ` ELSE ${render(a[a.length - 1]!)}`;
+        return `${text} END`;
+      }
       return `${node.fn}(${node.args.map(render).join(', ')})`;
   }
   throw new Error(`renderSql: unknown node ${JSON.stringify(node)}`);
