@@ -27,7 +27,7 @@ const path = () => name("a path: a file, a glob, a folder, or '-' for standard i
 
 // ---- sources -----------------------------------------------------------------------------------
 
-const source = z.discriminatedUnion('type', [
+const typedSource = z.discriminatedUnion('type', [
   options({ type: z.literal('ipc'), path: path().describe('Arrow IPC file or stream'), ...ipcReadShape }),
   options({ type: z.literal('parquet'), path: path(), ...parquetReadShape }),
   options({ type: z.literal('csv'), path: path(), ...csvReadShape }),
@@ -39,6 +39,12 @@ const source = z.discriminatedUnion('type', [
     seed: int(0).optional(),
   }),
 ]);
+
+/** A file source without "type": the path's extension names the format (job.ts resolves it). */
+// `type` is listed as never allowed so that a source with a mistyped "type" fails here on that
+// key (and the error reported is the typed sources', "did you mean"), not on an unknown key.
+const pathSource = options({ path: path().describe('a file, glob or folder whose extension names the format (.parquet, .csv, .arrow, .ndjson, ...)'), type: z.never().optional() });
+const source = anyOf('a source: { "type", "path", ... }, { "path" } with a known extension, or { "type": "demo", ... }', [typedSource, pathSource]);
 
 // ---- window columns ----------------------------------------------------------------------------
 
@@ -167,7 +173,8 @@ export const jobSchema = options(
 );
 
 export type JobDocument = z.output<typeof jobSchema>;
-export type SourceSpec = JobDocument['sources'][string];
+/** A source as it runs: its type known (a `{ path }` source's from the extension). */
+export type SourceSpec = z.output<typeof typedSource>;
 
 /** The published JSON Schema of job files (schema/job.schema.json). */
 export function jobJsonSchema(): Record<string, unknown> {

@@ -16,6 +16,7 @@ import {
 import { firstProblem, jsonPath, suggest } from '../options/kit.js';
 import { generate } from './demo-data.js';
 import { JobError } from './errors.js';
+import { formatOfPath } from '../io/dataset.js';
 import { jobSchema, type AggColumnSpec, type OutputFormat, type SourceSpec, type StepSpec, type WindowColumnSpec } from './job-schema.js';
 
 export { JobError };
@@ -69,7 +70,18 @@ export function parseJob(doc: unknown): JobSpec {
   if (!sources.includes(main)) throw unknownSource(['main'], main, sources);
   const steps = job.steps ?? [];
   checkRightSources(steps, ['steps'], sources);
-  return { sources: job.sources, main, steps, output: job.output };
+  const typed: Record<string, SourceSpec> = {};
+  for (const [name, spec] of Object.entries(job.sources)) typed[name] = spec.type === undefined ? typedByExtension(name, spec.path) : spec;
+  return { sources: typed, main, steps, output: job.output };
+}
+
+/** A `{ "path" }` source: the format its extension names (as DuckDB and Polars read a path). */
+function typedByExtension(name: string, path: string): SourceSpec {
+  const type = formatOfPath(path);
+  if (type === undefined) {
+    throw problem(['sources', name], `cannot tell the format of ${JSON.stringify(path)} from its extension (.arrow .arrows .feather .ipc, .parquet .pq, .csv .tsv, .ndjson .jsonl .json, and their .gz / .zst forms): add "type": "ipc", "parquet", "csv" or "ndjson"`);
+  }
+  return { type, path };
 }
 
 /** Read, parse and validate a job file; relative paths in it are resolved against its folder. */

@@ -33,6 +33,13 @@ const EXTENSIONS: Record<FileFormat, string[]> = {
   ndjson: ['.ndjson', '.jsonl', '.json', '.ndjson.gz', '.jsonl.gz', '.json.gz', '.ndjson.zst', '.jsonl.zst', '.json.zst'],
 };
 
+/** The format a path's extension names (a glob's too: `logs/*.parquet`); undefined for none. */
+export function formatOfPath(path: string): FileFormat | undefined {
+  const lower = path.toLowerCase();
+  for (const format of Object.keys(EXTENSIONS) as FileFormat[]) if (EXTENSIONS[format].some((x) => lower.endsWith(x))) return format;
+  return undefined;
+}
+
 export interface DatasetFile {
   path: string;
   /** Hive `key=value` segments between the dataset root and the file (values decoded; null = NULL) */

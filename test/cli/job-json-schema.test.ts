@@ -36,7 +36,7 @@ describe('schema/job.schema.json', () => {
     expect(text).not.toMatch(/"type":"(function|bigint)"/);
   });
 
-  const good = [...readmeJobs(), tradesJob, ordersJob, { $schema: '../schema/job.schema.json', sources: D, steps: [{ op: 'limit', n: 1 }] }];
+  const good = [...readmeJobs(), tradesJob, ordersJob, { $schema: '../schema/job.schema.json', sources: D, steps: [{ op: 'limit', n: 1 }] }, { sources: { t: { path: 'in.parquet' } } }];
 
   it.each(good.map((d, i) => [i, d]))('accepts job %i, as Sluice does', (_i, doc) => {
     expect(() => parseJob(doc)).not.toThrow();

@@ -41,6 +41,8 @@ describe('job-file problems name the JSON path and the closest key', () => {
     [{ sources: { c: { type: 'csv', path: 'x.csv', shema: { a: 'int64' } } } }, '$.sources.c: unknown key "shema"; did you mean "schema"?'],
     [{ sources: { c: { type: 'csv', path: 'x.csv', schema: { a: 'int65' } } } }, '$.sources.c.schema.a: expected a type name'],
     [{ sources: { c: { type: 'cvs', path: 'x.csv' } } }, '$.sources.c.type: expected one of "ipc", "parquet", "csv", "ndjson", "demo", got "cvs" (string); did you mean "csv"?'],
+    [{ sources: { c: { path: 'x.csv', delimiter: ';' } } }, '$.sources.c: unknown key "delimiter". Known keys: path, type'],
+    [{ sources: { c: { path: 'data/x.dat' } } }, '$.sources.c: cannot tell the format of "data/x.dat" from its extension'],
     [{ sources: { 'my data': { type: 'demo', dataset: 'trade' } } }, '$.sources["my data"].dataset: expected one of "serving_log", "trades", "quotes", "orders", got "trade" (string); did you mean "trades"?'],
   ])('%j', (doc, message) => {
     expect(problemOf(doc)).toContain(message);
@@ -52,6 +54,11 @@ describe('job-file problems name the JSON path and the closest key', () => {
 });
 
 describe('valid job files', () => {
+  it('a { "path" } source takes its format from the extension (a glob\'s too), case-insensitively', () => {
+    const spec = parseJob({ sources: { a: { path: 'x.CSV' }, b: { path: 'logs/**/*.parquet' }, c: { path: 'q.arrows' }, d: { path: 'e.jsonl.gz' }, e: { type: 'csv', path: 'y.txt' } } });
+    expect(Object.values(spec.sources).map((s) => s.type)).toEqual(['csv', 'parquet', 'ipc', 'ndjson', 'csv']);
+  });
+
   it('accept "$schema" (for editors) and build through the public API', async () => {
     const spec = parseJob(
       job(
