@@ -219,16 +219,9 @@ class Binder {
     const name = sqlText(node);
     switch (fn) {
       case 'array': {
-        // non-literal items decide the type; integer/float literals adopt it when they fit
-        let t: TypeDesc = { kind: 'null' };
-        for (const a of args) if (!isDynamicLiteral(a)) t = commonType(t, a.type, a);
-        if (t.kind !== 'null') args = args.map((a) => adoptLiteral(a, t));
-        for (const a of args) t = commonType(t, a.type, a);
-        if (t.kind === 'null') t = INT64;
-        if (!['bool', 'int', 'float', 'utf8', 'binary', 'date', 'timestamp', 'duration'].includes(t.kind)) {
-          throw new PlanError('UNSUPPORTED', `array() items of type ${typeToString(t)} are not supported (primitive types only)`);
-        }
-        const items = args.map((a) => castTo(a, t));
+        const unified = unify(args, 'array() items');
+        const t = unified.type.kind === 'null' ? INT64 : unified.type;
+        const items = unified.values.map((a) => castTo(a, t));
         const child: FieldDesc = { name: 'item', type: t, nullable: items.some((a) => a.nullable) };
         return { kind: 'call', fn, args: items, type: { kind: 'list', child }, nullable: false, name };
       }
@@ -250,15 +243,8 @@ class Binder {
         return { kind: 'call', fn, args: [l, ...ints], type, nullable: l.nullable || ints[0].nullable || ints[1].nullable, name };
       }
       case 'coalesce': {
-        // as array(): non-literal arguments decide the type, number literals adopt it
-        let t: TypeDesc = { kind: 'null' };
-        for (const a of args) if (!isDynamicLiteral(a)) t = commonType(t, a.type, a);
-        if (t.kind !== 'null') args = args.map((a) => adoptLiteral(a, t));
-        for (const a of args) t = commonType(t, a.type, a);
-        if (!['null', 'bool', 'int', 'float', 'utf8', 'binary', 'date', 'timestamp', 'duration'].includes(t.kind)) {
-          throw new PlanError('UNSUPPORTED', `coalesce() of type ${typeToString(t)} is not supported (primitive types only)`);
-        }
-        const values = args.map((a) => castTo(a, t));
+        const { type: t, values: unified } = unify(args, 'coalesce() arguments');
+        const values = unified.map((a) => castTo(a, t));
         return { kind: 'call', fn, args: values, type: t, nullable: values.every((a) => a.nullable), name };
       }
       case 'case': {
@@ -268,15 +254,9 @@ class Binder {
           if (c.type.kind !== 'bool') throw mismatch(`CASE WHEN needs a boolean condition, but ${c.name} is ${typeToString(c.type)}`, c);
           return c;
         });
-        let values = args.filter((_, i) => i % 2 === 1 || i === args.length - 1 && args.length % 2 === 1);
-        let t: TypeDesc = { kind: 'null' };
-        for (const a of values) if (!isDynamicLiteral(a)) t = commonType(t, a.type, a);
-        if (t.kind !== 'null') values = values.map((a) => adoptLiteral(a, t));
-        for (const a of values) t = commonType(t, a.type, a);
-        if (!['null', 'bool', 'int', 'float', 'utf8', 'binary', 'date', 'timestamp', 'duration'].includes(t.kind)) {
-          throw new PlanError('UNSUPPORTED', `CASE results of type ${typeToString(t)} are not supported (primitive types only)`);
-        }
-        values = values.map((a) => castTo(a, t));
+        const results = args.filter((_, i) => i % 2 === 1 || (i === args.length - 1 && args.length % 2 === 1));
+        const { type: t, values: unified } = unify(results, 'CASE results');
+        const values = unified.map((a) => castTo(a, t));
         const bound: BoundExpr[] = [];
         for (let k = 0; k < pairs; k++) bound.push(conds[k]!, values[k]!);
         if (args.length % 2 === 1) bound.push(values[pairs]!);
@@ -395,13 +375,29 @@ export function promoteNumeric(a: TypeDesc, b: TypeDesc): TypeDesc {
 const UNIT_RANK: Record<TimeUnit, number> = { s: 0, ms: 1, us: 2, ns: 3 };
 
 /** Common type for array() items and similar: numeric promotion, else equal kinds. */
-function commonType(acc: TypeDesc, t: TypeDesc, x: BoundExpr): TypeDesc {
+function commonType(acc: TypeDesc, t: TypeDesc, x: BoundExpr, what: string): TypeDesc {
   if (acc.kind === 'null') return t;
   if (t.kind === 'null') return acc;
   if (isNumeric(acc) && isNumeric(t)) return promoteNumeric(acc, t);
   if (isString(acc) && isString(t)) return UTF8;
   if (typesEqual(acc, t)) return acc;
-  throw mismatch(`array() items must share a type: ${x.name} is ${typeToString(t)}, expected ${typeToString(acc)}`, x);
+  throw mismatch(`${what} must share a type: ${x.name} is ${typeToString(t)}, expected ${typeToString(acc)}`, x);
+}
+
+const PRIMITIVE_KINDS: ReadonlySet<TypeDesc['kind']> = new Set(['null', 'bool', 'int', 'float', 'utf8', 'binary', 'date', 'timestamp', 'duration']);
+
+/**
+ * The one type of several values (array() items, coalesce() arguments, CASE results): the
+ * non-literal values decide it, integer and float literals adopt it when they fit; primitive
+ * types only. `what` names the values in errors.
+ */
+function unify(values: BoundExpr[], what: string): { type: TypeDesc; values: BoundExpr[] } {
+  let t: TypeDesc = { kind: 'null' };
+  for (const a of values) if (!isDynamicLiteral(a)) t = commonType(t, a.type, a, what);
+  const adopted = t.kind === 'null' ? values : values.map((a) => adoptLiteral(a, t));
+  for (const a of adopted) t = commonType(t, a.type, a, what);
+  if (!PRIMITIVE_KINDS.has(t.kind)) throw new PlanError('UNSUPPORTED', `${what} of type ${typeToString(t)} are not supported (primitive types only)`);
+  return { type: t, values: adopted };
 }
 
 function comparisonOperands(l0: BoundExpr, r0: BoundExpr, op: CompareOp): [BoundExpr, BoundExpr] {

@@ -38,6 +38,7 @@ describe('CASE', () => {
     expect(run(t, caseWhen([['a >= 4', col('s')]], lit('-')))).toEqual(['-', '-', '-', 'w', 'v']);
     expect(run(t, expr('CASE WHEN TRUE THEN a ELSE 0 END'))).toEqual([1, 2, null, 4, 5]);
     expect(() => run(t, expr("CASE WHEN a THEN 1 END"))).toThrow(/boolean condition/);
+    expect(() => run(t, expr("CASE WHEN a > 1 THEN a ELSE s END"))).toThrow(/CASE results must share a type: s is utf8, expected int32/);
     expect(() => run(t, expr("CASE WHEN a > 1 THEN 1 ELSE 'x' END"))).toThrow(PlanError);
     expect(() => caseWhen([])).toThrow(/at least one/);
   });
