@@ -223,9 +223,16 @@ export async function writeParquetDataset(
     // mkdir and published with the earlier parts missing.
     await Promise.all(written.map((f) => stat(f)));
     if (existing) {
-      const old = `${temp}.old`;
+      // Named like a temp, so that the sweep removes it if this process dies between the renames.
+      const old = tempNameFor(path);
       await rename(path, old);
-      await rename(temp, path);
+      try {
+        await rename(temp, path);
+      } catch (err) {
+        // The earlier dataset goes back where it was: a failed write leaves it untouched.
+        await rename(old, path).catch(() => {});
+        throw err;
+      }
       await rm(old, { recursive: true, force: true });
     } else {
       await rename(temp, path);
