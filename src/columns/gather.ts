@@ -276,6 +276,23 @@ export function copyBytes(src: Uint8Array, a: number, b: number, dst: Uint8Array
   else for (let k = a; k < b; k++) dst[p++] = src[k];
 }
 
+/** Rows whose values are touched ahead of the copy in gatherVarBinary. */
+const TOUCH_AHEAD = 32;
+/** Where the touched bytes go, so that the reads are not optimized away. */
+const touchSink = new Int32Array(1);
+
+/** XOR of the first byte of each non-empty value of rows idx[from..to). */
+function touchValues(offs: Int32Array | Float64Array, bytes: Uint8Array, idx: Int32Array, from: number, to: number): number {
+  let x = 0;
+  for (let q = from; q < to; q++) {
+    const r = idx[q]!;
+    if (r < 0) continue;
+    const a = offs[r]!;
+    if (offs[r + 1]! > a) x ^= bytes[a]!;
+  }
+  return x;
+}
+
 function gatherVarBinary(data: Data, idx: Int32Array, n: number, alloc: Allocator, base: BuildProps): Data {
   const large = data.type.typeId === Type.LargeUtf8 || data.type.typeId === Type.LargeBinary;
   const offs = offsetsOf(data);
@@ -291,7 +308,15 @@ function gatherVarBinary(data: Data, idx: Int32Array, n: number, alloc: Allocato
   // Runs of consecutive source rows (common: explode's child indices) are copied as one block.
   let p = 0;
   let j = 0;
+  let touchedTo = 0;
   while (j < n) {
+    // Read the first byte of the next rows' values before copying them: their cache misses
+    // then overlap instead of one at a time (a random gather of 9-byte strings from 9 MB:
+    // 125 -> 50 ns a row, measured). Cheap when rows are consecutive.
+    if (j >= touchedTo) {
+      touchedTo = Math.min(n, j + TOUCH_AHEAD);
+      touchSink[0] ^= touchValues(offs, bytes, idx, j, touchedTo);
+    }
     const r = idx[j];
     if (r < 0) {
       outOffs[++j] = p;
