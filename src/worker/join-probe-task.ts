@@ -58,42 +58,62 @@ export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   const order = viewOf(Uint32Array, t.order);
 
   const how = task.how;
+  const total = outputRows(how, len, n);
+  const leftRows = scratchAlloc(Int32Array, total);
+  const pick = how === 'semi' || how === 'anti' ? null : scratchAlloc(Int32Array, total);
+  if (pick === null) filterRows(how === 'semi', len, n, leftRows);
+  else expandMatches(how === 'left', run, len, order, n, leftRows, pick);
+  const identity = total === n && isIdentity(leftRows, total);
+  const arena = new TransferArena();
+  const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc));
+  if (pick !== null) for (const p of task.payload) out.push(gatherData(rebuildData(p), pick, total, arena.alloc));
+  return { length: total, leftIdentity: identity, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
+}
+
+// The loops below are functions of their own, over typed arrays only: inside the task function
+// (whose argument is a structured clone with maps that vary from task to task) they were
+// deoptimized on nearly every task and ran interpreted until recompiled (measured: probe
+// 77 ns a row in the engine against 11 ns alone).
+
+/** Output rows of `how` for probe rows with `len` matches each. */
+function outputRows(how: JoinProbeTask['how'], len: Int32Array, n: number): number {
   let total = 0;
   if (how === 'semi') for (let i = 0; i < n; i++) total += len[i]! > 0 ? 1 : 0;
   else if (how === 'anti') for (let i = 0; i < n; i++) total += len[i]! === 0 ? 1 : 0;
   else if (how === 'left') for (let i = 0; i < n; i++) total += len[i]! === 0 ? 1 : len[i]!;
   else for (let i = 0; i < n; i++) total += len[i]!;
-  const leftRows = scratchAlloc(Int32Array, total);
-  const pick = how === 'semi' || how === 'anti' ? null : scratchAlloc(Int32Array, total);
+  return total;
+}
+
+/** semi (want matches) / anti (want none): the probe rows kept, in order. */
+function filterRows(want: boolean, len: Int32Array, n: number, leftRows: Int32Array): void {
   let k = 0;
-  if (pick === null) {
-    const want = how === 'semi';
-    for (let i = 0; i < n; i++) if (len[i]! > 0 === want) leftRows[k++] = i;
-  } else {
-    const keepUnmatched = how === 'left';
-    for (let i = 0; i < n; i++) {
-      const m = len[i]!;
-      if (m === 1) {
+  for (let i = 0; i < n; i++) if (len[i]! > 0 === want) leftRows[k++] = i;
+}
+
+/** Per output row: its probe row, and its build row (-1: none, for a kept unmatched row). */
+function expandMatches(keepUnmatched: boolean, run: Int32Array, len: Int32Array, order: Uint32Array, n: number, leftRows: Int32Array, pick: Int32Array): void {
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const m = len[i]!;
+    if (m === 1) {
+      leftRows[k] = i;
+      pick[k++] = run[i]!;
+    } else if (m === 0) {
+      if (keepUnmatched) {
         leftRows[k] = i;
-        pick[k++] = run[i]!;
-      } else if (m === 0) {
-        if (keepUnmatched) {
-          leftRows[k] = i;
-          pick[k++] = -1;
-        }
-      } else {
-        for (let r = run[i]!, end = r + m; r < end; r++) {
-          leftRows[k] = i;
-          pick[k++] = order[r]!;
-        }
+        pick[k++] = -1;
+      }
+    } else {
+      for (let r = run[i]!, end = r + m; r < end; r++) {
+        leftRows[k] = i;
+        pick[k++] = order[r]!;
       }
     }
   }
+}
 
-  let identity = total === n;
-  for (let j = 0; identity && j < total; j++) identity = leftRows[j] === j;
-  const arena = new TransferArena();
-  const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc));
-  if (pick !== null) for (const p of task.payload) out.push(gatherData(rebuildData(p), pick, total, arena.alloc));
-  return { length: total, leftIdentity: identity, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
+function isIdentity(rows: Int32Array, total: number): boolean {
+  for (let j = 0; j < total; j++) if (rows[j] !== j) return false;
+  return true;
 }
