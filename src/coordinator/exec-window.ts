@@ -5,6 +5,7 @@
  * with the new columns attached; or, with preserveOrder: false, each partition's rows handed on
  * with their new columns as its task ends (./kernel-rows).
  */
+import { GROUP_IDS_BYTES_PER_ROW } from '../worker/group-ids.js';
 import * as A from 'apache-arrow';
 import { fieldToArrow, schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
 import { appendColumns, batchFromColumns } from '../columns/shared.js';
@@ -70,7 +71,9 @@ export function planWindowRouting(resolved: ResolvedWindow, preserveOrder = true
 function windowScratch(r: ResolvedWindow, rows: number, inputBytes: number): number {
   const permuted = [...r.orderBy, ...r.measures].reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 0);
   const outputs = r.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 2, 0);
-  return inputBytes + rows * (48 + kernelBytesPerRow(r) + permuted + outputs);
+  // Group ids (src/worker/group-ids) of the partition keys and of each countDistinct measure.
+  const grouped = (r.partitionBy.length > 0 ? 1 : 0) + new Set(r.columns.filter((c) => c.fn === 'countDistinct').map((c) => c.measure)).size;
+  return inputBytes + rows * (48 + GROUP_IDS_BYTES_PER_ROW * grouped + kernelBytesPerRow(r) + permuted + outputs);
 }
 
 /**

@@ -295,6 +295,13 @@ export function hash64(lo: number, hi: number): number {
   return x ^ (x >>> 12);
 }
 
+/**
+ * Most bytes per row groupIds takes from its allocator: ids (4), the key words or the hashes,
+ * group hashes and first rows (12), and the open table's generations (at most 8 slots of 4
+ * bytes per group, every row its own group), beyond a first table of 4K slots.
+ */
+export const GROUP_IDS_BYTES_PER_ROW = 48;
+
 /** Fast path: one column of 64-bit integers (int64, uint64, date64, timestamp, duration). */
 function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array, alloc: Allocator): number {
   const w = words64(c.values as BigInt64Array);
