@@ -5,7 +5,7 @@
  * with the new columns attached; or, with preserveOrder: false, each partition's rows handed on
  * with their new columns as its task ends (./kernel-rows).
  */
-import { GROUP_IDS_BYTES_PER_ROW } from '../worker/group-ids.js';
+import { GROUP_IDS_BYTES_PER_ROW, GROUP_IDS_FIXED_BYTES } from '../worker/group-ids.js';
 import * as A from 'apache-arrow';
 import { fieldToArrow, schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
 import { appendColumns, batchFromColumns } from '../columns/shared.js';
@@ -71,9 +71,12 @@ export function planWindowRouting(resolved: ResolvedWindow, preserveOrder = true
 function windowScratch(r: ResolvedWindow, rows: number, inputBytes: number): number {
   const permuted = [...r.orderBy, ...r.measures].reduce((s, c) => s + (fixedWidth(c.type) || 16) + 1, 0);
   const outputs = r.columns.reduce((s, c) => s + (fixedWidth(c.type) || 16) + 2, 0);
-  // Group ids (src/worker/group-ids) of the partition keys and of each countDistinct measure.
-  const grouped = (r.partitionBy.length > 0 ? 1 : 0) + new Set(r.columns.filter((c) => c.fn === 'countDistinct').map((c) => c.measure)).size;
-  return inputBytes + rows * (48 + GROUP_IDS_BYTES_PER_ROW * grouped + kernelBytesPerRow(r) + permuted + outputs);
+  return inputBytes + rows * (48 + GROUP_IDS_BYTES_PER_ROW * groupedColumns(r) + kernelBytesPerRow(r) + permuted + outputs);
+}
+
+/** Group ids a window task computes (src/worker/group-ids): of the partition keys, and of each countDistinct measure's values. */
+function groupedColumns(r: ResolvedWindow): number {
+  return (r.partitionBy.length > 0 ? 1 : 0) + new Set(r.columns.filter((c) => c.fn === 'countDistinct').map((c) => c.measure)).size;
 }
 
 /**
@@ -123,7 +126,7 @@ export async function* execWindow(
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
-    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => windowScratch(resolved, rows, 2 * loadBytes));
+    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => groupedColumns(resolved) * GROUP_IDS_FIXED_BYTES + windowScratch(resolved, rows, 2 * loadBytes));
     const op: KernelOperator = {
       name: 'window',
       // Rows split again by the PARTITION BY keys keep every group whole.
@@ -182,7 +185,7 @@ async function* execWindowRows(
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
     const regionSlack = 32 * (width + resolved.columns.length + 1);
-    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => windowScratch(resolved, rows, 2 * loadBytes));
+    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => groupedColumns(resolved) * GROUP_IDS_FIXED_BYTES + windowScratch(resolved, rows, 2 * loadBytes));
     const op: KernelOperator<RowsOutput> = {
       name: 'window',
       splitKeys: plan.partitionPos.length > 0 ? [plan.partitionPos] : null,
@@ -221,8 +224,10 @@ function windowJob<O extends OutputRouting | RowsOutput>(
   const outputBytes = inRegion + n * outRowBytes + (regionSlack ?? 0);
   // Scratch from load bytes: a partition's rows loaded into the region need none for the copy;
   // a range also loads its neighbours, copies the three into one, and the halo checks recompute frames.
+  // Beyond the bytes per row, each group-ids table starts at a least size (tiny partitions).
+  const fixed = groupedColumns(resolved) * GROUP_IDS_FIXED_BYTES;
   const scratchOf = (loadBytes: number): number =>
-    range ? windowScratch(resolved, range.rows, 2 * loadBytes) + range.rows * (8 * resolved.columns.length + 16) : windowScratch(resolved, n, loadBytes - inRegion);
+    fixed + (range ? windowScratch(resolved, range.rows, 2 * loadBytes) + range.rows * (8 * resolved.columns.length + 16) : windowScratch(resolved, n, loadBytes - inRegion));
   return {
     rows: range ? range.rows : n,
     scratchBytes: scratchOf(range ? range.inputBytes : loadBytesOf(ex!, p)),

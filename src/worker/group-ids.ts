@@ -302,6 +302,9 @@ export function hash64(lo: number, hi: number): number {
  */
 export const GROUP_IDS_BYTES_PER_ROW = 48;
 
+/** Bytes a groupIds call takes whatever its rows: its first table's least size (1,024 slots). */
+export const GROUP_IDS_FIXED_BYTES = 4096;
+
 /** Fast path: one column of 64-bit integers (int64, uint64, date64, timestamp, duration). */
 function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array, alloc: Allocator): number {
   const w = words64(c.values as BigInt64Array);
