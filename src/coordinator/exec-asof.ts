@@ -30,12 +30,12 @@ import { byTypesOrderable } from '../ops/asof-range-order.js';
 import type { Exchange } from '../shuffle/exchange.js';
 import type { AsofTaskSpec, OutputRouting, RowsOutput } from '../types/tasks.js';
 import { splitAsofByRange } from './asof-range.js';
-import { outputRowBytes, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
+import { fixedWidth, outputRowBytes, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
 import { SortSampler } from './sort-sample.js';
 import { ownsBatches, rereadOf, runStage, stageBytes } from './execute.js';
 import { ingest } from './ingest.js';
 import { streamKernelRows } from './kernel-rows.js';
-import { bytesForTasks, dataBytesOf, loadBytesOf, OutputRanges, PARTITION_SKEW, partitionCount, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import { bytesForTasks, dataBytesOf, loadBytesOf, OutputRanges, PARTITION_SKEW, partitionCount, partitionsForDirect, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import type { Stage } from './planner.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 
@@ -380,7 +380,15 @@ async function hashPartitions(ctx: RunContext, plan: AsofStagePlan, leftStage: S
   // (10M x 10M with 1,000 symbols in 244 partitions: 20K to 140K rows each). At 64 MiB: 128
   // partitions, every one split in 4: 8.6-8.9 s, VmHWM 361-394 MiB; 384 and no splits:
   // 6.9-7.3 s, 326-332 MiB.
-  return partitionCount(ctx, PARTITION_SKEW * need, 1, 1, true);
+  const base = partitionCount(ctx, PARTITION_SKEW * need, 1, 1, true);
+  // With preserveOrder, all-fixed-width outputs are written in place by row id when they fit
+  // next to the input exchanges and the loans in flight: smaller tasks may make them fit, which
+  // saves the output exchange, its spill and the assemble pass (as window's partitions do).
+  const widths = plan.outFields.map((f) => fixedWidth(f.type));
+  if (!plan.preserveOrder || !widths.every((w) => w > 0)) return base;
+  const denseBytes = widths.reduce((t, w) => t + leftRows * (w + 1), 0);
+  const exchangeBytes = leftRows * routed(leftStage, plan.leftRouted) + rightRows * routed(rightStage, plan.rightRouted);
+  return partitionsForDirect(ctx, base, leftRows + rightRows, exchangeBytes, denseBytes, need / Math.max(1, leftRows + rightRows));
 }
 
 /** Positions of the rows whose `__matched` byte is 1. */
