@@ -5,7 +5,7 @@
  * with the new columns attached; or, with preserveOrder: false, each partition's rows handed on
  * with their new columns as its task ends (./kernel-rows).
  */
-import { GROUP_IDS_BYTES_PER_ROW, GROUP_IDS_FIXED_BYTES } from '../worker/group-ids.js';
+import { GROUP_IDS_BYTES_PER_ROW, groupIdsFirstTableBytes } from '../worker/group-ids.js';
 import * as A from 'apache-arrow';
 import { fieldToArrow, schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
 import { appendColumns, batchFromColumns } from '../columns/shared.js';
@@ -79,6 +79,11 @@ function groupedColumns(r: ResolvedWindow): number {
   return (r.partitionBy.length > 0 ? 1 : 0) + new Set(r.columns.filter((c) => c.fn === 'countDistinct').map((c) => c.measure)).size;
 }
 
+/** A window task's scratch for `rows` rows: windowScratch and the first tables of its group ids (sized by the rows: a tiny partition's are tiny). */
+function taskScratch(r: ResolvedWindow, rows: number, inputBytes: number): number {
+  return windowScratch(r, rows, inputBytes) + groupedColumns(r) * groupIdsFirstTableBytes(rows);
+}
+
 /**
  * Hash partitions sized by the budget: each task fits its share, and when all the outputs are
  * fixed-width, enough that they can stay direct next to the input exchange.
@@ -120,13 +125,13 @@ export async function* execWindow(
     reread,
   });
   const outFields: FieldDesc[] = resolved.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
-  const taskNeeds = exchange.nonEmpty().map((p) => windowScratch(resolved, exchange.rowsOf(p), loadBytesOf(exchange, p)));
+  const taskNeeds = exchange.nonEmpty().map((p) => taskScratch(resolved, exchange.rowsOf(p), loadBytesOf(exchange, p)));
   const out = new OutputRanges(ctx, 'window', outFields, rows, false, bytesForTasks(ctx, taskNeeds));
   try {
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
-    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => groupedColumns(resolved) * GROUP_IDS_FIXED_BYTES + windowScratch(resolved, rows, 2 * loadBytes));
+    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => taskScratch(resolved, rows, 2 * loadBytes));
     const op: KernelOperator = {
       name: 'window',
       // Rows split again by the PARTITION BY keys keep every group whole.
@@ -185,7 +190,7 @@ async function* execWindowRows(
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
     const regionSlack = 32 * (width + resolved.columns.length + 1);
-    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => groupedColumns(resolved) * GROUP_IDS_FIXED_BYTES + windowScratch(resolved, rows, 2 * loadBytes));
+    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => taskScratch(resolved, rows, 2 * loadBytes));
     const op: KernelOperator<RowsOutput> = {
       name: 'window',
       splitKeys: plan.partitionPos.length > 0 ? [plan.partitionPos] : null,
@@ -224,10 +229,8 @@ function windowJob<O extends OutputRouting | RowsOutput>(
   const outputBytes = inRegion + n * outRowBytes + (regionSlack ?? 0);
   // Scratch from load bytes: a partition's rows loaded into the region need none for the copy;
   // a range also loads its neighbours, copies the three into one, and the halo checks recompute frames.
-  // Beyond the bytes per row, each group-ids table starts at a least size (tiny partitions).
-  const fixed = groupedColumns(resolved) * GROUP_IDS_FIXED_BYTES;
   const scratchOf = (loadBytes: number): number =>
-    fixed + (range ? windowScratch(resolved, range.rows, 2 * loadBytes) + range.rows * (8 * resolved.columns.length + 16) : windowScratch(resolved, n, loadBytes - inRegion));
+    range ? taskScratch(resolved, range.rows, 2 * loadBytes) + range.rows * (8 * resolved.columns.length + 16) : taskScratch(resolved, n, loadBytes - inRegion);
   return {
     rows: range ? range.rows : n,
     scratchBytes: scratchOf(range ? range.inputBytes : loadBytesOf(ex!, p)),

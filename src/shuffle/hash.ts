@@ -279,9 +279,10 @@ export function partitionOf(hashes: Uint32Array, partitions: number, out?: Uint3
 /** Keys an open-addressing table is first sized for; it doubles as it fills. */
 export const FIRST_TABLE_KEYS = 4096;
 
-/** Slots of an open-addressing table for `n` keys at most half full (1024 to 4M, powers of two). */
+/** Slots of an open-addressing table for `n` keys at most half full (16 to 4M, powers of two). */
 export function openTableSlots(n: number): number {
-  let cap = 1024;
+  // Small for a few keys: a task's loan counts its tables, and a tiny partition's must stay tiny.
+  let cap = 16;
   while (cap < 2 * n && cap < 4096 * 1024) cap *= 2;
   return cap;
 }

@@ -302,8 +302,10 @@ export function hash64(lo: number, hi: number): number {
  */
 export const GROUP_IDS_BYTES_PER_ROW = 48;
 
-/** Bytes a groupIds call takes whatever its rows: its first table's least size (1,024 slots). */
-export const GROUP_IDS_FIXED_BYTES = 4096;
+/** Bytes of the first table a groupIds call over `rows` rows makes, beyond GROUP_IDS_BYTES_PER_ROW (a few rows still get 16 slots). */
+export function groupIdsFirstTableBytes(rows: number): number {
+  return 4 * openTableSlots(Math.min(rows, FIRST_TABLE_KEYS));
+}
 
 /** Fast path: one column of 64-bit integers (int64, uint64, date64, timestamp, duration). */
 function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array, alloc: Allocator): number {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as A from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Engine, PlanError, count, first, max, rowNumber, sum, type DataFrame } from '../../src/index.js';
+import { Engine, PlanError, count, countDistinct, first, max, rowNumber, sum, type DataFrame } from '../../src/index.js';
 import { ipcFile, quotesAndTrades, servingLog } from '../support/budget-data.js';
 import { columnValues, rebatch, type JsValue } from '../support/tables.js';
 
@@ -126,6 +126,31 @@ describe('preserveOrder: false, by hand', () => {
       expect(e.budget.used).toBe(0);
     } finally {
       await e.close();
+    }
+  });
+
+  it('window at a 64 KiB budget: a three-row partition with countDistinct runs in one task (its group-id tables are sized by its rows)', async () => {
+    // Found by preserve-order-differential: a loan estimate that counted a fixed 4 KiB per group-ids
+    // table cut this partition into one-row ranges, where a frame reaching the next row cannot run.
+    // Wide rows (the counterexample had 23 columns): with preserveOrder: false every column rides in the task's region.
+    const nulls = (type: A.DataType) => A.vectorFromArray([null, null, null], type);
+    const wide = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [`x${i}`, nulls([new A.Int32(), new A.Int64(), new A.Float64(), new A.Utf8(), new A.Decimal(2, 18, 128)][i % 5]!)]),
+    );
+    const rows = new A.Table({ g: nulls(new A.Int32()), k: nulls(new A.Float64()), m: A.makeVector(Int8Array.of(0, 0, 0)), ...wide });
+    for (const preserveOrder of [false, true]) {
+      const e = new Engine({ threads: 2, partitions: 7, memoryBudget: '64KiB' });
+      try {
+        const t = await e
+          .fromArrow(rows)
+          .window({ partitionBy: 'g', orderBy: 'k', columns: { s: sum('m').rows(0, 'unbounded'), d: countDistinct('m').rows(0, 1) }, preserveOrder })
+          .collect();
+        expect(columnValues(t, 's')).toStrictEqual([0n, 0n, 0n]);
+        expect(columnValues(t, 'd')).toStrictEqual([1n, 1n, 1n]);
+        expect(e.budget.used).toBe(0);
+      } finally {
+        await e.close();
+      }
     }
   });
 
