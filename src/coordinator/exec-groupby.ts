@@ -24,7 +24,8 @@ import { mergePartials } from './agg-merge.js';
 import { ingest, type PartialIngest } from './ingest.js';
 import { runAll } from './scheduler.js';
 import type { Exchange } from '../shuffle/exchange.js';
-import { FIRST_TABLE_KEYS, openTableSlots } from '../shuffle/hash.js';
+import { FIRST_TABLE_KEYS } from '../shuffle/hash.js';
+import { groupIdsFirstTableBytes } from '../worker/group-ids.js';
 import { loadBytesOf, OutputRanges, partitionsNeeded, runKernels, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 
@@ -106,7 +107,7 @@ function groupScratch(plan: GroupByStagePlan, rows: number, inputBytes: number):
  * src/worker/group-ids (four-byte slots) of the grouping and of each countDistinct.
  */
 function groupTableBytes(outputs: GroupOutputSpec[], rows: number): number {
-  return 4 * openTableSlots(Math.min(rows, FIRST_TABLE_KEYS)) * (1 + outputs.filter((o) => o.fn === 'countDistinct').length);
+  return groupIdsFirstTableBytes(rows) * (1 + outputs.filter((o) => o.fn === 'countDistinct').length);
 }
 
 /**

@@ -5,7 +5,6 @@
  * with the new columns attached; or, with preserveOrder: false, each partition's rows handed on
  * with their new columns as its task ends (./kernel-rows).
  */
-import { GROUP_IDS_BYTES_PER_ROW, groupIdsFirstTableBytes } from '../worker/group-ids.js';
 import * as A from 'apache-arrow';
 import { fieldToArrow, schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
 import { appendColumns, batchFromColumns } from '../columns/shared.js';
@@ -35,6 +34,7 @@ import {
 } from './partitioned.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 import { WindowRanges } from './window-ranges.js';
+import { GROUP_IDS_BYTES_PER_ROW, groupIdsFirstTableBytes } from '../worker/group-ids.js';
 
 const MAX_ROWS = 0xffffffff;
 

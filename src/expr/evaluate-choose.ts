@@ -15,7 +15,7 @@ import { isConst, materialize, type Val } from './evaluate-value.js';
 
 
 export function coalesce(t: TypeDesc, args: Val[], n: number, alloc: Alloc): Data {
-  const cols = args.map((v) => (isConst(v) ? materialize(v.value, t, n, alloc) : v));
+  const cols = args.map((v) => dataOf(v, t, n, alloc));
   // pick[i]: the argument row i takes, -1 when every argument is NULL there
   const pick = new Int32Array(n).fill(-1);
   let open = n;

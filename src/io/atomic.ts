@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeAtExit } from './exit-cleanup.js';
-import { OWNER, ownerGone, STALE_AFTER_MS, untouchedFor } from './process-owner.js';
+import { OWNER, OWNER_PATTERN, ownerGone, STALE_AFTER_MS, untouchedFor } from './process-owner.js';
 import { throwIfAborted, writeError, type FormatName } from './input-errors.js';
 
 export interface AtomicTarget {
@@ -49,7 +49,7 @@ export async function sweepDeadTemps(path: string): Promise<void> {
 
 const TEMP_SUFFIX = '.sluice-tmp';
 /** `<host>-<pid>-<12 hex>` between the target's name and the suffix. */
-const TEMP_OWNER = /^([A-Za-z0-9]+)-(\d+)-[0-9a-f]{12}$/;
+const TEMP_OWNER = new RegExp(`^${OWNER_PATTERN}-[0-9a-f]{12}$`);
 
 /**
  * Run `body` against a fresh temp file next to `path`, then rename it to `path`.

@@ -19,6 +19,9 @@ export const HOST = `${hostname().replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}${cr
 /** `<host>-<pid>`: this process, as it appears in temp names. */
 export const OWNER = `${HOST}-${process.pid}`;
 
+/** A regular-expression source that matches an OWNER and captures its host and pid. */
+export const OWNER_PATTERN = '([A-Za-z0-9]+)-(\\d+)';
+
 /** Whether a temp named for `host` and `pid` belongs to a process of this machine that has ended. */
 export function ownerGone(host: string, pid: number): boolean {
   if (host !== HOST || pid === process.pid) return false;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlanError } from '../errors.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
-import { OWNER, ownerGone, STALE_AFTER_MS, untouchedFor } from '../io/process-owner.js';
+import { OWNER, OWNER_PATTERN, ownerGone, STALE_AFTER_MS, untouchedFor } from '../io/process-owner.js';
 
 export interface RunDir {
   readonly path: string;
@@ -72,7 +72,7 @@ export function checkSpillDir(spillDir: string = tmpdir()): void {
 }
 
 /** `sluice-run-<host>-<pid>-XXXXXX`: the owner, so a later run can tell a dead one's folder. */
-const RUN_DIR = /^sluice-run-([A-Za-z0-9]+)-(\d+)-[A-Za-z0-9]{6}$/;
+const RUN_DIR = new RegExp(`^sluice-run-${OWNER_PATTERN}-[A-Za-z0-9]{6}$`);
 const swept = new Set<string>();
 
 /**

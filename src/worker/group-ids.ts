@@ -246,7 +246,7 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
   const same = sameRowsEqual(accs);
   const hashes = hashColumns(columns, n, GROUP_SEED, alloc(Uint32Array, n, 'overwritten'));
   const nulls = nullsEqual ? null : nullRows(columns, n);
-  let slots: Int32Array = alloc(Int32Array, openTableSlots(Math.min(n, FIRST_TABLE_KEYS)), 'overwritten').fill(-1);
+  let slots: Int32Array = alloc(Int32Array, firstTableSlots(n), 'overwritten').fill(-1);
   const t: Table = { alloc, accs, hashes, slots, mask: slots.length - 1, ghash: alloc(Uint32Array, n, 'overwritten'), first: alloc(Uint32Array, n, 'overwritten'), groups: 0 };
   const { ghash, first } = t;
   let mask = t.mask;
@@ -298,13 +298,18 @@ export function hash64(lo: number, hi: number): number {
 /**
  * Most bytes per row groupIds takes from its allocator: ids (4), the key words or the hashes,
  * group hashes and first rows (12), and the open table's generations (at most 8 slots of 4
- * bytes per group, every row its own group), beyond a first table of 4K slots.
+ * bytes per group, every row its own group), beyond its first table (groupIdsFirstTableBytes).
  */
 export const GROUP_IDS_BYTES_PER_ROW = 48;
 
-/** Bytes of the first table a groupIds call over `rows` rows makes, beyond GROUP_IDS_BYTES_PER_ROW (a few rows still get 16 slots). */
+/** Slots of the first table of a grouping of `rows` rows (it doubles as it fills). */
+function firstTableSlots(rows: number): number {
+  return openTableSlots(Math.min(rows, FIRST_TABLE_KEYS));
+}
+
+/** Bytes of the first table a groupIds call over `rows` rows makes (a few rows get 16 slots). */
 export function groupIdsFirstTableBytes(rows: number): number {
-  return 4 * openTableSlots(Math.min(rows, FIRST_TABLE_KEYS));
+  return 4 * firstTableSlots(rows);
 }
 
 /** Fast path: one column of 64-bit integers (int64, uint64, date64, timestamp, duration). */
@@ -313,7 +318,7 @@ function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
   const valid = c.valid;
   const keyLo = alloc(Uint32Array, n, 'overwritten');
   const keyHi = alloc(Uint32Array, n, 'overwritten');
-  let slots: Int32Array = alloc(Int32Array, openTableSlots(Math.min(n, FIRST_TABLE_KEYS)), 'overwritten').fill(-1);
+  let slots: Int32Array = alloc(Int32Array, firstTableSlots(n), 'overwritten').fill(-1);
   let mask = slots.length - 1;
   let inTable = 0;
   let groups = 0;
@@ -367,7 +372,7 @@ function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
   const v = c.values as Int32Array;
   const valid = c.valid;
   const keys = alloc(Int32Array, n, 'overwritten');
-  let slots: Int32Array = alloc(Int32Array, openTableSlots(Math.min(n, FIRST_TABLE_KEYS)), 'overwritten').fill(-1);
+  let slots: Int32Array = alloc(Int32Array, firstTableSlots(n), 'overwritten').fill(-1);
   let mask = slots.length - 1;
   let inTable = 0;
   let groups = 0;
