@@ -474,6 +474,10 @@ export function matchGroupIds(
     probeIds.fill(-1);
     return { buildIds, probeIds, groups: 0 };
   }
+  if (build_.length === 1) {
+    const groups = matchOneIntKey(build_[0]!, probe[0]!, nb, np, nullsEqual, buildIds, probeIds);
+    if (groups >= 0) return { buildIds, probeIds, groups };
+  }
   const t = build(build_, nb, nullsEqual, false, buildIds);
   const accs = probe.map(accessor);
   const hashes = hashColumns(probe, np, GROUP_SEED);
@@ -498,6 +502,99 @@ export function matchGroupIds(
     probeIds[i] = id;
   }
   return { buildIds, probeIds, groups: t.groups };
+}
+
+/**
+ * matchGroupIds' fast path for one integer-like key (the usual ASOF `by` and join key): both
+ * sides of one class (not float, string, decimal or null) in the same array type, so equal raw
+ * words are equal values. The table is keyed by the values themselves, not by the first rows
+ * of the generic table (no row comparisons through accessors: 25-50 -> ~10 ns a row). Ids as
+ * matchGroupIds gives them (the NULL group, when NULLs are equal, numbered at its first build
+ * row). Returns the number of groups, or -1 when the key does not qualify (nothing written).
+ */
+function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, nullsEqual: boolean, buildIds: Int32Array, probeIds: Int32Array): number {
+  const cls = keyClass(b.type);
+  if (cls !== keyClass(p.type) || cls === KeyClass.Float || cls === KeyClass.Utf8 || cls === KeyClass.Binary || cls === KeyClass.Null || cls === KeyClass.Decimal) return -1;
+  if (b.values.constructor !== p.values.constructor) return -1;
+  const wide = b.values instanceof BigInt64Array || b.values instanceof BigUint64Array;
+  const bw = wide ? words64(b.values as BigInt64Array) : null;
+  const pw = wide ? words64(p.values as BigInt64Array) : null;
+  // 32-bit values as int32 words (|0 is one-to-one within one array type); 64-bit as two words.
+  // Key words per group: sized for every row to be its own group, but mapped pages are only
+  // touched (paid for) as far as groups are made.
+  const lo = (w: Uint32Array | null, v: KeyColumn['values'], i: number): number => (w !== null ? w[2 * i]! | 0 : (v as Int32Array)[i]! | 0);
+  const keyLo = localAlloc(Int32Array, Math.max(1, nb), 'overwritten');
+  const keyHi = localAlloc(Int32Array, Math.max(1, nb), 'overwritten');
+  let slots: Int32Array = localAlloc(Int32Array, firstTableSlots(nb), 'overwritten').fill(-1);
+  let mask = slots.length - 1;
+  let groups = 0;
+  let nullGroup = -1;
+  const bValid = b.valid;
+  for (let i = 0; i < nb; i++) {
+    if (bValid !== null && bValid[i] === 0) {
+      if (nullsEqual && nullGroup < 0) nullGroup = groups++;
+      buildIds[i] = nullsEqual ? nullGroup : -1;
+      continue;
+    }
+    const l = lo(bw, b.values, i);
+    const h = bw !== null ? bw[2 * i + 1]! | 0 : 0;
+    let s = hash64(l, h) & mask;
+    for (;;) {
+      const g = slots[s]!;
+      if (g < 0) {
+        slots[s] = groups;
+        keyLo[groups] = l;
+        keyHi[groups] = h;
+        buildIds[i] = groups++;
+        if ((groups - (nullGroup >= 0 ? 1 : 0)) * 2 > slots.length) {
+          slots = regrowSlots(slots, keyLo, keyHi);
+          mask = slots.length - 1;
+        }
+        break;
+      }
+      if (keyLo[g] === l && keyHi[g] === h) {
+        buildIds[i] = g;
+        break;
+      }
+      s = (s + 1) & mask;
+    }
+  }
+  const pValid = p.valid;
+  for (let i = 0; i < np; i++) {
+    if (pValid !== null && pValid[i] === 0) {
+      probeIds[i] = nullsEqual ? nullGroup : -1;
+      continue;
+    }
+    const l = lo(pw, p.values, i);
+    const h = pw !== null ? pw[2 * i + 1]! | 0 : 0;
+    let s = hash64(l, h) & mask;
+    let id = -1;
+    for (;;) {
+      const g = slots[s]!;
+      if (g < 0) break;
+      if (keyLo[g] === l && keyHi[g] === h) {
+        id = g;
+        break;
+      }
+      s = (s + 1) & mask;
+    }
+    probeIds[i] = id;
+  }
+  return groups;
+}
+
+/** The table of matchOneIntKey at twice the slots, its groups placed again from their key words. */
+function regrowSlots(old: Int32Array, keyLo: Int32Array, keyHi: Int32Array): Int32Array {
+  const slots = localAlloc(Int32Array, old.length * 2, 'overwritten').fill(-1);
+  const mask = slots.length - 1;
+  for (let s = 0; s < old.length; s++) {
+    const g = old[s]!;
+    if (g < 0) continue;
+    let r = hash64(keyLo[g]!, keyHi[g]!) & mask;
+    while (slots[r] !== -1) r = (r + 1) & mask;
+    slots[r] = g;
+  }
+  return slots;
 }
 
 /**

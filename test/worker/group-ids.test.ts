@@ -195,6 +195,50 @@ describe('matchGroupIds', () => {
     );
   });
 
+  it('one integer key (the fast path when both sides share an array type): ids as the naive grouping', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: INTS.length - 1 }),
+        fc.boolean(),
+        fc.array(fc.option(fc.integer({ min: -40, max: 40 }), { freq: 6 }), { maxLength: 300 }),
+        fc.array(fc.option(fc.integer({ min: -40, max: 40 }), { freq: 6 }), { maxLength: 300 }),
+        fc.boolean(),
+        (tb, same, bv, pv, nullsEqual) => {
+          const tB = INTS[tb]!;
+          const tP = same ? tB : INTS[(tb + 1) % INTS.length]!;
+          const B = bv.map((v) => (v === null || !fits(tB, v) ? null : v));
+          const P = pv.map((v) => (v === null || !fits(tP, v) ? null : v));
+          const conv = (t: TypeDesc, vs: Array<number | null>) => (t.kind === 'int' && t.bits === 64 ? vs.map((v) => (v === null ? null : BigInt(v))) : vs);
+          const r = matchGroupIds([makeColumn(tB, conv(tB, B))], [makeColumn(tP, conv(tP, P))], B.length, P.length, nullsEqual);
+          const ids = new Map<number | null, number>();
+          const wantB = B.map((v) => {
+            if (!nullsEqual && v === null) return -1;
+            if (!ids.has(v)) ids.set(v, ids.size);
+            return ids.get(v)!;
+          });
+          const wantP = P.map((v) => (!nullsEqual && v === null ? -1 : (ids.get(v) ?? -1)));
+          expect(r.groups).toBe(ids.size);
+          expect(Array.from(r.buildIds)).toEqual(wantB);
+          expect(Array.from(r.probeIds)).toEqual(wantP);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('one key of many distinct values (the table grows several times)', () => {
+    const n = 20000;
+    const b = BigInt64Array.from({ length: n }, (_, i) => BigInt(((i * 7919) % n) - 5000) * 4294967296n + BigInt(i % 3));
+    const p = BigInt64Array.from({ length: n }, (_, i) => b[(i * 31) % n]! + (i % 5 === 0 ? 1n : 0n));
+    const t: TypeDesc = { kind: 'int', bits: 64, signed: true };
+    const r = matchGroupIds([makeColumn(t, Array.from(b))], [makeColumn(t, Array.from(p))], n, n, false);
+    const ids = new Map<bigint, number>();
+    b.forEach((v) => ids.has(v) || ids.set(v, ids.size));
+    expect(r.groups).toBe(ids.size);
+    expect(Array.from(r.buildIds)).toEqual(Array.from(b, (v) => ids.get(v)!));
+    expect(Array.from(r.probeIds)).toEqual(Array.from(p, (v) => ids.get(v) ?? -1));
+  });
+
   it('matches uint64 >= 2^63 only to itself, float32 to float64, and never across classes', () => {
     const b = [makeColumn({ kind: 'int', bits: 64, signed: false }, [2n ** 64n - 1n, 2n ** 63n, 5n])];
     const p = [makeColumn({ kind: 'int', bits: 64, signed: true }, [-1n, -(2n ** 63n), 5n])];
