@@ -303,8 +303,10 @@ function gatherVarBinary(data: Data, idx: Int32Array, n: number, alloc: Allocato
     if (r >= 0) total += offs[r + 1] - offs[r];
   }
   if (!large && total > MAX_INT32) throw new RangeError(`gatherData: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
-  const out = allocU8(alloc, total);
-  const outOffs = large ? new Float64Array(n + 1) : (alloc(Int32Array, n + 1) as Int32Array);
+  // Bytes and offsets are written end to end below (offset 0 here).
+  const out = alloc(Uint8Array, total, 'overwritten') as Uint8Array;
+  const outOffs = large ? new Float64Array(n + 1) : (alloc(Int32Array, n + 1, 'overwritten') as Int32Array);
+  outOffs[0] = 0;
   // Runs of consecutive source rows (common: explode's child indices) are copied as one block.
   let p = 0;
   let j = 0;
@@ -457,8 +459,10 @@ function concatOffsetted(chunks: ConcatChunk[], n: number, alloc: Allocator, bas
   let total = 0;
   for (let c = 0; c < chunks.length; c++) total += offsList[c][chunks[c].length] - offsList[c][0];
   if (!large && total > MAX_INT32) throw new RangeError(`concatData: ${total} exceeds the int32 offsets of ${String(base.type)}`);
-  const outOffs = large ? new Float64Array(n + 1) : (alloc(Int32Array, n + 1) as Int32Array);
-  const bytes = isBytes ? allocU8(alloc, total) : null;
+  // Offsets and bytes are written end to end below (offset 0 here).
+  const outOffs = large ? new Float64Array(n + 1) : (alloc(Int32Array, n + 1, 'overwritten') as Int32Array);
+  outOffs[0] = 0;
+  const bytes = isBytes ? (alloc(Uint8Array, total, 'overwritten') as Uint8Array) : null;
   const pieces: ConcatChunk[] = [];
   let row = 0;
   let pos = 0;

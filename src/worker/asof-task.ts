@@ -150,7 +150,7 @@ function sortWords(key: NormalizedKey, raw: KeyColumn): Uint32Array[] {
  */
 function sortSide(ids: Int32Array, groups: number, keyWords: Uint32Array[]): SortedSide {
   const n = ids.length;
-  const gword = scratchAlloc(Uint32Array, n);
+  const gword = scratchAlloc(Uint32Array, n, 'overwritten');
   let matchable = 0;
   for (let i = 0; i < n; i++) {
     const g = ids[i]!;

@@ -47,7 +47,7 @@ export async function loadPartition(input: PartitionInput, anyOrder = false, int
   const pieces = loadPieces(input);
 
   const n = pieces.reduce((s, p) => s + p.ids.length, 0);
-  let rowIds = scratchAlloc(Uint32Array, n);
+  let rowIds = scratchAlloc(Uint32Array, n, 'overwritten'); // the pieces' ids fill it end to end
   let at = 0;
   for (const p of pieces) {
     rowIds.set((p.ids.values as Uint32Array).subarray(0, p.ids.length), at);
@@ -63,14 +63,14 @@ export async function loadPartition(input: PartitionInput, anyOrder = false, int
     return concatData(pieces.map((p) => p.cols[c]!), concatInto);
   });
   if (sort) {
-    const order = argsortWords([rowIds], n, scratchAlloc(Uint32Array, n));
+    const order = argsortWords([rowIds], n, scratchAlloc(Uint32Array, n, 'overwritten'));
     const idx = new Int32Array(order.buffer, order.byteOffset, n);
     columns = columns.map((c) => gatherData(c, idx, n, into ?? scratchAlloc));
-    const sorted = (into ?? scratchAlloc)(Uint32Array, n);
+    const sorted = (into ?? scratchAlloc)(Uint32Array, n, 'overwritten');
     for (let i = 0; i < n; i++) sorted[i] = rowIds[idx[i]!]!;
     rowIds = sorted;
   } else if (into) {
-    const copy = into(Uint32Array, n);
+    const copy = into(Uint32Array, n, 'overwritten');
     copy.set(rowIds);
     rowIds = copy;
   }

@@ -29,7 +29,7 @@ export function runPartitionTask(task: PartitionTask): RoutedChunks {
     columns.push(parts.length === 1 ? parts[0]! : concatData(parts, scratchAlloc));
   }
   const n = task.batches.reduce((s, b) => s + b.length, 0);
-  const rowIds = scratchAlloc(Uint32Array, n);
+  const rowIds = scratchAlloc(Uint32Array, n, 'overwritten');
   for (let i = 0; i < n; i++) rowIds[i] = task.rowBase + i;
   if (task.partial) {
     // A group-by's partial pass: the slab's groups go out instead of its rows.
@@ -51,7 +51,7 @@ function route(columns: A.Data[], rowIds: Uint32Array, n: number, task: Partitio
     pids = scratchAlloc(Uint32Array, n);
   } else {
     const keys = keyColumns.map((i) => toKeyColumn(columns[i]!));
-    pids = partitionOf(hashColumns(keys, n, seed, scratchAlloc(Uint32Array, n)), partitions, scratchAlloc(Uint32Array, n));
+    pids = partitionOf(hashColumns(keys, n, seed, scratchAlloc(Uint32Array, n, 'overwritten')), partitions, scratchAlloc(Uint32Array, n, 'overwritten'));
   }
   return routedChunks(groupByDestination(columns, rowIds, pids, partitions, task.outputBuffer));
 }

@@ -39,11 +39,12 @@ export function groupByDestination(
   buffer: SharedArrayBuffer | null,
 ): Grouped {
   const n = dest.length;
-  const { offsets, order } = countingScatter(dest, destinations, scratchAlloc(Uint32Array, n));
+  // order is a permutation of the rows and ids a copy per row: both written whole
+  const { offsets, order } = countingScatter(dest, destinations, scratchAlloc(Uint32Array, n, 'overwritten'));
   const idx = new Int32Array(order.buffer, order.byteOffset, n);
   const arena = new SharedArena(Math.max(1 << 20, Math.min(64 << 20, n * 8 * (columns.length + 1))), buffer);
   const gathered = columns.map((c) => gatherData(c, idx, n, arena.alloc));
-  const ids = arena.alloc(Uint32Array, n);
+  const ids = arena.alloc(Uint32Array, n, 'overwritten');
   for (let i = 0; i < n; i++) ids[i] = rowIds[idx[i]!]!;
   return { columns: gathered, rowIds: ids, offsets, order: idx, arena };
 }

@@ -26,7 +26,8 @@ import { encodeKeyField, groupIdField, packFields, type KeyField, type SortKeySp
 // Temporaries (encoded words, ping-pong buffers) come from the task's scratch loan with stack
 // discipline: a call takes views above the mark and releases them on return.
 function take(n: number): Uint32Array {
-  return scratchAlloc(Uint32Array, Math.max(n, 1));
+  // every buffer is written whole (a scatter or gather of all n rows) before it is read
+  return scratchAlloc(Uint32Array, Math.max(n, 1), 'overwritten');
 }
 
 const MAX_DIGIT = 11;

@@ -50,6 +50,43 @@ describe('concatData: sliced chunks of every type', () => {
   }
 });
 
+/**
+ * The allocator contract as a reused pool buffer keeps it: memory asked for 'overwritten' is
+ * handed out full of old bytes, 'zeroed' memory is cleared. Every buffer a gather or concat
+ * takes 'overwritten' must be written whole.
+ */
+const dirtyWhenOverwritten: Allocator = ((ctor: new (b: SharedArrayBuffer, o: number, l: number) => unknown, length: number, fill = 'zeroed') => {
+  const bytesPer = (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+  const b = new SharedArrayBuffer(Math.ceil((length * bytesPer) / 8) * 8);
+  if (fill === 'overwritten') new Uint8Array(b).fill(0xee);
+  return new ctor(b, 0, length);
+}) as Allocator;
+
+describe('gatherData and concatData into reused memory (overwritten buffers handed out dirty)', () => {
+  for (const c of allCases) {
+    it(c.label, () => {
+      fc.assert(
+        fc.property(
+          fc.array(columnWithSlice(c, 12), { minLength: 1, maxLength: 3 }),
+          fc.array(fc.integer({ min: -1, max: 40 }), { maxLength: 40 }),
+          (cols, rawIdx) => {
+            const chunks = cols.map((col) => makeColumn(col.values, c.type).slice(col.off, col.len));
+            const values = cols.flatMap((col) => col.values.slice(col.off, col.off + col.len).map((v) => normalize(v, c.type)));
+            const joined = concatData(chunks, dirtyWhenOverwritten);
+            expect(checkLayout(joined)).toEqual([]);
+            expect(readData(joined)).toEqual(values);
+            const idx = rawIdx.map((i) => (values.length === 0 ? -1 : i < 0 ? -1 : i % values.length));
+            const out = gatherData(joined, Int32Array.from(idx), idx.length, dirtyWhenOverwritten);
+            expect(checkLayout(out)).toEqual([]);
+            expect(readData(out)).toEqual(idx.map((i) => (i < 0 ? null : values[i])));
+          },
+        ),
+        { numRuns: 40 },
+      );
+    });
+  }
+});
+
 describe('concatData over flat views of shared descriptors (the exchange merge) = over Arrow Data', () => {
   for (const c of allCases) {
     it(c.label, () => {

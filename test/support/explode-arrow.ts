@@ -192,6 +192,12 @@ export function checkLayout(d: Data, path = 'data'): string[] {
   for (const buf of [d.values, d.valueOffsets, bm] as Array<ArrayBufferView | undefined>) {
     if (buf && buf.byteLength > 0 && !(buf.buffer instanceof SharedArrayBuffer)) problems.push(`${path}: buffer not shared`);
   }
+  // Offsets start at 0 (gather and concat rebase them) and never decrease.
+  const vo = d.valueOffsets as Int32Array | BigInt64Array | undefined;
+  if (vo && vo.length > 0 && d.type.typeId !== A.Type.Dictionary) {
+    if (Number(vo[0]) !== 0) problems.push(`${path}: offsets start at ${vo[0]}`);
+    for (let i = 0; i < d.length; i++) if (Number(vo[i + 1]) < Number(vo[i])) problems.push(`${path}: offsets decrease at ${i}`);
+  }
   d.children.forEach((c, k) => problems.push(...checkLayout(c, `${path}.${k}`)));
   return problems;
 }
