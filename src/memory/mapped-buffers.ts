@@ -27,6 +27,21 @@ export function newLocalBuffer(bytes: number): ArrayBuffer {
 }
 
 /**
+ * A thread-local ArrayBuffer of length 0 that can grow (`resize`) up to `maxBytes` in place:
+ * the address range is reserved at once and pages are committed as it grows (and touched only
+ * when written). Falls back to a reservation of `minBytes` when the system refuses the larger
+ * one (an address-space limit).
+ */
+export function newGrowableLocalBuffer(maxBytes: number, minBytes: number): ArrayBuffer {
+  try {
+    return new ArrayBuffer(0, { maxByteLength: maxBytes });
+  } catch (err) {
+    if (!(err instanceof RangeError) || maxBytes <= minBytes) throw err;
+    return new ArrayBuffer(0, { maxByteLength: minBytes });
+  }
+}
+
+/**
  * Gives a local buffer's pages back to the system now, rather than when the collector finds it
  * (which on a quiet main thread can be many hundreds of MiB later). Every view of it reads as
  * length 0 afterwards: call only when nothing will read it again.

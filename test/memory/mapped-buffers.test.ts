@@ -47,4 +47,29 @@ describe('mapped buffers', () => {
     expect(again.length).toBe(10);
     expect(Array.from(again)).toEqual(new Array(10).fill(0));
   });
+
+  it('puts a result arena\'s arrays in one growing buffer, zeroed, and starts another past its reservation', () => {
+    const arena = new TransferArena(4 << 20);
+    const a = arena.alloc(Float64Array, 1000);
+    a.fill(7);
+    const b = arena.alloc(Uint8Array, 3 << 20); // grows the buffer in place: `a` stays valid
+    expect(arena.buffers.length).toBe(1);
+    expect(b.every((x) => x === 0)).toBe(true);
+    expect(a.length).toBe(1000);
+    expect(a.every((x) => x === 7)).toBe(true);
+    expect(arena.buffers[0]!.byteLength).toBeGreaterThanOrEqual(8000 + (3 << 20));
+    expect(arena.buffers[0]!.byteLength).toBeLessThanOrEqual(4 << 20);
+    const c = arena.alloc(Int32Array, 1 << 20); // 4 MiB more: past the reservation
+    expect(arena.buffers.length).toBe(2);
+    expect(c.length).toBe(1 << 20);
+    const huge = new TransferArena(1 << 20).alloc(Uint8Array, 3 << 20); // bigger than the reservation
+    expect(huge.length).toBe(3 << 20);
+  });
+
+  it('gives every array its own exactly sized buffer with reservation 0', () => {
+    const arena = new TransferArena(0);
+    arena.alloc(Float64Array, 10);
+    arena.alloc(Uint8Array, 100000);
+    expect(arena.buffers.map((b) => b.byteLength)).toEqual([80, 100000]);
+  });
 });
