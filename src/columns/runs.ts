@@ -12,11 +12,12 @@
  *   e < len[r], the rest of r's rows NULL (explode's element columns, `data` being the list's
  *   child). Consecutive rows whose ranges touch form one run: fixed-width values and string
  *   bytes move as one block copy per run, string offsets are rebased by one shift per run, and
- *   validity bits are copied a byte at a time.
+ *   validity bits are copied a byte at a time. When the runs read one range of strings end to
+ *   end (an exploded list's elements), the output's bytes are a view of `data`'s: no copy.
  * Other types (nested, null) fall back to an index gather (src/columns/gather).
  *
  * Outputs follow gather's invariants: offset 0, exact nullCount, a bitmap only with NULLs,
- * every buffer from `alloc` (zero-filled). Complexity O(n + output rows + bytes) per column.
+ * every buffer from `alloc` (zero-filled) but those shared bytes. Complexity O(n + output rows + bytes) per column.
  */
 import { Type, type Data, type DataType } from 'apache-arrow';
 import { childIndices, parentIndices } from '../ops/explode.js';
@@ -308,6 +309,24 @@ function rangesFixed(values: TypedArray, stride: number, runs: RowRuns, starts: 
   return out;
 }
 
+/** The first input row of the first run with values, or -1 when no run has any. */
+function firstRunStart(runs: RowRuns, starts: Int32Array | Float64Array): number {
+  for (let r = 0; r < runs.n; r++) if (runs.len[r]! > 0) return starts[r]!;
+  return -1;
+}
+
+/** Each run with values starts where the one before ended: together they read one range. */
+function contiguousRuns(runs: RowRuns, starts: Int32Array | Float64Array): boolean {
+  let next = -1;
+  for (let r = 0; r < runs.n; r++) {
+    const l = runs.len[r]!;
+    if (l === 0) continue;
+    if (next >= 0 && starts[r] !== next) return false;
+    next = starts[r]! + l;
+  }
+  return true;
+}
+
 function rangesVarBinary(data: Data, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator, base: BuildProps): Data {
   const large = isLarge(data.type as DataType);
   const { n, outStart, len } = runs;
@@ -320,8 +339,13 @@ function rangesVarBinary(data: Data, runs: RowRuns, starts: Int32Array | Float64
     if (l > 0) total += offs[starts[r] + l] - offs[starts[r]];
   }
   if (!large && total > MAX_INT32) throw new RangeError(`copyRanges: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
-  const out = alloc(Uint8Array, total) as Uint8Array;
-  const outOffs = large ? new Float64Array(count + 1) : (alloc(Int32Array, count + 1) as Int32Array);
+  // Runs that read the values end to end (an exploded list's elements, in order) share them:
+  // the output's bytes are a view of the input's, only the offsets are new.
+  const first = firstRunStart(runs, starts);
+  const shared = first >= 0 && contiguousRuns(runs, starts) ? bytes.subarray(offs[first], offs[first] + total) : null;
+  const out = shared ?? (alloc(Uint8Array, total, 'overwritten') as Uint8Array);
+  const outOffs = large ? new Float64Array(count + 1) : (alloc(Int32Array, count + 1, 'overwritten') as Int32Array);
+  outOffs[0] = 0;
   // Runs in output order; output rows between runs (NULL rows) hold empty values.
   let p = 0;
   let q = 0;
@@ -331,7 +355,7 @@ function rangesVarBinary(data: Data, runs: RowRuns, starts: Int32Array | Float64
     const shift = p - a;
     for (let k = 0; k < e; k++) outOffs[d + k + 1] = offs[s + k + 1] + shift;
     const b = offs[s + e];
-    copyBytes(bytes, a, b, out, p);
+    if (shared === null) copyBytes(bytes, a, b, out, p);
     p += b - a;
     q = d + e;
   });

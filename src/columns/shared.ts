@@ -22,29 +22,36 @@ import { type ConcatChunk, concatData, gatherData, offsetsOf, valueLayout } from
 export type { TypedArrayConstructor };
 
 
+/**
+ * Told of each verbatim copy toSharedData makes (`to` holds the bytes of `from`), so a caller
+ * can find copied bytes again in the memory they came from (src/coordinator/loan-copies).
+ */
+export type OnCopy = (from: TypedArray, to: TypedArray) => void;
+
 /** A copy of `src` in memory from `alloc` (default: a new SharedArrayBuffer). */
-export function copyShared<T extends TypedArray>(src: T, alloc: Allocator = sharedAlloc): T {
+export function copyShared<T extends TypedArray>(src: T, alloc: Allocator = sharedAlloc, onCopy?: OnCopy): T {
   const ctor = src.constructor as TypedArrayConstructor<T>;
   const out = alloc(ctor, src.length);
   (out as unknown as { set(a: T): void }).set(src);
+  onCopy?.(src, out);
   return out;
 }
 
 
 /** Deep copy of `data` into shared memory, normalized to offset 0; dictionaries are decoded. */
-export function toSharedData(data: A.Data, alloc: Allocator = sharedAlloc): A.Data {
+export function toSharedData(data: A.Data, alloc: Allocator = sharedAlloc, onCopy?: OnCopy): A.Data {
   const t = data.type as A.DataType;
   const n = data.length;
   const off = data.offset;
-  if (t.typeId === A.Type.Dictionary) return toSharedData(decodeDictionary(data as A.Data<A.Dictionary>), alloc);
+  if (t.typeId === A.Type.Dictionary) return toSharedData(decodeDictionary(data as A.Data<A.Dictionary>), alloc, onCopy);
   const nullCount = t.typeId === A.Type.Null ? n : data.nullCount;
-  const nullBitmap = nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0 ? copyShared(sliceBitmap(data.nullBitmap, off, n), alloc) : undefined;
+  const nullBitmap = nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0 ? copyShared(sliceBitmap(data.nullBitmap, off, n), alloc, onCopy) : undefined;
   const base = { type: t, offset: 0, length: n, nullCount: nullBitmap ? nullCount : 0, nullBitmap } as const;
   switch (t.typeId) {
     case A.Type.Null:
       return A.makeData({ type: t as A.Null, length: n, nullCount: n });
     case A.Type.Bool:
-      return A.makeData({ ...base, type: t as A.Bool, data: copyShared(sliceBitmap(data.values as Uint8Array, off, n), alloc) });
+      return A.makeData({ ...base, type: t as A.Bool, data: copyShared(sliceBitmap(data.values as Uint8Array, off, n), alloc, onCopy) });
     case A.Type.Int:
     case A.Type.Float:
     case A.Type.Date:
@@ -53,38 +60,38 @@ export function toSharedData(data: A.Data, alloc: Allocator = sharedAlloc): A.Da
     case A.Type.Decimal: {
       const values = data.values as TypedArray;
       const stride = data.stride;
-      return A.makeData({ ...base, type: t as A.Int, data: copyShared(values.subarray(0, n * stride), alloc) as never });
+      return A.makeData({ ...base, type: t as A.Int, data: copyShared(values.subarray(0, n * stride), alloc, onCopy) as never });
     }
     case A.Type.Utf8:
     case A.Type.Binary: {
       const { offsets, start, end } = rebaseOffsets32(data.valueOffsets as Int32Array, n, alloc);
-      const bytes = copyShared((data.values as Uint8Array).subarray(start, end), alloc);
+      const bytes = copyShared((data.values as Uint8Array).subarray(start, end), alloc, onCopy);
       return A.makeData({ ...base, type: t as A.Utf8, valueOffsets: offsets, data: bytes });
     }
     case A.Type.LargeUtf8:
     case A.Type.LargeBinary: {
       const { offsets, start, end } = rebaseOffsets64(data.valueOffsets as unknown as BigInt64Array, n, alloc);
-      const bytes = copyShared((data.values as Uint8Array).subarray(start, end), alloc);
+      const bytes = copyShared((data.values as Uint8Array).subarray(start, end), alloc, onCopy);
       return A.makeData({ ...base, type: t as A.LargeUtf8, valueOffsets: offsets, data: bytes });
     }
     case A.Type.List:
     case A.Type.Map: {
       const { offsets, start, end } = rebaseOffsets32(data.valueOffsets as Int32Array, n, alloc);
-      const child = toSharedData(data.children[0]!.slice(start, end - start), alloc);
+      const child = toSharedData(data.children[0]!.slice(start, end - start), alloc, onCopy);
       return A.makeData({ ...base, type: t as A.List, valueOffsets: offsets, child } as never);
     }
     case A.Type.LargeList: {
       const { offsets, start, end } = rebaseOffsets64(data.valueOffsets as unknown as BigInt64Array, n, alloc);
-      const child = toSharedData(data.children[0]!.slice(start, end - start), alloc);
+      const child = toSharedData(data.children[0]!.slice(start, end - start), alloc, onCopy);
       return A.makeData({ ...base, type: t as A.LargeList, valueOffsets: offsets, child });
     }
     case A.Type.FixedSizeList: {
       const size = (t as A.FixedSizeList).listSize;
-      const child = toSharedData(prefix(data.children[0]!, n * size), alloc);
+      const child = toSharedData(prefix(data.children[0]!, n * size), alloc, onCopy);
       return A.makeData({ ...base, type: t as A.FixedSizeList, child });
     }
     case A.Type.Struct: {
-      const children = data.children.map((c) => toSharedData(prefix(c, n), alloc));
+      const children = data.children.map((c) => toSharedData(prefix(c, n), alloc, onCopy));
       return A.makeData({ ...base, type: t as A.Struct, children });
     }
     default:
@@ -135,6 +142,12 @@ function bufRef(view: ArrayBufferView | null | undefined, what: string, transfer
     throw new Error(`internal: ${what} buffer is not in shared memory; call toSharedData first`);
   }
   return { sab: view.buffer, byteOffset: view.byteOffset, byteLength: view.byteLength };
+}
+
+/** The buffer regions of a column desc, in one fixed order (validity, offsets, values, then the children's). */
+export function bufRefsOf(c: ColumnDesc): BufRef[] {
+  const own = [c.validity, c.offsets, c.values].filter((r): r is BufRef => r !== null);
+  return [...own, ...c.children.flatMap(bufRefsOf)];
 }
 
 /**
@@ -301,11 +314,11 @@ export function rebuildWithType(desc: ColumnDesc, type: A.DataType): A.Data {
 }
 
 /** Shared copy of a batch, as a descriptor. */
-export function describeBatch(batch: A.RecordBatch, alloc: Allocator = sharedAlloc): BatchDesc {
+export function describeBatch(batch: A.RecordBatch, alloc: Allocator = sharedAlloc, onCopy?: OnCopy): BatchDesc {
   return {
     schema: schemaFromArrow(batch.schema),
     length: batch.numRows,
-    columns: batch.data.children.map((c) => describeData(isAllShared(c) ? c : toSharedData(c, alloc))),
+    columns: batch.data.children.map((c) => describeData(isAllShared(c) ? c : toSharedData(c, alloc, onCopy))),
   };
 }
 

@@ -12,6 +12,7 @@
 import type * as A from 'apache-arrow';
 import { SharedArena } from '../columns/arena.js';
 import { batchCopyBytes, batchFromColumns, descBytes, describeBatch, rebuildData } from '../columns/shared.js';
+import { LoanCopies } from './loan-copies.js';
 import type { RowOp } from '../types/tasks.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 import { orderedMap } from './scheduler.js';
@@ -51,7 +52,11 @@ export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Sch
       const [inLoan, scratch] = await ctx.loans('rowlocal', [inBytes, Math.ceil(scratchPerRow * 1.25 * n) + LOAN_SLACK]);
       try {
         const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
-        const res = await ctx.task({ kind: 'rowlocal', batch: describeBatch(batch, arena.alloc), rowBase: base, ops, scratch: scratch!.buffer });
+        const copies = new LoanCopies();
+        const desc = describeBatch(batch, arena.alloc, copies.onCopy);
+        const res = await ctx.task({ kind: 'rowlocal', batch: desc, rowBase: base, ops, scratch: scratch!.buffer });
+        // Views of the input leave the loan before it is reused (shared with the input when they can).
+        res.value.columns = copies.resolveAll(res.value.columns, desc);
         scratchPerRow = Math.max(scratchPerRow, (res.scratch.used + res.scratch.overflow) / n);
         ctx.stats.overflowBytes += res.scratch.overflow;
         const bytes = res.value.columns.reduce((s, c) => s + descBytes(c), 0);

@@ -47,6 +47,12 @@ export interface BufRef {
   sab: SharedArrayBuffer | ArrayBuffer;
   byteOffset: number;
   byteLength: number;
+  /**
+   * In a worker's result: the region lies in region `inInput` of the task's input (numbered in
+   * bufRefsOf order), which the coordinator may reuse after the task (src/coordinator/loan-copies).
+   * A buffer's identity does not cross threads, so the worker names it.
+   */
+  inInput?: number;
 }
 
 /**

@@ -13,7 +13,8 @@
  *      ranges of the entries struct's two children; ordinality is numbered per row, with a
  *      validity bitmap only for all-NULL rows.
  *
- * Outputs are contiguous (offset 0) and allocated by `alloc` (shared memory by default).
+ * Outputs are contiguous (offset 0) and allocated by `alloc` (shared memory by default), but
+ * an element column of strings may share its bytes with the list's child (src/columns/runs).
  * Complexity: O(n * inputs + out * columns + copied bytes).
  */
 import { Data, Int32, Type, makeData } from 'apache-arrow';

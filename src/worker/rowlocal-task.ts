@@ -3,14 +3,15 @@
  * batch, column at a time (expressions evaluated vectorized, src/expr/evaluate). The output
  * columns are built in thread-local ArrayBuffers that travel back in the reply's transfer list:
  * the worker keeps no view of them (a worker's rare GCs would otherwise keep every batch's
- * memory alive), and the input buffer, which the coordinator reuses, is never referenced by the
- * output (columns passing through unchanged are copied).
+ * memory alive). Columns passing through unchanged, and an exploded list's bytes, stay views of
+ * the input: the coordinator resolves them to the memory the input was copied from, or copies
+ * them, before it reuses the input's buffer (src/coordinator/loan-copies).
  */
 import type * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { describeData, rebuildData, toSharedData } from '../columns/shared.js';
-import type { ColumnDesc } from '../types/column.js';
+import { bufRefsOf, describeData, rebuildData, toSharedData } from '../columns/shared.js';
+import type { BufRef, ColumnDesc } from '../types/column.js';
 import { evaluate, evaluatePredicate } from '../expr/evaluate.js';
 import type { ColumnsResult, RowLocalTask } from '../types/tasks.js';
 import { explodeBatch } from './explode-batch.js';
@@ -57,17 +58,39 @@ export function runRowLocalTask(task: RowLocalTask): ColumnsResult {
       }
     }
   }
-  const inputBuffers = new Set(task.batch.columns.flatMap(buffersOf));
-  const out = columns.map((c) => (usesAny(c, inputBuffers) ? toSharedData(c, arena.alloc) : c));
-  return { length, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
+  // What a column may point into: the result's buffers and the input's (named for the
+  // coordinator, which resolves them). A view of anything else (a computed list's child in
+  // scratch) is copied.
+  const inputRefs = task.batch.columns.flatMap(bufRefsOf);
+  const kept = new Set<ArrayBufferLike>([...arena.buffers, ...inputRefs.map((r) => r.sab)]);
+  const inputBuffers = new Set<ArrayBufferLike>(inputRefs.map((r) => r.sab));
+  const descs = columns.map((c) => (pointsOnlyInto(c, kept) ? nameInputViews(describeData(c, true), inputRefs, inputBuffers) : null) ?? describeData(toSharedData(c, alloc), true));
+  return { length, columns: descs, transfer: arena.buffers };
 }
 
-function buffersOf(c: ColumnDesc): Array<SharedArrayBuffer | ArrayBuffer> {
-  const own = [c.values?.sab, c.offsets?.sab, c.validity?.sab].filter((b): b is SharedArrayBuffer | ArrayBuffer => !!b);
-  return [...own, ...c.children.flatMap(buffersOf)];
+/**
+ * `desc` with each region that lies in an input region marked with that region's number, or
+ * null when one lies in an input buffer outside every input region (the caller copies it).
+ */
+function nameInputViews(desc: ColumnDesc, inputRefs: BufRef[], inputBuffers: ReadonlySet<ArrayBufferLike>): ColumnDesc | null {
+  let unnamed = false;
+  const mark = (r: BufRef | null): BufRef | null => {
+    if (r === null || !inputBuffers.has(r.sab)) return r;
+    const k = inputRefs.findIndex((x) => x.sab === r.sab && r.byteOffset >= x.byteOffset && r.byteOffset + r.byteLength <= x.byteOffset + x.byteLength);
+    if (k < 0) unnamed = true;
+    return { ...r, inInput: k };
+  };
+  const children: ColumnDesc[] = [];
+  for (const c of desc.children) {
+    const named = nameInputViews(c, inputRefs, inputBuffers);
+    if (named === null) return null;
+    children.push(named);
+  }
+  const out = { ...desc, validity: mark(desc.validity), offsets: mark(desc.offsets), values: mark(desc.values), children };
+  return unnamed ? null : out;
 }
 
-function usesAny(d: A.Data, buffers: Set<SharedArrayBuffer | ArrayBuffer>): boolean {
-  for (const b of [d.values, d.valueOffsets, d.nullBitmap] as Array<ArrayBufferView | undefined>) if (b && buffers.has(b.buffer)) return true;
-  return d.children.some((c) => usesAny(c, buffers));
+function pointsOnlyInto(d: A.Data, buffers: ReadonlySet<ArrayBufferLike>): boolean {
+  for (const b of [d.values, d.valueOffsets, d.nullBitmap] as Array<ArrayBufferView | undefined>) if (b && b.byteLength > 0 && !buffers.has(b.buffer)) return false;
+  return d.children.every((c) => pointsOnlyInto(c, buffers));
 }

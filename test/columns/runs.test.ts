@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sharedAlloc } from '../../src/columns/arena.js';
+import { toSharedData } from '../../src/columns/shared.js';
 import { copyRanges, repeatRows, type RowRuns } from '../../src/columns/runs.js';
 import { allCases, columnWithSlice, leafCases, type TypeCase } from '../support/explode-arbitraries.js';
 import { checkLayout, makeColumn, normalize, readData } from '../support/explode-arrow.js';
@@ -70,7 +71,8 @@ function checkRanges(c: TypeCase, maxRows: number) {
     fc.property(
       columnWithSlice(c, maxRows).chain((col) => fc.record({ col: fc.constant(col), rows: rangeRows(col.len), large: fc.boolean() })),
       ({ col, rows, large }) => {
-        const data = makeColumn(col.values, c.type).slice(col.off, col.len);
+        // shared input: string bytes read end to end are shared with the output, not copied
+        const data = toSharedData(makeColumn(col.values, c.type)).slice(col.off, col.len);
         const counts = rows.map((r) => (r.kind === 'range' ? r.len : r.kind === 'null' ? 1 : 0));
         const lens = rows.map((r) => (r.kind === 'range' ? r.len : 0));
         // starts of rows without elements are arbitrary: the builders must not read them
@@ -134,5 +136,25 @@ describe('edge cases', () => {
     const data = makeColumn([10, 11, 12, 13, 14, 15], int32.type).slice(1, 5);
     const out = copyRanges(data, runsOf([2, 2, 1, 2], [2, 2, 0, 2]), Int32Array.from([0, 2, 9, 0, 0]), sharedAlloc);
     expect(readData(out)).toEqual([11, 12, 13, 14, null, 11, 12]);
+  });
+});
+
+describe('copyRanges shares string bytes read end to end', () => {
+  const utf8 = { kind: 'utf8' } as const;
+  it('contiguous ranges (NULL rows between them): the output bytes are a view of the input', () => {
+    const data = toSharedData(makeColumn(['ab', 'c', 'def', 'g'], utf8));
+    const out = copyRanges(data, runsOf([2, 1, 2], [2, 0, 2]), Int32Array.from([0, 9, 2, 0]), sharedAlloc);
+    expect(readData(out)).toEqual(['ab', 'c', null, 'def', 'g']);
+    expect((out.values as Uint8Array).buffer).toBe((data.values as Uint8Array).buffer);
+    expect(Array.from(out.valueOffsets as Int32Array)).toEqual([0, 2, 3, 3, 6, 7]);
+  });
+  it('a gap or a repeat in the ranges: the bytes are copied', () => {
+    const data = toSharedData(makeColumn(['ab', 'c', 'def', 'g'], utf8));
+    const gap = copyRanges(data, runsOf([1, 2], [1, 2]), Int32Array.from([0, 2, 0]), sharedAlloc);
+    expect(readData(gap)).toEqual(['ab', 'def', 'g']);
+    expect((gap.values as Uint8Array).buffer).not.toBe((data.values as Uint8Array).buffer);
+    const repeat = copyRanges(data, runsOf([1, 1], [1, 1]), Int32Array.from([1, 1, 0]), sharedAlloc);
+    expect(readData(repeat)).toEqual(['c', 'c']);
+    expect((repeat.values as Uint8Array).buffer).not.toBe((data.values as Uint8Array).buffer);
   });
 });
