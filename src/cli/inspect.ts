@@ -35,7 +35,7 @@ const BY_EXTENSION: Array<[RegExp, InputFormat]> = [
   [/\.(arrow|arrows|ipc|feather)$/i, 'arrow'],
   [/\.(csv|txt)(\.gz|\.zst)?$/i, 'csv'],
   [/\.(tsv|tab)(\.gz|\.zst)?$/i, 'tsv'],
-  [/\.(ndjson|jsonl)(\.gz|\.zst)?$/i, 'ndjson'],
+  [/\.(ndjson|jsonl|json)(\.gz|\.zst)?$/i, 'ndjson'],
 ];
 
 function fromExtension(path: string): InputFormat | undefined {
@@ -49,8 +49,8 @@ export function sniffFormat(head: Uint8Array): InputFormat {
   if (text.startsWith('PAR1')) return 'parquet';
   if (text.startsWith('ARROW1')) return 'arrow';
   if (head.length >= 4 && head[0] === 0xff && head[1] === 0xff && head[2] === 0xff && head[3] === 0xff) return 'arrow';
-  // a JSON object first (after a byte-order mark or spaces): one per line
-  if (/^(\ufeff|\xef\xbb\xbf)?\s*\{/.test(text)) return 'ndjson';
+  // a JSON object first (after a byte-order mark or spaces): one per line; or an array of them
+  if (/^(\ufeff|\xef\xbb\xbf)?\s*(\[\s*)?\{/.test(text)) return 'ndjson';
   return 'csv';
 }
 

@@ -25,6 +25,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { AbortError, Engine, InputError, PlanError, SluiceError, type DataFrame, type EngineOptions, type RunStats } from '../index.js';
 import { writeAtomic } from '../io/atomic.js';
+import { MAX_PARTITIONS, MAX_THREADS } from '../options/engine.js';
 import { runDemo } from './demo.js';
 import { JobError, UsageError } from './errors.js';
 import { describeTable, INPUT_FORMATS, openInput, schemaTable, type InputFormat } from './inspect.js';
@@ -72,11 +73,12 @@ function version(): string {
   }
 }
 
-function intArg(name: string, min: number): (value: string) => number {
+function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
     const v = Number(value);
-    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(v) || v < min) {
-      throw new InvalidArgumentError(`${name} expects an integer >= ${min}, got ${JSON.stringify(value)}.`);
+    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(v) || v < min || v > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+      throw new InvalidArgumentError(`${name} expects ${range}, got ${JSON.stringify(value)}.`);
     }
     return v;
   };
@@ -194,7 +196,11 @@ class Invocation {
     const plan = planOutput({ output: g.output, format: g.format, job, jobDir, stdoutIsTTY: this.io.stdoutIsTTY, isSpecial });
     if (plan.to === 'file') mustBeFolder(dirname(plan.path), 'output folder');
     // written after the run: checked now, so a bad path does not fail a run that already wrote its output
-    if (g.statsFile !== undefined) mustBeFolder(dirname(resolve(g.statsFile)), '--stats-file folder');
+    if (g.statsFile !== undefined) {
+      mustBeFolder(dirname(resolve(g.statsFile)), '--stats-file folder');
+      // the stats would replace the result written a moment before
+      if (plan.to === 'file' && resolve(g.statsFile) === resolve(plan.path)) throw new UsageError(`--stats-file is the output file ${plan.path}: give the statistics a file of their own.`);
+    }
     return plan;
   }
 
@@ -262,10 +268,10 @@ function buildProgram(inv: Invocation): Command {
       outputError: () => {},
     })
     .configureHelp({ showGlobalOptions: true })
-    .addOption(new Option('--threads <n>', 'worker threads (0 = inline on the main thread; default: all cores)').argParser(intArg('--threads', 0)))
+    .addOption(new Option('--threads <n>', 'worker threads (0 = inline on the main thread; default: all cores)').argParser(intArg('--threads', 0, MAX_THREADS)))
     .addOption(new Option('--memory-limit <size>', 'memory budget, e.g. 512MiB or 2GiB (default 1GiB); beyond it, data spills to disk'))
     .addOption(new Option('--temp-dir <dir>', 'folder for spill files (default: the OS temp folder)'))
-    .addOption(new Option('--partitions <n>', 'hash partitions (default: 4 per thread)').argParser(intArg('--partitions', 1)))
+    .addOption(new Option('--partitions <n>', 'hash partitions (default: 4 per thread)').argParser(intArg('--partitions', 1, MAX_PARTITIONS)))
     .addOption(
       new Option('--format <format>', 'output format (default: from the -o extension; else table on a terminal, csv otherwise); without -o it applies to stdout only').choices(
         FORMATS,
@@ -381,6 +387,8 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
       .addHelpText('after', HELP_FOOTER)
       .action(async (file: string, opts: InputFlags & { rows: number }, c: Command) => {
         const g = c.optsWithGlobals<GlobalOptions>();
+        // head -n 50 shows 50 rows in the table view too, unless --max-rows says otherwise
+        if (name === 'head' && c.getOptionValueSourceWithGlobals('maxRows') === 'default') g.maxRows = Math.max(g.maxRows, opts.rows);
         const plan = inv.plan(g);
         inv.startProgress(g);
         const engine = inv.engine(g);
@@ -436,6 +444,13 @@ const OPTION_SYNONYMS: Readonly<Record<string, string>> = {
   '--workers': '--threads',
   '--jobs': '--threads',
 };
+
+/** `sluice help nope`: commander answers with the program's help, as for no command at all. */
+function helpTopicError(err: unknown, argv: readonly string[]): unknown {
+  const topic = argv[0] === 'help' ? argv[1] : undefined;
+  if (!(err instanceof CommanderError) || err.code !== 'commander.help' || topic === undefined || commandOf([topic]) !== undefined) return err;
+  return new CommanderError(1, 'commander.unknownCommand', `unknown command '${topic}'`);
+}
 
 /** Message text on one line. */
 function oneLine(s: string): string {
@@ -501,7 +516,7 @@ export async function runCli(argv: string[], ioIn: Partial<CliIO> = {}): Promise
     inv.progress.stop();
     const code = exitCodeFor(err, inv);
     if (code === 130) stderr.write('sluice: error: interrupted\n');
-    else if (code !== 0) stderr.write(`${errorLine(err, commandOf(argv))}\n`);
+    else if (code !== 0) stderr.write(`${errorLine(helpTopicError(err, argv), commandOf(argv))}\n`);
     if (process.env.SLUICE_DEBUG && err instanceof Error) stderr.write(`${err.stack ?? ''}\n`);
     return code;
   }

@@ -424,13 +424,19 @@ async function write(
 }
 
 /**
- * RunStats of the run, with the time spent writing the output (wall time minus the time spent
- * waiting for batches) as the `write` phase, and `wallMs`, where the engine did not report them.
+ * RunStats of the run with the CLI's writing counted: `wallMs` the whole run's (the engine's
+ * stops when its last batch leaves), and the time spent writing the output (wall time minus
+ * the time spent waiting for batches) as the `write` phase, where the engine did not report
+ * one. Phases stay disjoint (API.md: they add up to at most wallMs): a write that overlapped a
+ * phase the engine counted while the consumer held its batch is trimmed.
  */
 function withWritePhase(stats: RunStats | undefined, wallMs: number, waitMs: number): RunStats {
   if (stats === undefined) throw new Error('the run ended without its stats');
-  const out: RunStats & { wallMs?: number } = { ...stats, phases: { ...stats.phases } };
-  out.phases.write ??= Math.max(0, wallMs - waitMs);
-  out.wallMs ??= wallMs;
+  const out: RunStats = { ...stats, phases: { ...stats.phases } };
+  out.wallMs = Math.max(stats.wallMs ?? 0, wallMs);
+  if (out.phases.write === undefined) {
+    const engine = Object.values(out.phases).reduce((t, ms) => t + ms, 0);
+    out.phases.write = Math.max(0, Math.min(wallMs - waitMs, out.wallMs - engine));
+  }
   return out;
 }

@@ -22,7 +22,8 @@ export function csvReaders(options: CsvReadOptions): FileReaders {
   return {
     schema: (path) => readCsvSchema(path, options),
     rows: async () => null,
-    batches: (path, { signal, schemaBatch, schema }) => readCsvBatches(path, { ...options, ...(schema ? { schema } : {}), signal, schemaBatch }),
+    batches: (path, { signal, schemaBatch, schema, schemaFrom }) =>
+      readCsvBatches(path, { ...options, ...(schema ? { schema } : {}), ...(schemaFrom !== undefined ? { schemaFrom } : {}), signal, schemaBatch }),
   };
 }
 

@@ -206,11 +206,11 @@ export interface FileReaders {
   /** The rows of one file when its metadata says so cheaply (no row read); null otherwise. */
   rows(path: string): Promise<number | null>;
   /**
-   * `schema`: the dataset's schema (its first file's) when reading a later file: text formats
-   * read by it, binary formats are checked against it. `schemaBatch`: yield one empty batch
-   * when there are no rows (one-shot inputs need it to learn the schema).
+   * `schema`: the dataset's schema (its first file's, at `schemaFrom`) when reading a later
+   * file: text formats read by it, binary formats are checked against it. `schemaBatch`: yield
+   * one empty batch when there are no rows (one-shot inputs need it to learn the schema).
    */
-  batches(path: string, opts: { signal?: AbortSignal; schemaBatch?: boolean; schema?: A.Schema; slicing?: BatchSlicing }): AsyncIterable<A.RecordBatch>;
+  batches(path: string, opts: { signal?: AbortSignal; schemaBatch?: boolean; schema?: A.Schema; schemaFrom?: string; slicing?: BatchSlicing }): AsyncIterable<A.RecordBatch>;
 }
 
 /**
@@ -263,7 +263,7 @@ export function fileSource(format: FileFormat, paths: string[], readers: FileRea
         }
       } else record?.stats.push(st);
       const values = hive.map((h) => file.hive.find(([k]) => k === h.name)![1]);
-      const opts = f === 0 ? { signal, slicing } : { signal, slicing, schema: fileSchema };
+      const opts = f === 0 ? { signal, slicing } : { signal, slicing, schema: fileSchema, schemaFrom: dataset.files[0]!.path };
       for await (const raw of readers.batches(file.path, opts)) {
         const b = sameColumns(raw, fileSchema, `${name} file ${file.path}`, f === 0 ? 'its schema read before the run' : `the first file ${dataset.files[0]!.path}`);
         if (b.numRows === 0) continue;

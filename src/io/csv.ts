@@ -37,7 +37,7 @@
 import { Field, makeData, RecordBatch, Schema, Struct, Type, Utf8, type DataType } from 'apache-arrow';
 import Papa from 'papaparse';
 import { fieldToArrow } from '../columns/arrow-types.js';
-import { PlanError } from '../errors.js';
+import { InputError, PlanError } from '../errors.js';
 import type { FieldDesc } from '../types/column.js';
 import { inferType, makeFiller, type Filler } from './csv-columns.js';
 import { malformed, readError, throwIfAborted } from './input-errors.js';
@@ -49,6 +49,11 @@ const FORMAT = 'CSV' as const;
 
 export interface CsvReadOptions {
   schema?: Field[] | Schema | FieldDesc[];
+  /**
+   * The schema is a dataset's, read from its first file (this path): a header it does not
+   * match is the data's fault (InputError SCHEMA_MISMATCH naming both files), not the caller's.
+   */
+  schemaFrom?: string;
   header?: boolean;
   delimiter?: string;
   quote?: string;
@@ -248,6 +253,9 @@ export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): 
     if (given && byName) {
       const have = new Set(names);
       const missing = given.filter((f) => !have.has(f.name)).map((f) => f.name);
+      if (missing.length > 0 && opts.schemaFrom !== undefined) {
+        throw new InputError('SCHEMA_MISMATCH', `CSV file ${where} has columns (${names.join(', ')}) but the first file ${opts.schemaFrom} has (${given.map((f) => f.name).join(', ')}): ${missing.join(', ')} missing`, { path, columns: missing });
+      }
       if (missing.length > 0) {
         throw new PlanError(
           'CSV_SCHEMA_MISMATCH',

@@ -1,5 +1,6 @@
 /**
- * NDJSON input (one JSON object per line; `.jsonl` too), streaming: text pieces (a file, `-`,
+ * NDJSON input (one JSON object per line; `.jsonl` too; a JSON array with one element per line,
+ * as Sluice writes `.json`), streaming: text pieces (a file, `-`,
  * `.gz` / `.zst`: text-input.ts) are cut into lines, each parsed with JSON.parse, and every
  * `batchRows` objects become one RecordBatch. Memory: one batch of objects plus the sample.
  *
@@ -37,23 +38,44 @@ export interface NdjsonReadOptions {
 
 type Row = { obj: Record<string, unknown>; line: number };
 
-/** Non-empty lines with their 1-based line numbers. */
-async function* lines(path: string): AsyncGenerator<{ text: string; line: number }> {
+/**
+ * Non-empty lines with their 1-based line numbers. A JSON array written one element per line
+ * (`[`, `{...},` lines, `]`: Sluice's own JSON output, and most tools' "records" arrays) reads
+ * as the lines of its elements: `array` is set once its opening bracket is seen.
+ */
+async function* lines(path: string, array: { seen: boolean } = { seen: false }): AsyncGenerator<{ text: string; line: number }> {
   let pending = '';
   let line = 0;
+  let first = true;
+  const element = (raw: string, at: number): { text: string; line: number } | null => {
+    let l = raw.trim();
+    if (first && l !== '') {
+      first = false;
+      if (l.startsWith('[')) {
+        array.seen = true;
+        l = l.slice(1).trim();
+      }
+    }
+    if (array.seen) {
+      if (l.endsWith(',')) l = l.slice(0, -1).trim();
+      if (l.endsWith(']')) l = l.slice(0, -1).trim();
+      if (l.endsWith(',')) l = l.slice(0, -1).trim();
+    }
+    return l === '' ? null : { text: l, line: at };
+  };
   for await (const piece of textPieces(path, 'NDJSON')) {
     const text = pending + piece;
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
       line++;
-      const l = text.slice(start, nl).trim();
-      if (l !== '') yield { text: l, line };
+      const e = element(text.slice(start, nl), line);
+      if (e) yield e;
       start = nl + 1;
     }
     pending = text.slice(start);
   }
-  const l = pending.trim();
-  if (l !== '') yield { text: l, line: line + 1 };
+  const e = element(pending, line + 1);
+  if (e) yield e;
 }
 
 // ---- inference -----------------------------------------------------------------------------
@@ -225,6 +247,36 @@ function toBatch(rows: Row[], schema: Schema, where: string): RecordBatch {
 }
 
 /** Stream an NDJSON file as RecordBatches of at most `batchRows` rows. */
+/**
+ * The objects of one line: one, or in an array, several elements on that line (`{..},{..}`,
+ * a whole small array written on one line).
+ */
+function parseLine(text: string, line: number, inArray: boolean, where: string): Array<Record<string, unknown>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    let elements: unknown = null;
+    if (inArray) {
+      try {
+        elements = JSON.parse(`[${text}]`);
+      } catch {
+        // reported below, as the line's own error
+      }
+    }
+    if (!Array.isArray(elements)) {
+      const hint = inArray ? `; a JSON array is read when each element is on a line of its own, as Sluice writes it (for others: jq -c '.[]')` : '';
+      throw malformed(where, FORMAT, `line ${line}: not JSON (${(err as Error).message})${hint}`, { line });
+    }
+    value = elements;
+  }
+  const objects = Array.isArray(value) && inArray ? value : [value];
+  for (const obj of objects) {
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw malformed(where, FORMAT, `line ${line}: not a JSON object`, { line });
+  }
+  return objects as Array<Record<string, unknown>>;
+}
+
 export async function* readNdjsonBatches(path: string, opts: NdjsonReadOptions = {}): AsyncGenerator<RecordBatch> {
   const where = path === '-' ? 'standard input' : path;
   const batchRows = opts.batchRows ?? 65536;
@@ -237,16 +289,10 @@ export async function* readNdjsonBatches(path: string, opts: NdjsonReadOptions =
   let rows: Row[] = [];
   let yielded = false;
   try {
-    for await (const { text, line } of lines(path)) {
+    const array = { seen: false };
+    for await (const { text, line } of lines(path, array)) {
       throwIfAborted(opts.signal, where);
-      let obj: unknown;
-      try {
-        obj = JSON.parse(text);
-      } catch (err) {
-        throw malformed(where, FORMAT, `line ${line}: not JSON (${(err as Error).message})`, { line });
-      }
-      if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw malformed(where, FORMAT, `line ${line}: not a JSON object`, { line });
-      rows.push({ obj: obj as Record<string, unknown>, line });
+      for (const obj of parseLine(text, line, array.seen, where)) rows.push({ obj, line });
       if (schema === null && rows.length >= inferRows) schema = new Schema(inferFields(rows));
       if (schema !== null && rows.length >= batchRows) {
         for (let s = 0; s + batchRows <= rows.length; s += batchRows) {

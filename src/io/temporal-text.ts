@@ -160,7 +160,7 @@ export function parseTimestamp(s: string, unit: Unit, zone: ((wallSeconds: numbe
   // a fraction of up to 9 digits in ns; it must be a whole number of the unit's steps
   const fracNs = m[7] ? Number(m[7].padEnd(9, '0')) : 0;
   const step = 1e9 / PER_SECOND_UNITS[unit];
-  if (fracNs % step !== 0) return `has a finer fraction of a second than the column unit (${unit})`;
+  if (fracNs % step !== 0) return `too precise: it has a finer fraction of a second than the column unit (${unit})`;
   // |days| < 2^53 / 86400 for any year the text can hold in a safe integer: secs is exact
   let secs = days * 86400 + hh * 3600 + mi * 60 + ss - offsetS;
   if (!Number.isSafeInteger(secs)) return `out of range for timestamp[${unit}]`;

@@ -3,7 +3,7 @@
  * rows, columns, types, NULL counts and min/max from Parquet, Arrow IPC (file and stream,
  * also from stdin), CSV and TSV; any output format; NDJSON (file and stdin).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
@@ -100,6 +100,43 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     const s = await sluice(['--threads', '0', 'schema', '-'], { stdin: Buffer.from(text) });
     expect(s.stderr).toBe('');
     expect(parseCsv(s.stdout.toString())).toEqual([['column', 'type', 'nullable'], ['id', 'int64', 'true'], ['name', 'utf8', 'true']]);
+  });
+
+  it('reads back the JSON arrays it writes (.json), by extension and from stdin, also on one line', async () => {
+    const json = `${dir}/back.json`;
+    const w = await sluice(['--threads', '0', '--quiet', 'head', '-n', '3', files.csv, '-o', json]);
+    expect(w.code).toBe(0);
+    const direct = await sluice(['--threads', '0', 'head', '-n', '3', files.csv]);
+    const h = await sluice(['--threads', '0', 'head', json]);
+    expect(h.stderr).toBe('');
+    expect(h.stdout.toString()).toBe(direct.stdout.toString());
+    const piped = await sluice(['--threads', '0', 'head', '-'], { stdin: await readFile(json) });
+    expect(piped.stdout.toString()).toBe(direct.stdout.toString());
+    await writeFile(`${dir}/line.json`, '[{"a":1,"b":"x"},{"a":2,"b":null}]\n');
+    const one = await sluice(['--threads', '0', 'head', `${dir}/line.json`]);
+    expect(one.stdout.toString()).toBe('a,b\n1,x\n2,\n');
+    await writeFile(`${dir}/pretty.json`, '[\n  {\n    "a": 1\n  }\n]\n');
+    const pretty = await sluice(['--threads', '0', 'head', `${dir}/pretty.json`]);
+    expect(pretty.code).not.toBe(0);
+    expect(pretty.stderr).toMatch(/INPUT_MALFORMED.*each element is on a line of its own/);
+  });
+
+  it('head -n N shows N rows in the table view (unless --max-rows says otherwise)', async () => {
+    const t = await sluice(['--threads', '0', '--format', 'table', 'head', '-n', '30', files.csv]);
+    expect(t.stdout.toString()).toMatch(/\b30 rows, 5 columns\n$/);
+    expect(t.stdout.toString()).not.toMatch(/shown/);
+    const capped = await sluice(['--threads', '0', '--format', 'table', '--max-rows', '6', 'head', '-n', '30', files.csv]);
+    expect(capped.stdout.toString()).toMatch(/30 rows \(6 shown\)/);
+  });
+
+  it('a CSV folder whose later file has other columns: InputError SCHEMA_MISMATCH naming both files', async () => {
+    const fold = `${dir}/csvfold`;
+    await mkdir(fold, { recursive: true });
+    await writeFile(`${fold}/1.csv`, 'a,b\n1,2\n');
+    await writeFile(`${fold}/2.csv`, 'a,c\n5,6\n');
+    const r = await sluice(['--threads', '0', 'head', fold]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/InputError \[SCHEMA_MISMATCH\]: CSV file .*2\.csv has columns \(a, c\) but the first file .*1\.csv has \(a, b\)/);
   });
 
   it('a bad input on stdin is named <stdin>, not the copy Sluice reads it from', async () => {

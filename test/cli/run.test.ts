@@ -112,6 +112,9 @@ describe('sluice run', () => {
     expect(typeof stats.phases).toBe('object');
     expect(typeof stats.phases.write).toBe('number');
     expect(stats.wallMs).toBeGreaterThan(0);
+    // API.md: phases are disjoint wall-clock spans, so they add up to at most wallMs
+    const phaseSum = Object.values(stats.phases as Record<string, number>).reduce((t, ms) => t + ms, 0);
+    expect(phaseSum).toBeLessThanOrEqual(stats.wallMs + 1e-6);
     const file = join(dir, 'stats.json');
     const f = await cli(['--threads', '0', '--stats-file', file, 'run', job, '-o', join(dir, 's2.csv')]);
     expect(f.code).toBe(0);

@@ -26,6 +26,9 @@ describe('sluice usage errors (exit 2)', () => {
     [['--threads', 'two', 'demo']],
     [['--threads', '-1', 'demo']],
     [['--partitions', '0', 'demo']],
+    [['--partitions', '100000000', 'demo']],
+    [['--threads', '100000', 'demo']],
+    [['help', 'nope']],
     [['--format', 'xml', 'demo']],
     [['--stats', 'yaml', 'demo']],
     [['--max-rows', '1.5', 'demo']],
@@ -52,6 +55,20 @@ describe('sluice usage errors (exit 2)', () => {
       expect(r.stderr).toMatch(/MEMORY_BUDGET_TOO_SMALL/);
       expect(r.stdout).toBe("");
     }
+  });
+
+  it('help on an unknown command names it; over-large --partitions names the range', async () => {
+    expect((await cli(['help', 'nope'])).stderr).toMatch(/unknown command 'nope'/);
+    expect((await cli(['--partitions', '100000000', 'demo'])).stderr).toMatch(/--partitions expects an integer from 1 to 65536/);
+  });
+
+  it('a --stats-file that is the output file exits 2 and writes neither', async () => {
+    const job = await writeJob(dir, 'same-stats.json', tradesJob);
+    const out = `${dir}/same.csv`;
+    const r = await cli(['--threads', '0', '-o', out, '--stats-file', out, 'run', job]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--stats-file is the output file/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('a --stats-file in a missing folder exits 2 before the run writes anything', async () => {

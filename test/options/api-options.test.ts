@@ -115,8 +115,10 @@ describe('UNKNOWN_OPTION on every options object, with the closest known key', (
 
 describe('BAD_OPTION: Expected X, got Y', () => {
   it.each<[string, () => unknown, string]>([
-    ['threads', () => new Engine({ threads: -1 }), 'new Engine(): `threads`: Expected an integer >= 0, got -1 (number)'],
-    ['partitions', () => new Engine({ partitions: 1.5 }), 'new Engine(): `partitions`: Expected an integer >= 1, got 1.5 (number)'],
+    ['threads', () => new Engine({ threads: -1 }), 'new Engine(): `threads`: Expected an integer from 0 to 256, got -1 (number)'],
+    ['threads too many', () => new Engine({ threads: 5000 }), 'new Engine(): `threads`: Expected an integer from 0 to 256, got 5000 (number)'],
+    ['partitions', () => new Engine({ partitions: 1.5 }), 'new Engine(): `partitions`: Expected an integer from 1 to 65536, got 1.5 (number)'],
+    ['partitions too many', () => new Engine({ partitions: 100_000_000 }), 'new Engine(): `partitions`: Expected an integer from 1 to 65536, got 100000000 (number)'],
     ['memoryBudget type', () => new Engine({ memoryBudget: true as never }), "new Engine(): `memoryBudget`: Expected a number of bytes or a size such as '512MiB', got true (boolean)"],
     ['memoryBudget value', () => new Engine({ memoryBudget: 'lots' }), "new Engine(): `memoryBudget`: Expected a memory size as a number of bytes or a string like '512MiB' or '2GB' (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, or K, M, G, T for KiB … TiB), got \"lots\" (string)"],
     ['onProgress', () => new Engine({ onProgress: 'log' as never }), 'new Engine(): `onProgress`: Expected a function, got "log" (string)'],
