@@ -84,11 +84,15 @@ function typedByExtension(name: string, path: string): SourceSpec {
   return { type, path };
 }
 
-/** Read, parse and validate a job file; relative paths in it are resolved against its folder. */
-export async function loadJob(file: string): Promise<{ job: JobSpec; dir: string }> {
+/**
+ * Read, parse and validate a job file; relative paths in it are resolved against its folder.
+ * `-` reads the job from `stdin` (paths relative to the working folder; no source may then
+ * read standard input too).
+ */
+export async function loadJob(file: string, stdin?: NodeJS.ReadableStream): Promise<{ job: JobSpec; dir: string }> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = file === '-' && stdin ? await readAll(stdin) : await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as { code?: string }).code;
     throw new JobError(code === 'ENOENT' ? `job file not found: ${file}` : `cannot read job file ${file}: ${(err as Error).message}`);
@@ -102,11 +106,21 @@ export async function loadJob(file: string): Promise<{ job: JobSpec; dir: string
     throw new JobError(`job file ${file} is not valid JSON: ${(err as Error).message}`);
   }
   try {
-    return { job: parseJob(doc), dir: dirname(resolve(file)) };
+    const job = parseJob(doc);
+    const readers = Object.entries(job.sources).filter(([, s]) => 'path' in s && s.path === '-').map(([name]) => name);
+    if (file === '-' && readers.length > 0) throw new JobError(`source ${readers[0]} reads standard input, which holds the job itself: give it a file`);
+    if (readers.length > 1) throw new JobError(`sources ${readers.join(' and ')} both read standard input: only one source can`);
+    return { job, dir: file === '-' ? process.cwd() : dirname(resolve(file)) };
   } catch (err) {
-    if (err instanceof JobError) err.message = `${file}: ${err.message}`;
+    if (err instanceof JobError) err.message = `${file === '-' ? 'standard input' : file}: ${err.message}`;
     throw err;
   }
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A frame offset or tolerance from JSON: integers written as strings become bigints (exact beyond 2^53). */

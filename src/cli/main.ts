@@ -336,11 +336,11 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
   program
     .command('run')
     .description('run a job file (sources, steps, output); see README-jobs.md')
-    .argument('<job>', 'job file (JSON)')
+    .argument('<job>', 'job file (JSON); - reads it from stdin')
     .addHelpText('after', HELP_FOOTER)
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const { job, dir } = await loadJob(file);
+      const { job, dir } = await loadJob(file, io.stdin);
       const plan = inv.plan(g, job.output, dir);
       inv.startProgress(g);
       const engine = inv.engine(g);
@@ -368,7 +368,7 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
         ['statsFile', '--stats-file'],
       ]);
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const { job, dir } = await loadJob(file);
+      const { job, dir } = await loadJob(file, io.stdin);
       const engine = inv.engine(g);
       try {
         const df = await buildJob(engine, job, dir);

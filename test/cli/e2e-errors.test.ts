@@ -138,3 +138,24 @@ describe.skipIf(!BUILT)('failing CLI cases end by themselves with one error line
     expect((await readdir(dir)).filter((f) => /^f\.|sluice-tmp/.test(f))).toEqual([]);
   });
 });
+
+describe.skipIf(!BUILT)('sluice run - (the job on standard input)', () => {
+  it('runs a job read from stdin, as from a file', async () => {
+    const fromFile = await sluice(['--threads', '0', '--quiet', 'run', join(dir, 'ok.json')]);
+    const fromStdin = await sluice(['--threads', '0', '--quiet', 'run', '-'], { stdin: Buffer.from(JSON.stringify(tradesJob)) });
+    expect(fromStdin.stderr.toString()).toBe('');
+    expect(fromStdin.code).toBe(0);
+    expect(fromStdin.stdout.toString()).toBe(fromFile.stdout.toString());
+  });
+
+  it('a job on stdin whose source reads stdin, and two sources reading stdin, are job errors', async () => {
+    const job = { sources: { a: { type: 'csv', path: '-' } } };
+    const self = await sluice(['--threads', '0', 'run', '-'], { stdin: Buffer.from(JSON.stringify(job)) });
+    expect(self.code).toBe(2);
+    expect(self.stderr.toString()).toMatch(/source a reads standard input, which holds the job itself/);
+    const two = await writeJob(dir, 'two-stdin.json', { sources: { a: { type: 'csv', path: '-' }, b: { type: 'csv', path: '-' } } });
+    const r = await sluice(['--threads', '0', 'run', two], { stdin: Buffer.from('x\n1\n') });
+    expect(r.code).toBe(2);
+    expect(r.stderr.toString()).toMatch(/sources a and b both read standard input: only one source can/);
+  });
+});
