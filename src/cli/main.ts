@@ -381,7 +381,7 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
   /** head / schema / describe: open FILE, make a result, print it like any result. */
   type Look = (df: DataFrame, engine: Engine, opts: InputFlags & { rows: number }) => Promise<{ result: DataFrame; stats?: RunStats }>;
   const inspect = (name: string, description: string, look: Look): void => {
-    const cmd = program.command(name).description(description).argument('<file>', 'data file, folder or glob (Parquet, Arrow IPC, CSV); - is stdin');
+    const cmd = program.command(name).description(description).argument('<file>', 'data file, folder or glob (Parquet, Arrow IPC, CSV, TSV, NDJSON, JSON); - is stdin');
     if (name === 'head') cmd.addOption(new Option('-n, --rows <n>', 'rows to show').argParser(intArg('--rows', 0)).default(10));
     inputOptions(cmd)
       .addHelpText('after', HELP_FOOTER)

@@ -104,7 +104,7 @@ export function expandSelect(items: ExprNode[], schema: FieldDesc[]): SelectItem
   const seen = new Set<string>();
   for (const { name } of out) {
     if (seen.has(name)) {
-      throw new PlanError('DUPLICATE_COLUMN', `Duplicate output column name ${JSON.stringify(name)} in select; use alias() to rename`, { column: name });
+      throw new PlanError('DUPLICATE_COLUMN', `Duplicate output column name ${JSON.stringify(name)} in select; rename one (alias() in the API, AS name in a job file)`, { column: name });
     }
     seen.add(name);
   }
