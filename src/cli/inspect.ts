@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Bool, Int64, makeData, RecordBatchReader, Table, Utf8, Vector, type RecordBatch, type Schema } from 'apache-arrow';
-import type { DataFrame, Engine, RunStats } from '../index.js';
+import { InputError, type DataFrame, type Engine, type RunStats } from '../index.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
 import { typeName } from '../io/text/type-names.js';
 import { TableSummary } from './column-summary.js';
@@ -43,14 +43,35 @@ function fromExtension(path: string): InputFormat | undefined {
   return undefined;
 }
 
-/** The format of the first bytes of a file: Parquet, Arrow IPC (file or stream), NDJSON, else CSV. */
-export function sniffFormat(head: Uint8Array): InputFormat {
-  const text = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
+/** Parquet or Arrow IPC by their magic bytes, or null. */
+function binaryFormat(head: Uint8Array): 'parquet' | 'arrow' | null {
+  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 8)).toString('latin1');
   if (text.startsWith('PAR1')) return 'parquet';
   if (text.startsWith('ARROW1')) return 'arrow';
   if (head.length >= 4 && head[0] === 0xff && head[1] === 0xff && head[2] === 0xff && head[3] === 0xff) return 'arrow';
+  return null;
+}
+
+/** gzip or zstd by their magic bytes, as the text readers' file suffix, or ''. */
+export function compressionSuffix(head: Uint8Array): '' | '.gz' | '.zst' {
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return '.gz';
+  if (head.length >= 4 && head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd) return '.zst';
+  return '';
+}
+
+/**
+ * The format of the first bytes of a file: Parquet, Arrow IPC (file or stream), NDJSON, TSV
+ * (a first line with tabs and no commas), else CSV.
+ */
+export function sniffFormat(head: Uint8Array): InputFormat {
+  const binary = binaryFormat(head);
+  if (binary !== null) return binary;
+  const text = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
   // a JSON object first (after a byte-order mark or spaces): one per line; or an array of them
   if (/^(\ufeff|\xef\xbb\xbf)?\s*(\[\s*)?\{/.test(text)) return 'ndjson';
+  const nl = text.indexOf('\n');
+  const firstLine = nl >= 0 ? text.slice(0, nl) : text;
+  if (firstLine.includes('\t') && !firstLine.includes(',')) return 'tsv';
   return 'csv';
 }
 
@@ -66,6 +87,37 @@ async function firstFile(dir: string): Promise<string | undefined> {
     }
   }
   return undefined;
+}
+
+/** Bytes read to tell a file's format by its content. */
+const SNIFF_BYTES = 4096;
+
+/**
+ * A file whose extension names one format but whose first bytes are another's (a Parquet file
+ * named .csv): an InputError saying which, instead of the reader's puzzled message.
+ */
+async function checkContent(path: string, format: InputFormat): Promise<void> {
+  let head: Uint8Array;
+  try {
+    const h = await open(path, 'r');
+    try {
+      const buf = new Uint8Array(8);
+      head = buf.subarray(0, (await h.read(buf, 0, 8, 0)).bytesRead);
+    } finally {
+      await h.close();
+    }
+  } catch {
+    return; // a folder, a glob or a missing file: the reader reports what is wrong
+  }
+  const names = { parquet: 'Parquet', arrow: 'Arrow IPC', csv: 'CSV', tsv: 'TSV', ndjson: 'NDJSON' } as const;
+  const binary = binaryFormat(head);
+  if (binary !== null && binary !== format) {
+    throw new InputError('INPUT_MALFORMED', `${path} starts like ${names[binary]} but its extension says ${names[format]}: pass --input-format ${binary}`, { path });
+  }
+  if (binary === null && head.length > 0 && (format === 'parquet' || format === 'arrow') && compressionSuffix(head) === '') {
+    const looks = sniffFormat(head);
+    throw new InputError('INPUT_MALFORMED', `${path} does not start like ${names[format]} (its extension's format) but like text: pass --input-format ${looks} if it is ${names[looks]}`, { path });
+  }
 }
 
 /** The input format of `path` (a file, folder or glob). */
@@ -84,8 +136,8 @@ export async function detectFormat(path: string): Promise<InputFormat> {
   }
   const h = await open(path, 'r');
   try {
-    const buf = new Uint8Array(8);
-    const { bytesRead } = await h.read(buf, 0, 8, 0);
+    const buf = new Uint8Array(SNIFF_BYTES);
+    const { bytesRead } = await h.read(buf, 0, SNIFF_BYTES, 0);
     return sniffFormat(buf.subarray(0, bytesRead));
   } finally {
     await h.close();
@@ -109,6 +161,7 @@ export interface InputOptions {
 async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame> {
   const stdin = opts.stdin as Readable;
   let format = opts.format;
+  let compressed: '' | '.gz' | '.zst' = '';
   if (format === undefined) {
     const first = await new Promise<Buffer | null>((resolve, reject) => {
       const onReadable = (): void => {
@@ -133,7 +186,9 @@ async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame>
       stdin.once('error', onError);
     });
     if (first !== null) stdin.unshift(first);
-    format = first === null ? 'csv' : sniffFormat(first);
+    compressed = first === null ? '' : compressionSuffix(first);
+    // compressed text is taken for CSV (--input-format says otherwise); the reader inflates it
+    format = first === null || compressed !== '' ? 'csv' : sniffFormat(first);
   }
   if (format === 'arrow') {
     const reader = await RecordBatchReader.from(stdin as AsyncIterable<Uint8Array>);
@@ -145,7 +200,7 @@ async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame>
   }
   // Other formats on stdin: copied to a temp file for the file reader (stdin may have been
   // peeked at); messages name it <stdin>
-  const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-stdin-${process.pid}-${randomBytes(6).toString('hex')}.${format}`);
+  const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-stdin-${process.pid}-${randomBytes(6).toString('hex')}.${format}${compressed}`);
   opts.onStdinCopy?.(temp);
   const atExit = removeAtExit(temp);
   opts.onCleanup(() =>
@@ -177,6 +232,7 @@ function openFile(engine: Engine, path: string, format: InputFormat, opts: Input
 /** A DataFrame over the file at `path`. */
 export async function openInput(engine: Engine, path: string, opts: InputOptions): Promise<DataFrame> {
   if (path === '-') return openStdin(engine, opts);
+  if (opts.format === undefined && fromExtension(path) !== undefined) await checkContent(path, fromExtension(path)!);
   return openFile(engine, path, opts.format ?? (await detectFormat(path)), opts);
 }
 

@@ -4,6 +4,7 @@
  * also from stdin), CSV and TSV; any output format; NDJSON (file and stdin).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
@@ -137,6 +138,24 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     const r = await sluice(['--threads', '0', 'head', fold]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/InputError \[SCHEMA_MISMATCH\]: CSV file .*2\.csv has columns \(a, c\) but the first file .*1\.csv has \(a, b\)/);
+  });
+
+  it('tells formats by content: TSV on stdin, gzip on stdin, and a file whose extension says another format', async () => {
+    const tsv = await sluice(['--threads', '0', 'schema', '-'], { stdin: Buffer.from('a\tb\n1\tx\n') });
+    expect(parseCsv(tsv.stdout.toString())).toEqual([['column', 'type', 'nullable'], ['a', 'int64', 'true'], ['b', 'utf8', 'true']]);
+    const gz = await sluice(['--threads', '0', 'head', '-'], { stdin: gzipSync(Buffer.from('a,b\n1,2\n')) });
+    expect(gz.stderr.toString()).toBe('');
+    expect(gz.stdout.toString()).toBe('a,b\n1,2\n');
+    const misnamed = `${dir}/really-parquet.csv`;
+    await writeFile(misnamed, await readFile(files.parquet));
+    const p = await sluice(['--threads', '0', 'head', misnamed]);
+    expect(p.code).not.toBe(0);
+    expect(p.stderr.toString()).toMatch(/starts like Parquet but its extension says CSV: pass --input-format parquet/);
+    expect((await sluice(['--threads', '0', 'head', '--input-format', 'parquet', misnamed])).code).toBe(0);
+    const text = `${dir}/really-csv.parquet`;
+    await writeFile(text, await readFile(files.csv));
+    const c = await sluice(['--threads', '0', 'head', text]);
+    expect(c.stderr.toString()).toMatch(/does not start like Parquet .* but like text: pass --input-format csv/);
   });
 
   it('a bad input on stdin is named <stdin>, not the copy Sluice reads it from', async () => {
