@@ -132,7 +132,7 @@ const step: z.ZodType<StepSpec> = z.lazy(() =>
     options({ op: z.literal('withColumns'), columns: entries('an object { "name": "SQL expression" }', sql()) }),
     options({ op: z.literal('limit'), n: int(0) }),
     options({ op: z.literal('explode'), columns: sqlList(), ...explodeShape }),
-    options({ op: z.literal('window'), ...windowShape, columns: entries('an object { "name": { "fn", "column", "rows" | "range" | "groups", ... } }', windowColumn) }),
+    options({ op: z.literal('window'), ...windowShape, columns: entries('an object { "name": { "fn", "column", "rows" | "range" | "groups", ... } } with at least one column', windowColumn) }),
     options({ op: z.literal('asofJoin'), right: side(), ...asofShape }),
     options({ op: z.literal('sort'), by: sortBy() }),
     options({
