@@ -8,7 +8,9 @@
  * resolves each named region: to the same bytes in the memory they were copied from when that
  * is the caller's own JavaScript memory (an ArrayBuffer, which lives as long as a view of it:
  * the result shares the input's bytes, no copy), or to a copy otherwise (shared memory that an
- * upstream stage may reuse, offsets rebased on the way in).
+ * upstream stage may reuse, offsets rebased on the way in). This relies on Sluice never giving
+ * back early (releaseLocalBuffer) an ArrayBuffer that reaches a stage: only the spill merges'
+ * buffers are, and they are written to disk, not passed on.
  */
 import { bufRefsOf } from '../columns/shared.js';
 import type { BatchDesc, BufRef, ColumnDesc } from '../types/column.js';

@@ -343,17 +343,8 @@ function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
         keyHi[groups] = hi;
         ids[i] = groups++;
         if (++inTable * 2 > slots.length) {
-          const cap = slots.length * 2;
-          const old = slots;
-          slots = alloc(Int32Array, cap, 'overwritten').fill(-1);
-          mask = cap - 1;
-          for (let s = 0; s < old.length; s++) {
-            const q = old[s]!;
-            if (q < 0) continue;
-            let r = hash64(keyLo[q]!, keyHi[q]!) & mask;
-            while (slots[r] !== -1) r = (r + 1) & mask;
-            slots[r] = q;
-          }
+          slots = regrowSlots(slots, keyLo, keyHi, alloc);
+          mask = slots.length - 1;
         }
         break;
       }
@@ -395,17 +386,8 @@ function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
         keys[groups] = k;
         ids[i] = groups++;
         if (++inTable * 2 > slots.length) {
-          const cap = slots.length * 2;
-          const old = slots;
-          slots = alloc(Int32Array, cap, 'overwritten').fill(-1);
-          mask = cap - 1;
-          for (let s = 0; s < old.length; s++) {
-            const q = old[s]!;
-            if (q < 0) continue;
-            let r = hash64(keys[q]!, 0) & mask;
-            while (slots[r] !== -1) r = (r + 1) & mask;
-            slots[r] = q;
-          }
+          slots = regrowSlots(slots, keys, null, alloc);
+          mask = slots.length - 1;
         }
         break;
       }
@@ -547,7 +529,7 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
         keyHi[groups] = h;
         buildIds[i] = groups++;
         if ((groups - (nullGroup >= 0 ? 1 : 0)) * 2 > slots.length) {
-          slots = regrowSlots(slots, keyLo, keyHi);
+          slots = regrowSlots(slots, keyLo, keyHi, localAlloc);
           mask = slots.length - 1;
         }
         break;
@@ -583,14 +565,18 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
   return groups;
 }
 
-/** The table of matchOneIntKey at twice the slots, its groups placed again from their key words. */
-function regrowSlots(old: Int32Array, keyLo: Int32Array, keyHi: Int32Array): Int32Array {
-  const slots = localAlloc(Int32Array, old.length * 2, 'overwritten').fill(-1);
+/**
+ * A value-keyed table (the integer fast paths) at twice the slots, its groups placed again by
+ * the hash of their key words (`keyHi` null: 32-bit keys, high word 0). hash64 reads its
+ * arguments as 32-bit words, so signed and unsigned views of the same words hash alike.
+ */
+function regrowSlots(old: Int32Array, keyLo: Int32Array | Uint32Array, keyHi: Int32Array | Uint32Array | null, alloc: Allocator): Int32Array {
+  const slots = alloc(Int32Array, old.length * 2, 'overwritten').fill(-1);
   const mask = slots.length - 1;
   for (let s = 0; s < old.length; s++) {
     const g = old[s]!;
     if (g < 0) continue;
-    let r = hash64(keyLo[g]!, keyHi[g]!) & mask;
+    let r = hash64(keyLo[g]!, keyHi === null ? 0 : keyHi[g]!) & mask;
     while (slots[r] !== -1) r = (r + 1) & mask;
     slots[r] = g;
   }

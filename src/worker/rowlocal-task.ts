@@ -62,8 +62,8 @@ export function runRowLocalTask(task: RowLocalTask): ColumnsResult {
   // coordinator, which resolves them). A view of anything else (a computed list's child in
   // scratch) is copied.
   const inputRefs = task.batch.columns.flatMap(bufRefsOf);
-  const kept = new Set<ArrayBufferLike>([...arena.buffers, ...inputRefs.map((r) => r.sab)]);
   const inputBuffers = new Set<ArrayBufferLike>(inputRefs.map((r) => r.sab));
+  const kept = new Set<ArrayBufferLike>([...arena.buffers, ...inputBuffers]);
   const descs = columns.map((c) => (pointsOnlyInto(c, kept) ? nameInputViews(describeData(c, true), inputRefs, inputBuffers) : null) ?? describeData(toSharedData(c, alloc), true));
   return { length, columns: descs, transfer: arena.buffers };
 }
