@@ -293,11 +293,31 @@ export function openTableSlots(n: number): number {
  */
 export function countingScatter(partIds: Uint32Array, partitions: number, out?: Uint32Array): { offsets: Uint32Array; order: Uint32Array } {
   const n = partIds.length;
-  const offsets = new Uint32Array(partitions + 1);
-  for (let i = 0; i < n; i++) offsets[partIds[i]! + 1]!++;
-  for (let p = 0; p < partitions; p++) offsets[p + 1]! += offsets[p]!;
+  const offsets = partitionBounds(partIds, partitions);
   const next = offsets.slice(0, partitions);
   const order = out ?? new Uint32Array(n);
   for (let i = 0; i < n; i++) order[next[partIds[i]!]!++] = i;
   return { offsets, order };
+}
+
+/**
+ * The same grouping as countingScatter told the other way round: each row's place in that
+ * order (positions[i] = k where order[k] = i), for callers that scatter rows instead of
+ * gathering them. Returns the partitions' bounds.
+ */
+export function countingPositions(partIds: Uint32Array, partitions: number, positions: Uint32Array): Uint32Array {
+  const n = partIds.length;
+  const offsets = partitionBounds(partIds, partitions);
+  const next = offsets.slice(0, partitions);
+  for (let i = 0; i < n; i++) positions[i] = next[partIds[i]!]!++;
+  return offsets;
+}
+
+/** offsets[p] .. offsets[p + 1]: where partition p's rows go, by a histogram and its prefix sums. */
+function partitionBounds(partIds: Uint32Array, partitions: number): Uint32Array {
+  const n = partIds.length;
+  const offsets = new Uint32Array(partitions + 1);
+  for (let i = 0; i < n; i++) offsets[partIds[i]! + 1]!++;
+  for (let p = 0; p < partitions; p++) offsets[p + 1]! += offsets[p]!;
+  return offsets;
 }

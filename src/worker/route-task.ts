@@ -61,6 +61,7 @@ export async function runRouteTask(task: RouteTask): Promise<RouteResult> {
   const routed = routedChunks(g);
   const extremes: RouteResult['extremes'] = [];
   const rowOrder = task.routing.extremes ? asofTupleComparer(by, keys, by, keys) : null;
+  const order = rowOrder ? g.order() : null;
   for (let p = 0; rowOrder && p < partitions; p++) {
     const start = g.offsets[p]!;
     const len = g.offsets[p + 1]! - start;
@@ -69,10 +70,10 @@ export async function runRouteTask(task: RouteTask): Promise<RouteResult> {
     let min = -1;
     let max = -1;
     for (let k = 0; k < len; k++) {
-      const r = g.order[start + k]!;
+      const r = order![start + k]!;
       if (!isValid(keys, r)) continue;
-      if (min < 0 || rowOrder!(r, g.order[start + min]!) < 0) min = k;
-      if (max < 0 || rowOrder!(r, g.order[start + max]!) >= 0) max = k;
+      if (min < 0 || rowOrder(r, order![start + min]!) < 0) min = k;
+      if (max < 0 || rowOrder(r, order![start + max]!) >= 0) max = k;
     }
     extremes.push({ partition: p, min, max });
   }

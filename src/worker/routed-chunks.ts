@@ -2,11 +2,11 @@
  * Rows grouped by destination in shared memory: the last step of every task that feeds an
  * exchange (partition slabs by hash, ASOF sides by key range, kernel outputs by row-id range).
  *
- * 1. counting scatter of the destination ids: row indices grouped by destination, stable;
- * 2. one gather per column (and of the row ids) into a SharedArena that starts in the pooled
- *    output buffer the coordinator lent, so destination d is the contiguous region
- *    [offsets[d], offsets[d+1]) of every gathered column;
- * 3. the gathered columns described once, with the destinations' bounds: the coordinator
+ * 1. counting sort of the destination ids: each row's place when grouped by destination, stable;
+ * 2. one scatter (fixed widths) or gather (other layouts) per column, and of the row ids,
+ *    into a SharedArena that starts in the pooled output buffer the coordinator lent, so
+ *    destination d is the contiguous region [offsets[d], offsets[d+1]) of every column;
+ * 3. the grouped columns described once, with the destinations' bounds: the coordinator
  *    cuts them into chunks (shuffle/routed-parts.ts), so a reply is a few objects, not some
  *    25 per destination.
  * Cost: O(rows × columns), one pass each. Temporaries come from the task's scratch loan.
@@ -14,19 +14,20 @@
 import * as A from 'apache-arrow';
 import { SharedArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
+import { scatterData } from '../columns/scatter.js';
 import { describeData } from '../columns/shared.js';
-import { countingScatter } from '../shuffle/hash.js';
+import { countingPositions } from '../shuffle/hash.js';
 import type { ChunkDesc, RoutedChunks } from '../types/tasks.js';
 import { scratchAlloc } from './scratch.js';
 
 export interface Grouped {
-  /** Gathered columns and row ids, destination by destination. */
+  /** Grouped columns and row ids, destination by destination. */
   columns: A.Data[];
   rowIds: Uint32Array;
   /** Destination d is rows [offsets[d], offsets[d+1]). */
   offsets: Uint32Array;
-  /** order[k] = source row of gathered row k. */
-  order: Int32Array;
+  /** order()[k] = source row of grouped row k (made on first use, in the task's scratch). */
+  order(): Int32Array;
   arena: SharedArena;
 }
 
@@ -39,14 +40,22 @@ export function groupByDestination(
   buffer: SharedArrayBuffer | null,
 ): Grouped {
   const n = dest.length;
-  // order is a permutation of the rows and ids a copy per row: both written whole
-  const { offsets, order } = countingScatter(dest, destinations, scratchAlloc(Uint32Array, n, 'overwritten'));
-  const idx = new Int32Array(order.buffer, order.byteOffset, n);
+  // positions and order are permutations of the rows and ids a copy per row: all written whole
+  const pos = scratchAlloc(Uint32Array, n, 'overwritten');
+  const offsets = countingPositions(dest, destinations, pos);
+  let order: Int32Array | null = null;
+  const orderOf = (): Int32Array => {
+    if (order) return order;
+    order = scratchAlloc(Int32Array, n, 'overwritten');
+    for (let i = 0; i < n; i++) order[pos[i]!] = i;
+    return order;
+  };
   const arena = new SharedArena(Math.max(1 << 20, Math.min(64 << 20, n * 8 * (columns.length + 1))), buffer);
-  const gathered = columns.map((c) => gatherData(c, idx, n, arena.alloc));
+  // Fixed-width columns are scattered (one forward read of the rows, see columns/scatter), the rest gathered.
+  const grouped = columns.map((c) => scatterData(c, pos, arena.alloc) ?? gatherData(c, orderOf(), n, arena.alloc));
   const ids = arena.alloc(Uint32Array, n, 'overwritten');
-  for (let i = 0; i < n; i++) ids[i] = rowIds[idx[i]!]!;
-  return { columns: gathered, rowIds: ids, offsets, order: idx, arena };
+  for (let i = 0; i < n; i++) ids[pos[i]!] = rowIds[i]!;
+  return { columns: grouped, rowIds: ids, offsets, order: orderOf, arena };
 }
 
 /** Step 3: the gathered columns described once, with the destinations' bounds (a copy: `offsets` lies in the task's scratch). */

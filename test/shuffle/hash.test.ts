@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { TypeDesc } from '../../src/types/column.js';
 import type { KeyColumn, TypedArray } from '../../src/types/keys.js';
-import { countingScatter, hashColumns, partitionOf } from '../../src/shuffle/hash.js';
+import { countingPositions, countingScatter, hashColumns, partitionOf } from '../../src/shuffle/hash.js';
 
 function col(type: TypeDesc, values: TypedArray, valid: Uint8Array | null = null, offsets: Int32Array | null = null): KeyColumn {
   return { type, length: offsets ? offsets.length - 1 : values.length, values, offsets, valid };
@@ -164,6 +164,10 @@ describe('partitionOf / countingScatter', () => {
         for (let q = 0; q < parts; q++) for (let i = 0; i < h.length; i++) if (p[i] === q) want.push(i);
         expect(Array.from(order)).toEqual(want);
         for (let q = 0; q < parts; q++) for (let k = offsets[q]!; k < offsets[q + 1]!; k++) expect(p[order[k]!]).toBe(q);
+        // countingPositions: the same grouping told as each row's place
+        const positions = new Uint32Array(h.length).fill(0xeeeeeeee);
+        expect(Array.from(countingPositions(p, parts, positions))).toEqual(Array.from(offsets));
+        for (let k = 0; k < h.length; k++) expect(positions[order[k]!]).toBe(k);
       }),
       { numRuns: 100 },
     );

@@ -1,0 +1,97 @@
+/**
+ * Scatter of fixed-width arrow `Data` by destination positions: output row pos[i] = input row i.
+ *
+ * The routing step (src/worker/routed-chunks) groups a slab's rows by destination. A gather by
+ * the grouped order reads the slab once per destination (destination d's rows are every P-th
+ * row or so, a cache line each), so a slab larger than the caches is fetched from memory P
+ * times; a scatter reads it once, front to back, and writes P forward streams. Measured at
+ * 211k rows, 8 destinations: 1.2 against 2.4 ns a row for 8-byte values from the caches, and
+ * the routing's gathers took 14 ns a row in the pipeline, where the slab arrives cold.
+ *
+ * Only the 'fixed' and 'dictionary' layouts (./gather valueLayout) scatter: others return null
+ * and the caller gathers. The layout conventions are ./gather's (values sliced, bitmaps at
+ * `data.offset`); the output has offset 0, the same nullCount (the same rows move), a bitmap
+ * only when nullCount > 0, buffers from `alloc`.
+ */
+import type { Data } from 'apache-arrow';
+import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import { bitmapBytes, build, nullsOf, valueLayout, wordView } from './gather.js';
+
+/** `pos` is a permutation of 0..n-1 (n = data.length); null for another layout (or length). */
+export function scatterData(data: Data, pos: Uint32Array, alloc: Allocator): Data | null {
+  const layout = valueLayout(data.type);
+  if ((layout !== 'fixed' && layout !== 'dictionary') || data.length !== pos.length) return null;
+  const n = data.length;
+  const stride = layout === 'dictionary' ? 1 : data.stride;
+  const nullBitmap = scatterValidity(data, pos, alloc);
+  const values = scatterFixed(data.values as TypedArray, stride, pos, n, alloc);
+  return build({
+    type: data.type,
+    length: n,
+    nullCount: nullBitmap ? data.nullCount : 0,
+    ...(nullBitmap ? { nullBitmap } : {}),
+    data: values,
+    ...(layout === 'dictionary' ? { dictionary: data.dictionary } : {}),
+  });
+}
+
+function scatterFixed(values: TypedArray, stride: number, pos: Uint32Array, n: number, alloc: Allocator): TypedArray {
+  const ctor = values.constructor as TypedArrayConstructor;
+  const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
+  // Every row lands somewhere (pos is a permutation): no clearing first.
+  const out = alloc(ctor, n * stride, 'overwritten');
+  if (n === 0 || rowBytes === 0) return out;
+  let src = wordView(values, rowBytes);
+  let dst = wordView(out, rowBytes);
+  if (src.BYTES_PER_ELEMENT !== dst.BYTES_PER_ELEMENT) {
+    src = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    dst = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  }
+  const w = rowBytes / src.BYTES_PER_ELEMENT;
+  if (w === 1) {
+    for (let i = 0; i < n; i++) dst[pos[i]!] = src[i]!;
+  } else if (w === 2) {
+    for (let i = 0; i < n; i++) {
+      const d = pos[i]! << 1;
+      dst[d] = src[2 * i]!;
+      dst[d + 1] = src[2 * i + 1]!;
+    }
+  } else {
+    for (let i = 0; i < n; i++) for (let k = 0, s = i * w, d = pos[i]! * w; k < w; k++) dst[d + k] = src[s + k]!;
+  }
+  return out;
+}
+
+/**
+ * The NULL rows' bits cleared in an all-set bitmap: NULLs are usually few, so the source is
+ * read a byte at a time and only bytes with a NULL are looked into. Bits past n stay clear.
+ */
+function scatterValidity(data: Data, pos: Uint32Array, alloc: Allocator): Uint8Array | undefined {
+  const bm = nullsOf(data);
+  if (!bm) return undefined;
+  const n = data.length;
+  const out = alloc(Uint8Array, bitmapBytes(n), 'overwritten');
+  const full = n >>> 3;
+  out.fill(0xff, 0, full);
+  out.fill(0, full);
+  for (let j = full << 3; j < n; j++) out[j >>> 3]! |= 1 << (j & 7);
+  const off = data.offset;
+  if ((off & 7) === 0) {
+    const base = off >>> 3;
+    for (let b = 0; b < full; b++) {
+      // the NULL rows of this byte, lowest first
+      for (let z = ~bm[base + b]! & 0xff; z !== 0; z &= z - 1) clearBit(out, pos[(b << 3) + (31 - Math.clz32(z & -z))]!);
+    }
+    for (let i = full << 3; i < n; i++) if (((bm[base + (i >>> 3)]! >>> (i & 7)) & 1) === 0) clearBit(out, pos[i]!);
+  } else {
+    for (let i = 0; i < n; i++) {
+      const b = off + i;
+      if (((bm[b >>> 3]! >>> (b & 7)) & 1) === 0) clearBit(out, pos[i]!);
+    }
+  }
+  return out;
+}
+
+function clearBit(bits: Uint8Array, j: number): void {
+  bits[j >>> 3]! &= ~(1 << (j & 7));
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import type { Allocator } from '../../src/columns/gather.js';
+import { valueLayout } from '../../src/columns/gather.js';
+import { scatterData } from '../../src/columns/scatter.js';
+import { allCases, columnWithSlice } from '../support/explode-arbitraries.js';
+import { checkLayout, makeColumn, normalize, readData } from '../support/explode-arrow.js';
+
+/** 'overwritten' memory handed out full of old bytes, as a reused pool buffer keeps it. */
+const dirtyWhenOverwritten: Allocator = ((ctor: new (b: SharedArrayBuffer, o: number, l: number) => unknown, length: number, fill = 'zeroed') => {
+  const bytesPer = (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+  const b = new SharedArrayBuffer(Math.ceil((length * bytesPer) / 8) * 8);
+  if (fill === 'overwritten') new Uint8Array(b).fill(0xee);
+  return new ctor(b, 0, length);
+}) as Allocator;
+
+/** A permutation of 0..n-1 from random sort keys. */
+function permutation(n: number, keys: number[]): Uint32Array {
+  const ids = Array.from({ length: n }, (_, i) => i);
+  ids.sort((a, b) => (keys[a % keys.length] ?? 0) - (keys[b % keys.length] ?? 0) || a - b);
+  return Uint32Array.from(ids);
+}
+
+describe('scatterData: output row pos[i] = input row i, for fixed-width layouts; null for the others', () => {
+  for (const c of allCases) {
+    it(c.label, () => {
+      fc.assert(
+        fc.property(columnWithSlice(c), fc.array(fc.integer(), { minLength: 1, maxLength: 50 }), (col, keys) => {
+          const data = makeColumn(col.values, c.type).slice(col.off, col.len);
+          const pos = permutation(data.length, keys);
+          const out = scatterData(data, pos, dirtyWhenOverwritten);
+          const layout = valueLayout(data.type);
+          if (layout !== 'fixed' && layout !== 'dictionary') {
+            expect(out).toBeNull();
+            return;
+          }
+          expect(out).not.toBeNull();
+          const expected: unknown[] = new Array(data.length);
+          for (let i = 0; i < data.length; i++) expected[pos[i]!] = normalize(col.values[col.off + i], c.type);
+          expect(checkLayout(out!)).toEqual([]);
+          expect(out!.nullCount).toBe(expected.filter((v) => v === null).length);
+          expect(readData(out!)).toEqual(expected);
+        }),
+        { numRuns: 60 },
+      );
+    });
+  }
+
+  it('refuses positions of another length (the caller gathers)', () => {
+    const data = makeColumn([1, 2, 3], allCases.find((c) => c.label === 'int32')!.type);
+    expect(scatterData(data, Uint32Array.of(1, 0), dirtyWhenOverwritten)).toBeNull();
+  });
+});
