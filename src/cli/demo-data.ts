@@ -29,6 +29,8 @@ import {
   type DataType,
 } from 'apache-arrow';
 
+import { build } from '../columns/gather.js';
+import type { TypedArray } from '../types/keys.js';
 export const DATASETS = ['serving_log', 'trades', 'quotes', 'orders'] as const;
 export type DatasetName = (typeof DATASETS)[number];
 
@@ -72,9 +74,9 @@ function validityFrom(nulls: Uint8Array | null, n: number): { nullBitmap?: Uint8
   return nullCount === 0 ? { nullCount: 0 } : { nullBitmap: bitmap, nullCount };
 }
 
-function primitive<T extends DataType>(type: T, values: ArrayLike<number> | ArrayLike<bigint>, nulls: Uint8Array | null = null): Data<T> {
+function primitive<T extends DataType>(type: T, values: TypedArray, nulls: Uint8Array | null = null): Data<T> {
   const n = values.length;
-  return makeData({ type, length: n, data: values as never, ...validityFrom(nulls, n) } as never) as Data<T>;
+  return build({ type, length: n, data: values, ...validityFrom(nulls, n) }) as Data<T>;
 }
 
 /** Utf8 column from indexes into a vocabulary (plain offsets + bytes). */

@@ -17,7 +17,7 @@ import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys
 import { schemaFromArrow, typeFromArrow, typeToArrow } from './arrow-types.js';
 import { bitmapToBytes, countSet, sliceBitmap } from './bits.js';
 import { type Allocator, sharedAlloc } from './arena.js';
-import { type ConcatChunk, concatData, gatherData, offsetsOf, valueLayout } from './gather.js';
+import { build, type ConcatChunk, concatData, gatherData, offsetsOf, valueLayout } from './gather.js';
 
 export type { TypedArrayConstructor };
 
@@ -60,7 +60,7 @@ export function toSharedData(data: A.Data, alloc: Allocator = sharedAlloc, onCop
     case A.Type.Decimal: {
       const values = data.values as TypedArray;
       const stride = data.stride;
-      return A.makeData({ ...base, type: t as A.Int, data: copyShared(values.subarray(0, n * stride), alloc, onCopy) as never });
+      return build({ ...base, type: t, data: copyShared(values.subarray(0, n * stride), alloc, onCopy) });
     }
     case A.Type.Utf8:
     case A.Type.Binary: {
@@ -78,7 +78,7 @@ export function toSharedData(data: A.Data, alloc: Allocator = sharedAlloc, onCop
     case A.Type.Map: {
       const { offsets, start, end } = rebaseOffsets32(data.valueOffsets as Int32Array, n, alloc);
       const child = toSharedData(data.children[0]!.slice(start, end - start), alloc, onCopy);
-      return A.makeData({ ...base, type: t as A.List, valueOffsets: offsets, child } as never);
+      return build({ ...base, type: t, valueOffsets: offsets, child });
     }
     case A.Type.LargeList: {
       const { offsets, start, end } = rebaseOffsets64(data.valueOffsets as unknown as BigInt64Array, n, alloc);
@@ -299,7 +299,7 @@ export function rebuildWithType(desc: ColumnDesc, type: A.DataType): A.Data {
       return A.makeData({ ...base, type: type as A.LargeUtf8, valueOffsets: view(BigInt64Array, desc.offsets)!, data: view(Uint8Array, desc.values) });
     case A.Type.List:
     case A.Type.Map:
-      return A.makeData({ ...base, type: type as A.List, valueOffsets: view(Int32Array, desc.offsets)!, child: children[0]! } as never);
+      return build({ ...base, type, valueOffsets: view(Int32Array, desc.offsets)!, child: children[0]! });
     case A.Type.LargeList:
       return A.makeData({ ...base, type: type as A.LargeList, valueOffsets: view(BigInt64Array, desc.offsets)!, child: children[0]! });
     case A.Type.FixedSizeList:
@@ -308,7 +308,7 @@ export function rebuildWithType(desc: ColumnDesc, type: A.DataType): A.Data {
       return A.makeData({ ...base, type: type as A.Struct, children });
     default: {
       const ctor = (type as A.DataType).ArrayType as unknown as TypedArrayConstructor;
-      return A.makeData({ ...base, type: type as A.Int, data: view(ctor, desc.values) as never });
+      return build({ ...base, type, data: view(ctor, desc.values) });
     }
   }
 }

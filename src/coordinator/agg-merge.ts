@@ -10,7 +10,7 @@ import { emptyData } from '../io/arrow-input.js';
 import * as A from 'apache-arrow';
 import { localAlloc } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
-import { concatData, gatherData } from '../columns/gather.js';
+import { build, concatData, gatherData } from '../columns/gather.js';
 import { rebuildData, toKeyColumn } from '../columns/shared.js';
 import { lessOf, mergeFloatNodes } from '../ops/group-agg.js';
 import { wideToNumber } from '../ops/window-sum.js';
@@ -56,7 +56,7 @@ export function mergePartials(outputs: GroupOutputSpec[], pieces: AggPartialResu
         const w = new Uint32Array(out.buffer);
         w[0] = l;
         w[1] = m;
-        return A.makeData({ type: typeToArrow(o.type) as A.Int, length: 1, nullCount: 0, data: (o.type.kind === 'int' && !o.type.signed ? new BigUint64Array(out.buffer) : out) as never });
+        return build({ type: typeToArrow(o.type), length: 1, nullCount: 0, data: o.type.kind === 'int' && !o.type.signed ? new BigUint64Array(out.buffer) : out });
       }
       case 'first':
       case 'last':
@@ -87,7 +87,7 @@ function int64(v: number, type: TypeDesc): A.Data {
   const w = new Uint32Array(out.buffer);
   w[0] = v % TWO32;
   w[1] = Math.floor(v / TWO32);
-  return A.makeData({ type: typeToArrow(type) as A.Int, length: 1, nullCount: 0, data: out as never });
+  return build({ type: typeToArrow(type), length: 1, nullCount: 0, data: out });
 }
 
 function float64(v: number): A.Data {

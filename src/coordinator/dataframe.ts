@@ -23,6 +23,7 @@ import { checkApi, describeValue } from '../options/kit.js';
 import { windowOptions } from '../options/window.js';
 import { aggregates, columnNames, joinOptions, renameMapping, sortKeys } from '../options/relational.js';
 import type { WindowFn } from '../expr/aggregates.js';
+import type { AggregateInput } from '../ops/groupby-spec.js';
 import type { JoinOptions } from '../ops/join-spec.js';
 import { nameList } from '../ops/key-types.js';
 import type { SortKeyInput } from '../ops/sort-spec.js';
@@ -317,7 +318,7 @@ export type Aggregate = WindowFn;
 export class GroupedDataFrame {
   constructor(
     readonly keys: readonly string[],
-    private readonly make: (aggs: Array<[string, unknown]>) => DataFrame,
+    private readonly make: (aggs: Array<[string, AggregateInput]>) => DataFrame,
   ) {}
 
   /** One row per distinct key tuple: the keys, then the aggregates in the object's order. */

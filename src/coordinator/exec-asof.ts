@@ -58,9 +58,9 @@ export interface AsofStagePlan {
   explain(indent: string, partitions: number): string[];
 }
 
-export function planAsof(options: unknown, left: SchemaDesc, right: SchemaDesc): AsofStagePlan {
-  const resolved = resolveAsof(options as AsofOptions, left, right);
-  const preserveOrder = (options as AsofOptions).preserveOrder !== false;
+export function planAsof(options: AsofOptions, left: SchemaDesc, right: SchemaDesc): AsofStagePlan {
+  const resolved = resolveAsof(options, left, right);
+  const preserveOrder = options.preserveOrder !== false;
   const outputSchema = resolved.output;
   // Rows outputs route every left column, first and in order (the tasks return the left rows).
   const leftRouted: number[] = preserveOrder ? [] : left.map((_, i) => i);

@@ -16,13 +16,13 @@ import type * as A from 'apache-arrow';
 import { schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
 import { PlanError } from '../errors.js';
 import { type BoundExpr, bindExpr, bindPredicate, expandSelect } from '../expr/bind.js';
-import { toExprNode, toPredicateNode, Expr } from '../expr/builders.js';
+import { toExprNode, toPredicateNode } from '../expr/builders.js';
 import type { ExprNode } from '../expr/ast.js';
 import { type ExplodeInputSpec, resolveExplode, type ResolvedExplode } from '../ops/explode-spec.js';
-import { resolveWindow, type ResolvedWindow, type WindowOptions } from '../ops/window-spec.js';
+import { resolveWindow, type ResolvedWindow } from '../ops/window-spec.js';
 import type { FieldDesc, SchemaDesc } from '../types/column.js';
 import { typeToString } from '../types/column.js';
-import type { PlanNode } from '../types/plan.js';
+import type { ExprInput, PlanNode } from '../types/plan.js';
 import type { RowOp } from '../types/tasks.js';
 import { type AsofStagePlan, planAsof } from './exec-asof.js';
 import { planWindowRouting, type WindowStagePlan } from './exec-window.js';
@@ -30,9 +30,8 @@ import { fuseWindowGroupBy, planGroupBy, type GroupByStagePlan, type WindowFusio
 import { planJoin, type JoinStagePlan } from './exec-join.js';
 import { planSort, type SortStagePlan } from './exec-sort.js';
 import { resolveDistinct, resolveGroupBy } from '../ops/groupby-spec.js';
-import type { JoinOptions } from '../ops/join-spec.js';
 import { resolveDrop, resolveRename, resolveUnion } from '../ops/project-spec.js';
-import { resolveSortKeys, type SortKeyInput } from '../ops/sort-spec.js';
+import { resolveSortKeys } from '../ops/sort-spec.js';
 import type { Source } from './sources.js';
 
 export type Stage =
@@ -51,12 +50,12 @@ export type Stage =
 export async function planStage(node: PlanNode): Promise<Stage> {
   switch (node.kind) {
     case 'source': {
-      const source = node.source as Source;
+      const source = node.source;
       return { kind: 'scan', schema: await source.schema(), source };
     }
     case 'select': {
       const input = await planStage(node.input);
-      const items = expandSelect(node.items.map((x) => toExprNode(x as Expr)), desc(input));
+      const items = expandSelect(node.items.map((x) => toExprNode(x)), desc(input));
       const fields: FieldDesc[] = items.map((it) => ({ name: it.name, type: it.expr.type, nullable: it.expr.nullable }));
       return rowLocal(input, { kind: 'select', items: items.map((it) => ({ name: it.name, expr: it.expr })) }, fields, `select ${items.map((i) => i.name).join(', ')}`, false);
     }
@@ -69,7 +68,7 @@ export async function planStage(node: PlanNode): Promise<Stage> {
         if (typeof name !== 'string' || name === '') throw new PlanError('BAD_COLUMN_NAME', `withColumns: column names must be non-empty strings, got ${JSON.stringify(name)}`);
         if (seen.has(name)) throw new PlanError('DUPLICATE_COLUMN', `withColumns: column ${JSON.stringify(name)} is given twice`, { column: name });
         seen.add(name);
-        const expr = bindExpr(toExprNode(x as Expr), schema);
+        const expr = bindExpr(toExprNode(x), schema);
         const replace = schema.findIndex((f) => f.name === name);
         const field = { name, type: expr.type, nullable: expr.nullable };
         if (replace >= 0) fields[replace] = field;
@@ -80,7 +79,7 @@ export async function planStage(node: PlanNode): Promise<Stage> {
     }
     case 'filter': {
       const input = await planStage(node.input);
-      const predicate = bindPredicate(toPredicateNode(node.predicate as Expr), desc(input));
+      const predicate = bindPredicate(toPredicateNode(node.predicate), desc(input));
       return rowLocal(input, { kind: 'filter', predicate }, desc(input), `filter ${predicate.name}`, true);
     }
     case 'explode': {
@@ -98,8 +97,8 @@ export async function planStage(node: PlanNode): Promise<Stage> {
     }
     case 'window': {
       const input = await planStage(node.input);
-      const resolved: ResolvedWindow = resolveWindow(node.options as WindowOptions, desc(input));
-      const preserveOrder = (node.options as WindowOptions).preserveOrder !== false;
+      const resolved: ResolvedWindow = resolveWindow(node.options, desc(input));
+      const preserveOrder = node.options.preserveOrder !== false;
       return { kind: 'window', schema: schemaToArrow(resolved.outputSchema), input, plan: planWindowRouting(resolved, preserveOrder) };
     }
     case 'asofJoin': {
@@ -109,7 +108,7 @@ export async function planStage(node: PlanNode): Promise<Stage> {
     }
     case 'sort': {
       const input = await planStage(node.input);
-      const keys = resolveSortKeys(node.keys as SortKeyInput[], desc(input));
+      const keys = resolveSortKeys(node.keys, desc(input));
       return { kind: 'sort', schema: input.schema, input, plan: planSort(keys) };
     }
     case 'groupBy':
@@ -123,7 +122,7 @@ export async function planStage(node: PlanNode): Promise<Stage> {
     }
     case 'join': {
       const [left, right] = await Promise.all([planStage(node.left), planStage(node.right)]);
-      const plan = planJoin(node.options as JoinOptions, desc(left), desc(right));
+      const plan = planJoin(node.options, desc(left), desc(right));
       return { kind: 'join', schema: schemaToArrow(plan.resolved.output), left, right, plan };
     }
     case 'rename': {
@@ -160,11 +159,11 @@ function rowLocal(input: Stage, op: RowOp, fields: FieldDesc[], label: string, c
   return { kind: 'rowlocal', schema, input, ops: [op], labels: [label], countChanges };
 }
 
-function explodeInputs(columns: unknown[], schema: SchemaDesc): { inputs: Array<{ column: number | null; expr: BoundExpr | null }>; specs: ExplodeInputSpec[] } {
+function explodeInputs(columns: ExprInput[], schema: SchemaDesc): { inputs: Array<{ column: number | null; expr: BoundExpr | null }>; specs: ExplodeInputSpec[] } {
   const inputs: Array<{ column: number | null; expr: BoundExpr | null }> = [];
   const specs: ExplodeInputSpec[] = [];
   for (const c of columns) {
-    const node: ExprNode = toExprNode(c as Expr);
+    const node: ExprNode = toExprNode(c);
     if (node.kind === 'col') {
       const index = schema.findIndex((f) => f.name === node.name);
       if (index < 0) bindExpr(node, schema); // raises UNKNOWN_COLUMN with the available names

@@ -12,6 +12,7 @@ import * as arrow from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { TypeDesc } from '../types/column.js';
 import { localAlloc, sharedAlloc } from '../columns/arena.js';
+import { build, type BuildProps } from '../columns/gather.js';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { typeToArrow } from './arrow-types.js';
 import { words64 } from '../ops/int64-words.js';
@@ -75,15 +76,9 @@ export function getBit(bits: Uint8Array, i: number): number {
 
 
 /** Builds a result Data; drops the bitmap when nothing is NULL. */
-export function makeResult(type: TypeDesc, length: number, validity: Uint8Array | null, props: Record<string, unknown>): Data {
+export function makeResult(type: TypeDesc, length: number, validity: Uint8Array | null, props: Omit<BuildProps, 'type' | 'length' | 'nullCount' | 'nullBitmap'>): Data {
   const nulls = validity ? length - countSet(validity, length) : 0;
-  return arrow.makeData({
-    type: typeToArrow(type),
-    length,
-    nullCount: nulls,
-    nullBitmap: nulls > 0 ? validity : null,
-    ...props,
-  } as never) as Data;
+  return build({ type: typeToArrow(type), length, nullCount: nulls, ...(nulls > 0 && validity ? { nullBitmap: validity } : {}), ...props });
 }
 
 /** The typed-array constructor holding values of a fixed-width type. */

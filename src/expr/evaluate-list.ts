@@ -243,7 +243,7 @@ export function slice(t: TypeDesc, lt: TypeDesc, list: Val, start: Val, len: Val
   out[n] = total;
   const ends = new Float64Array(n);
   for (let i = 0; i < n; i++) ends[i] = starts[i] + counts[i];
-  return makeResult(t, n, validity, { valueOffsets: out, child: gatherRanges(child, starts, ends, n, alloc as never) });
+  return makeResult(t, n, validity, { valueOffsets: out, child: gatherRanges(child, starts, ends, n, alloc) });
 }
 
 

@@ -15,6 +15,7 @@
  * Nested types (List, LargeList, FixedSizeList, Struct, Map) are rebuilt child by child.
  */
 import * as A from 'apache-arrow';
+import { build } from '../columns/gather.js';
 import { bitmapToBytes, bytesToBitmap } from '../columns/bits.js';
 import { decodeDictionary } from '../columns/shared.js';
 import { InputError } from '../errors.js';
@@ -305,7 +306,7 @@ function viewsToPlain(d: DataLike, type: A.Utf8 | A.Binary, where: string): A.Da
   const offsets = new Int32Array(n + 1);
   if (n === 0 || !raw) {
     if (n > 0) throw new InputError('INPUT_MALFORMED', `${where}: a view column of ${n} rows has no views buffer`);
-    return A.makeData({ type, length: 0, nullCount: 0, valueOffsets: offsets, data: new Uint8Array(0) } as never);
+    return build({ type, length: 0, nullCount: 0, valueOffsets: offsets, data: new Uint8Array(0) });
   }
   // arrow-js pre-slices the views (row 0 is view 0), like fixed-width values
   const bytes = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
@@ -335,6 +336,6 @@ function viewsToPlain(d: DataLike, type: A.Utf8 | A.Binary, where: string): A.Da
     }
     offsets[i + 1] = pos;
   }
-  const bitmap = valid ? bytesToBitmap(valid, n).bitmap : undefined;
-  return A.makeData({ type, length: n, nullCount: valid ? d.nullCount : 0, nullBitmap: bitmap, valueOffsets: offsets, data: out } as never);
+  const validity = valid ? { nullBitmap: bytesToBitmap(valid, n).bitmap, nullCount: d.nullCount } : { nullCount: 0 };
+  return build({ type, length: n, ...validity, valueOffsets: offsets, data: out });
 }

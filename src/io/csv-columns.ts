@@ -40,6 +40,7 @@ import {
   type Float,
   Precision,
 } from 'apache-arrow';
+import { build } from '../columns/gather.js';
 import { PlanError } from '../errors.js';
 import { limbScratch, limbsOfWords, TWO32, words64 } from '../ops/int64-words.js';
 import { parseDate, parseTimestamp, timestampWords, type Unit } from './temporal-text.js';
@@ -88,8 +89,9 @@ class Validity {
     this.bits[i >> 3]! &= ~(1 << (i & 7));
     this.nulls++;
   }
-  bitmap(length: number): Uint8Array | undefined {
-    return this.bits === null ? undefined : this.bits.subarray(0, (length + 7) >> 3);
+  /** The bitmap as build() properties: none without a NULL. */
+  bitmapProps(length: number): { nullBitmap?: Uint8Array } {
+    return this.bits === null ? {} : { nullBitmap: this.bits.subarray(0, (length + 7) >> 3) };
   }
 }
 
@@ -105,7 +107,7 @@ function numberFiller(type: DataType, values: NumArray, parse: (s: string) => nu
       return null;
     },
     setNull: (i) => v.setNull(i),
-    finish: (n) => makeData({ type, length: n, nullCount: v.nulls, nullBitmap: v.bitmap(n), data: values.subarray(0, n) } as never),
+    finish: (n) => build({ type, length: n, nullCount: v.nulls, ...v.bitmapProps(n), data: values.subarray(0, n) }),
   };
 }
 
@@ -125,7 +127,7 @@ function bigFiller(type: DataType, values: BigInt64Array | BigUint64Array, parse
       return null;
     },
     setNull: (i) => v.setNull(i),
-    finish: (n) => makeData({ type, length: n, nullCount: v.nulls, nullBitmap: v.bitmap(n), data: values.subarray(0, n) } as never),
+    finish: (n) => build({ type, length: n, nullCount: v.nulls, ...v.bitmapProps(n), data: values.subarray(0, n) }),
   };
 }
 
@@ -178,7 +180,7 @@ function boolFiller(type: DataType, cap: number): Filler {
       return null;
     },
     setNull: (i) => v.setNull(i),
-    finish: (n) => makeData({ type, length: n, nullCount: v.nulls, nullBitmap: v.bitmap(n), data: bits.subarray(0, (n + 7) >> 3) } as never),
+    finish: (n) => build({ type, length: n, nullCount: v.nulls, ...v.bitmapProps(n), data: bits.subarray(0, (n + 7) >> 3) }),
   };
 }
 
@@ -214,7 +216,7 @@ function stringFiller(type: Utf8 | LargeUtf8, cap: number): Filler {
           words[2 * i + 3] = hi;
         } else (offsets as Int32Array)[i + 1] = pos;
       }
-      return makeData({ type, length: n, nullCount: v.nulls, nullBitmap: v.bitmap(n), valueOffsets: offsets, data: bytes } as never);
+      return build({ type, length: n, nullCount: v.nulls, ...v.bitmapProps(n), valueOffsets: offsets, data: bytes });
     },
   };
 }

@@ -11,6 +11,7 @@
  * distinct is a group-by whose outputs are every input column taken at the group's first row,
  * in input order.
  */
+import type { WindowFn } from '../expr/aggregates.js';
 import { PlanError, show } from '../errors.js';
 import { isNumeric, typeToString, type FieldDesc, type TypeDesc } from '../types/column.js';
 import { findColumn, findKey, isKeyType, type KeyRef } from './key-types.js';
@@ -123,7 +124,10 @@ function describe(v: unknown): string {
   }
 }
 
-export function resolveGroupBy(keyNames: string[], aggs: Array<[string, unknown]>, schema: FieldDesc[]): ResolvedGroupBy {
+/** An aggregate as agg() takes it: a builder's WindowFn (sum('x')), or its spec as a plain object. */
+export type AggregateInput = WindowFn | { fn: string };
+
+export function resolveGroupBy(keyNames: string[], aggs: Array<[string, AggregateInput]>, schema: FieldDesc[]): ResolvedGroupBy {
   const where = keyNames.length > 0 ? 'groupBy()' : 'agg()';
   const keys = keyNames.map((k) => findKey(schema, k, where));
   if (keys.length === 0 && aggs.length === 0) fail('NO_AGGREGATES', 'agg(): expected at least one aggregate, e.g. agg({ n: count() })');

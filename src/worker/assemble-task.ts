@@ -13,7 +13,7 @@
 import * as A from 'apache-arrow';
 import { reserveFor, TransferArena } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
-import { bitmapBytes, gatherData, wordView } from '../columns/gather.js';
+import { bitmapBytes, build, gatherData, wordView } from '../columns/gather.js';
 import { dataBytes, describeData, flatLayoutOf } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { Allocator, TypedArray } from '../types/keys.js';
@@ -84,7 +84,7 @@ function scatterColumn(pieces: Piece[], c: number, type: A.DataType, base: numbe
   const out = alloc(f.ctor, rows * f.stride, 'overwritten');
   const words = wordView(out, f.rowBytes);
   for (const p of pieces) scatterFixed(p.cols[c]!.values as TypedArray, f.rowBytes, p, base, out, words);
-  return A.makeData({ type: type as A.Int, length: rows, nullCount, nullBitmap, data: out as never });
+  return build({ type, length: rows, nullCount, nullBitmap, data: out });
 }
 
 /**
