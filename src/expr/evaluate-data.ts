@@ -15,7 +15,7 @@ import { localAlloc, sharedAlloc } from '../columns/arena.js';
 import { build, type BuildProps } from '../columns/gather.js';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { typeToArrow } from './arrow-types.js';
-import { words64 } from '../ops/int64-words.js';
+import { int32Words, words64 } from '../ops/int64-words.js';
 
 export type TypedArrayCtor = TypedArrayConstructor;
 
@@ -115,7 +115,7 @@ export function is64(t: TypeDesc): boolean {
 /** Int32 halves of a 64-bit array: lo = u32[2i], hi = i32[2i+1] (little-endian). */
 export function halves(v: BigInt64Array | BigUint64Array): { lo: Uint32Array; hi: Int32Array; uhi: Uint32Array } {
   const u = words64(v); // the one word view (src/ops/int64-words); hi words also read signed
-  return { lo: u, hi: new Int32Array(v.buffer, v.byteOffset, v.length * 2), uhi: u };
+  return { lo: u, hi: int32Words(v), uhi: u };
 }
 
 /** Offsets + bytes of a utf8/binary (or large) Data; row i is bytes[offsets[i] .. offsets[i+1]). */

@@ -35,7 +35,12 @@ export function words64(values: BigInt64Array | BigUint64Array | Float64Array): 
 
 /** The same words with the hi words read with the array's signedness (row i's hi at 2i+1). */
 export function highWords(values: BigInt64Array | BigUint64Array): Int32Array | Uint32Array {
-  return values instanceof BigInt64Array ? new Int32Array(values.buffer, values.byteOffset, values.length * 2) : words64(values);
+  return values instanceof BigInt64Array ? int32Words(values) : words64(values);
+}
+
+/** The 32-bit words of any typed array as signed integers: 8-byte values of any type move as two. */
+export function int32Words(values: ArrayBufferView): Int32Array {
+  return new Int32Array(values.buffer, values.byteOffset, values.byteLength >>> 2);
 }
 
 /**

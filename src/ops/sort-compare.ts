@@ -8,6 +8,7 @@
  * router's binary search (O(log ranges) comparisons per row); the sort itself is a radix sort.
  */
 import type { KeyColumn } from '../types/keys.js';
+import { words64 } from './int64-words.js';
 
 export interface SortOrder {
   descending: boolean;
@@ -17,9 +18,6 @@ export interface SortOrder {
 /** Compares row a of column A with row b of column B (same type, both non-NULL). */
 export type ValueCompare = (a: number, b: number) => number;
 
-function words(v: BigInt64Array | BigUint64Array | Float64Array): Uint32Array {
-  return new Uint32Array(v.buffer, v.byteOffset, v.length * 2);
-}
 
 function cmpNum(x: number, y: number): number {
   return x < y ? -1 : x > y ? 1 : 0;
@@ -61,8 +59,8 @@ export function valueCompare(A: KeyColumn, B: KeyColumn): ValueCompare {
     };
   }
   if (va instanceof BigInt64Array || va instanceof BigUint64Array) {
-    const wa = words(va);
-    const wb = words(vb as BigInt64Array);
+    const wa = words64(va);
+    const wb = words64(vb as BigInt64Array);
     const signed = va instanceof BigInt64Array;
     return (a, b) => {
       const ha = signed ? wa[2 * a + 1]! | 0 : wa[2 * a + 1]!;

@@ -18,7 +18,7 @@
  *   their place in the tree.
  */
 import type { KeyColumn } from '../types/keys.js';
-import { addLimbs, highWords, limbScratch, limbsOfWords, TWO32 } from './int64-words.js';
+import { addLimbs, highWords, limbScratch, limbsOfWords, TWO32, words64 } from './int64-words.js';
 
 export interface OutsideAgg {
   /** Non-NULL values of the measure (rows for count() of rows). */
@@ -61,7 +61,7 @@ export class AggFolder {
     this.float = v instanceof Float64Array || v instanceof Float32Array ? v : null;
     const wide = v instanceof BigInt64Array || v instanceof BigUint64Array ? v : null;
     this.hiWords = wide ? highWords(wide) : null;
-    this.loWords = wide ? new Uint32Array(wide.buffer, wide.byteOffset, wide.length * 2) : null;
+    this.loWords = wide ? words64(wide) : null;
     this.narrow = col && !this.float && !wide ? (v as unknown as ArrayLike<number>) : null;
   }
 

@@ -10,6 +10,7 @@ import { viewOf } from '../columns/shared.js';
 import type { BufRef } from '../types/column.js';
 import type { TypedArray } from '../types/keys.js';
 import { scatterValues } from './permute.js';
+import { int32Words } from '../ops/int64-words.js';
 import { scratchAlloc } from './scratch.js';
 
 type Dest = { values: BufRef; nulls: BufRef };
@@ -54,7 +55,7 @@ export function takeDirect(source: A.Data, pick: Int32Array, target: Uint32Array
   }
   const src = source.values as TypedArray;
   if (src.BYTES_PER_ELEMENT === 8) {
-    const s = new Int32Array(src.buffer, src.byteOffset, src.length * (src.BYTES_PER_ELEMENT / 4));
+    const s = int32Words(src);
     const d = viewOf(Int32Array, dest.values);
     for (let i = 0; i < n; i++) {
       const r = pick[i]!;

@@ -4,6 +4,7 @@
  */
 import type { Allocator } from '../columns/arena.js';
 import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import { int32Words } from '../ops/int64-words.js';
 import { scratchAlloc } from './scratch.js';
 
 /** Outputs come from `alloc` (default: this task's scratch memory). */
@@ -52,8 +53,8 @@ export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, a
   const n = perm.length;
   const out = alloc(src.constructor as TypedArrayConstructor<T>, n, 'overwritten');
   if (src.BYTES_PER_ELEMENT === 8) {
-    const s = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
-    const d = new Int32Array(out.buffer, out.byteOffset, n * 2);
+    const s = int32Words(src);
+    const d = int32Words(out);
     for (let i = 0; i < n; i++) {
       const r = perm[i]! * 2;
       d[i << 1] = s[r]!;
@@ -74,8 +75,8 @@ export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, a
 export function scatterValues(src: TypedArray, target: Uint32Array, out: TypedArray, from: Uint32Array | null = null): void {
   const n = target.length;
   if (src.BYTES_PER_ELEMENT === 8) {
-    const s = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
-    const d = new Int32Array(out.buffer, out.byteOffset, out.length * 2);
+    const s = int32Words(src);
+    const d = int32Words(out);
     if (from) {
       for (let i = 0; i < n; i++) {
         const t = target[i]! * 2;
