@@ -36,7 +36,8 @@ import { createProgress, type ProgressReporter } from './progress.js';
 export interface CliIO {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
-  /** for `-` inputs (default process.stdin) */
+  /** for `-` inputs (default process.stdin; the engine reads an Arrow IPC stream on `-`, and a
+   * job source `-`, from process.stdin itself) */
   stdin: NodeJS.ReadableStream;
   /** default: stdout.isTTY */
   stdoutIsTTY: boolean;
