@@ -158,4 +158,23 @@ describe.skipIf(!BUILT)('sluice run - (the job on standard input)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.toString()).toMatch(/sources a and b both read standard input: only one source can/);
   });
+
+  it('a job that uses its stdin source twice (a self-join) says stdin is read once, before anything runs', async () => {
+    const self = await writeJob(dir, 'self-join-stdin.json', { sources: { s: { type: 'csv', path: '-' } }, steps: [{ op: 'join', right: 's', on: 'id' }] });
+    for (const cmd of ['run', 'explain']) {
+      const r = await sluice(['--threads', '0', cmd, self], { stdin: Buffer.from('id,v\n1,a\n') });
+      expect(r.code).toBe(2);
+      expect(errorLines(r.stderr)).toHaveLength(1);
+      expect(r.stderr).toMatch(/^sluice: error: .*self-join-stdin\.json: source s reads standard input, which can be read only once, but the job uses it 2 times \(the main source, \$\.steps\[0\]\.right\): write standard input to a file first/);
+      expect(r.stderr).not.toMatch(/earlier run|pass a Table/);
+      expect(r.stdout.length).toBe(0);
+    }
+    const union = await writeJob(dir, 'union-stdin.json', {
+      sources: { t: { type: 'csv', path: 'x.csv' }, s: { type: 'csv', path: '-' } },
+      steps: [{ op: 'union', others: ['s', { source: 's', steps: [{ op: 'limit', n: 1 }] }] }],
+    });
+    const u = await sluice(['--threads', '0', 'run', union], { stdin: Buffer.from('id,v\n1,a\n') });
+    expect(u.code).toBe(2);
+    expect(u.stderr).toMatch(/uses it 2 times \(\$\.steps\[0\]\.others\[0\], \$\.steps\[0\]\.others\[1\]\.source\)/);
+  });
 });
