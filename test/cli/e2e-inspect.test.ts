@@ -189,6 +189,34 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     expect(h.stdout.toString()).toBe('a\n');
   });
 
+  it('an empty CSV or NDJSON file without a schema is one InputError naming it; with a schema, 0 rows', async () => {
+    const empties: Array<[string, string, string[]]> = [
+      ['empty.csv', '', []],
+      ['empty-no-header.csv', '', ['--no-header']],
+      ['empty.ndjson', '', []],
+      ['blank.ndjson', '\n\n', []],
+      ['empty-array.json', '[]\n', []],
+    ];
+    for (const [name, content, flags] of empties) {
+      await writeFile(`${dir}/${name}`, content);
+      const r = await sluice(['--threads', '0', 'head', ...flags, `${dir}/${name}`]);
+      expect(r.code, name).toBe(2);
+      expect(r.stdout.length, name).toBe(0);
+      expect(r.stderr, name).toMatch(new RegExp(`^sluice: error: InputError \\[INPUT_MALFORMED\\]: Malformed (CSV|NDJSON) input \\S*${name.replace('.', '\\.')}: (empty file|empty input)[^\\n]*\\n$`));
+    }
+    const piped = await sluice(['--threads', '0', 'head', '--input-format', 'ndjson', '-'], { stdin: '' });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: Malformed NDJSON input <stdin>: empty input: no JSON object/);
+    const job = `${dir}/empty-with-schema.json`;
+    await writeFile(job, JSON.stringify({
+      sources: { n: { type: 'ndjson', path: 'empty.ndjson', schema: 'a int64, b utf8' }, c: { type: 'csv', path: 'empty.csv', schema: 'a int64, b utf8' } },
+      steps: [{ op: 'union', others: 'c' }],
+    }));
+    const withSchema = await sluice(['--threads', '0', 'run', job]);
+    expect(withSchema.stderr).toBe('');
+    expect(withSchema.stdout.toString()).toBe('a,b\n');
+  });
+
   it('a missing or corrupt file is one typed error line, exit 2', async () => {
     const a = await sluice(['describe', `${dir}/nope.parquet`]);
     expect(a.code).toBe(2);
