@@ -458,6 +458,17 @@ function oneLine(s: string): string {
   return s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }
 
+/**
+ * A parse error's message without its snippet and caret lines: flattened onto one line the
+ * caret points nowhere, so the expression is quoted after its "at position N" instead.
+ */
+function withoutCaret(err: SluiceError): string {
+  const sql = (err.details as { sql?: unknown }).sql;
+  if (err.code !== 'PARSE_ERROR' || typeof sql !== 'string') return err.message;
+  const m = /^([\s\S]*? at position \d+)\n {2}[^\n]*\n {2} *\^$/.exec(err.message);
+  return m ? `${m[1]} in ${JSON.stringify(sql)}` : err.message;
+}
+
 /** The one-line error report (without the trailing newline). */
 export function errorLine(err: unknown, cmd?: string): string {
   if (err instanceof CommanderError) {
@@ -468,7 +479,7 @@ export function errorLine(err: unknown, cmd?: string): string {
     const synonym = known !== undefined ? OPTION_SYNONYMS[known] : undefined;
     return `sluice: error: ${message}${synonym ? ` (Did you mean ${synonym}?)` : ''} ${hint}`;
   }
-  if (err instanceof SluiceError) return `sluice: error: ${err.name} [${err.code}]: ${oneLine(err.message)}`;
+  if (err instanceof SluiceError) return `sluice: error: ${err.name} [${err.code}]: ${oneLine(withoutCaret(err))}`;
   if (err instanceof UsageError) return `sluice: error: ${oneLine(err.message)} (see 'sluice${cmd ? ` ${cmd}` : ''} --help')`;
   const e = err instanceof Error ? err : new Error(String(err));
   return `sluice: error: internal error: ${e.name}: ${oneLine(e.message)}`;
