@@ -22,7 +22,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Help, InvalidArgumentError, Option } from 'commander';
 import { AbortError, Engine, InputError, PlanError, SluiceError, type DataFrame, type EngineOptions, type RunStats } from '../index.js';
 import { writeAtomic } from '../io/atomic.js';
 import { MAX_PARTITIONS, MAX_THREADS } from '../options/engine.js';
@@ -231,12 +231,27 @@ class Invocation {
   }
 }
 
+/** Global flags a command has no use for, by command: usage errors, and left out of its --help. */
+const REFUSED_FLAGS: Record<string, { what: string; flags: Array<[key: string, flag: string]> }> = {
+  demo: { what: 'demo (it prints a report, not a result)', flags: [['format', '--format'], ['output', '-o']] },
+  explain: {
+    what: 'explain (it prints the plan, nothing runs)',
+    flags: [['format', '--format'], ['output', '-o'], ['maxRows', '--max-rows'], ['maxWidth', '--max-width'], ['stats', '--stats'], ['statsFile', '--stats-file']],
+  },
+};
+
 /** Global flags a command has no use for are usage errors, not silently ignored. */
-function rejectFlags(cmd: Command, what: string, flags: Array<[key: string, flag: string]>): void {
-  const program = cmd.parent!;
-  for (const [key, flag] of flags) {
-    if (program.getOptionValueSource(key) === 'cli') throw new UsageError(`${flag} does not apply to ${what}`);
+function rejectFlags(cmd: Command): void {
+  const refused = REFUSED_FLAGS[cmd.name()];
+  for (const [key, flag] of refused?.flags ?? []) {
+    if (cmd.parent!.getOptionValueSource(key) === 'cli') throw new UsageError(`${flag} does not apply to ${refused!.what}`);
   }
+}
+
+/** `sluice <cmd> --help` lists the global flags the command takes, not those it refuses. */
+function visibleGlobalOptions(this: Help, cmd: Command): Option[] {
+  const refused = new Set((REFUSED_FLAGS[cmd.name()]?.flags ?? []).map(([key]) => key));
+  return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => !refused.has(o.attributeName()));
 }
 
 const HELP_FOOTER = `
@@ -268,7 +283,7 @@ function buildProgram(inv: Invocation): Command {
       writeErr: () => {},
       outputError: () => {},
     })
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({ showGlobalOptions: true, visibleGlobalOptions })
     .addOption(new Option('--threads <n>', 'worker threads (0 = inline on the main thread; default: all cores)').argParser(intArg('--threads', 0, MAX_THREADS)))
     .addOption(new Option('--memory-limit <size>', 'memory budget, e.g. 512MiB or 2GiB (default 1GiB); beyond it, data spills to disk'))
     .addOption(new Option('--temp-dir <dir>', 'folder for spill files (default: the OS temp folder)'))
@@ -307,10 +322,7 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
     .option('-v, --verbose', 'also print each plan (explain)')
     .addHelpText('after', HELP_FOOTER)
     .action(async (opts: { rows: number; seed: number; verbose?: boolean }, cmd: Command) => {
-      rejectFlags(cmd, 'demo (it prints a report, not a result)', [
-        ['format', '--format'],
-        ['output', '-o'],
-      ]);
+      rejectFlags(cmd);
       const g = cmd.optsWithGlobals<GlobalOptions>();
       inv.startProgress(g);
       const engine = inv.engine(g);
@@ -360,14 +372,7 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
     .argument('<job>', 'job file (JSON)')
     .addHelpText('after', HELP_FOOTER)
     .action(async (file: string, _opts: unknown, cmd: Command) => {
-      rejectFlags(cmd, 'explain (it prints the plan, nothing runs)', [
-        ['format', '--format'],
-        ['output', '-o'],
-        ['maxRows', '--max-rows'],
-        ['maxWidth', '--max-width'],
-        ['stats', '--stats'],
-        ['statsFile', '--stats-file'],
-      ]);
+      rejectFlags(cmd);
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const { job, dir } = await loadJob(file, io.stdin);
       const engine = inv.engine(g);
