@@ -257,6 +257,9 @@ function visibleGlobalOptions(this: Help, cmd: Command): Option[] {
 const HELP_FOOTER = `
 Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted (143 SIGTERM).`;
 
+/** The job file format, as installed with the package (package.json `files`), for the help. */
+const JOBS_DOC = fileURLToPath(new URL('../../src/cli/README-jobs.md', import.meta.url));
+
 function inputOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--input-format <format>', 'input format (default: from the extension, else from the first bytes)').choices(INPUT_FORMATS))
@@ -311,7 +314,9 @@ Examples:
   cat in.arrows | sluice head - --format csv
   sluice describe data.parquet
 
-Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md).${HELP_FOOTER}`,
+Job files: JSON with "sources", "steps" and "output", described in
+  ${JOBS_DOC}
+${HELP_FOOTER}`,
     );
 
   program
@@ -348,9 +353,9 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
 
   program
     .command('run')
-    .description('run a job file (sources, steps, output); see README-jobs.md')
+    .description('run a job file (sources, steps, output)')
     .argument('<job>', 'job file (JSON); - reads it from stdin')
-    .addHelpText('after', HELP_FOOTER)
+    .addHelpText('after', `\nJob files (sources, steps, output) are described in\n  ${JOBS_DOC}\n${HELP_FOOTER}`)
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const { job, dir } = await loadJob(file, io.stdin);
@@ -370,7 +375,7 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
     .command('explain')
     .description('print the plan of a job file: partitioning, sort keys and chosen algorithms')
     .argument('<job>', 'job file (JSON)')
-    .addHelpText('after', HELP_FOOTER)
+    .addHelpText('after', `\nJob files are described in\n  ${JOBS_DOC}\n${HELP_FOOTER}`)
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       rejectFlags(cmd);
       const g = cmd.optsWithGlobals<GlobalOptions>();

@@ -2,6 +2,10 @@
  * Every flag of `sluice --help` also shows in `sluice <cmd> --help` (issue 10.11), except the
  * ones that command refuses (`demo -o` is a usage error, so `demo --help` does not offer it).
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cli } from './helpers.js';
 
@@ -44,4 +48,21 @@ describe('sluice <cmd> --help', async () => {
       expect(r.stderr, f).toMatch(new RegExp(`^sluice: error: ${f === '--output' ? '-o' : f} does not apply to ${cmd} `));
     }
   });
+
+  it('run, explain and the top-level help point to the job file format where the package has it', async () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    for (const args of [['run', '--help'], ['explain', '--help'], ['--help']]) {
+      const help = (await cli(args)).stdout;
+      const path = /^\s+(\S*README-jobs\.md)$/m.exec(help)?.[1];
+      expect(path, args.join(' ')).toBeDefined();
+      expect(existsSync(path!)).toBe(true);
+      expect(relative(root, path!)).toBe('src/cli/README-jobs.md');
+    }
+    // ... and the packed package holds it (package.json `files`)
+    const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
+    expect(pack.status).toBe(0);
+    const files = (JSON.parse(pack.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
+    expect(files).toContain('src/cli/README-jobs.md');
+    expect(files).toContain('schema/job.schema.json');
+  }, 60_000);
 });
