@@ -17,10 +17,10 @@ import { firstProblem, jsonPath, suggest } from '../options/kit.js';
 import { generate } from './demo-data.js';
 import { JobError } from './errors.js';
 import { formatOfPath } from '../io/dataset.js';
-import { jobSchema, type AggColumnSpec, type OutputFormat, type SourceSpec, type StepSpec, type WindowColumnSpec } from './job-schema.js';
+import { jobSchema, type AggColumnSpec, type OutputSpec, type SourceSpec, type StepSpec, type WindowColumnSpec } from './job-schema.js';
 
 export { JobError };
-export { FORMATS, type OutputFormat, type SourceSpec, type StepSpec } from './job-schema.js';
+export { FORMATS, type OutputFormat, type OutputSpec, type SourceSpec, type StepSpec } from './job-schema.js';
 
 // ---- checking a job --------------------------------------------------------------------------
 
@@ -28,7 +28,7 @@ export interface JobSpec {
   sources: Record<string, SourceSpec>;
   main: string;
   steps: StepSpec[];
-  output?: { path?: string | undefined; format?: OutputFormat | undefined } | undefined;
+  output?: OutputSpec | undefined;
 }
 
 /** `$.steps[0].n: expected an integer >= 0, got -1 (number)` */

@@ -224,7 +224,7 @@ class Invocation {
     this.progress.stop();
     if (plan.to === 'file') {
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
-      const bytes = res.bytes !== undefined ? `, ${res.bytes.toLocaleString('en-US')} bytes` : '';
+      const bytes = res.bytes !== undefined ? `, ${res.bytes.toLocaleString('en-US')} bytes` : res.files !== undefined ? `, ${res.files.toLocaleString('en-US')} file${res.files === 1 ? '' : 's'}` : '';
       this.log(g, `sluice: wrote ${res.rows.toLocaleString('en-US')} row${res.rows === 1 ? '' : 's'} (${plan.format}${bytes}) to ${res.path ?? plan.path} in ${secs} s`);
     }
     await this.stats(g, runStats ?? res.stats);
