@@ -7,8 +7,8 @@
  * `.ndjson` `.jsonl`), else the file's first bytes (`PAR1`, `ARROW1`, an IPC stream's
  * continuation marker; anything else is read as CSV). A glob or folder is judged by its
  * pattern's or first file's extension. `-` is stdin: an Arrow IPC stream (recognized by its
- * first bytes, read as it arrives) or CSV (copied to a temp file in --temp-dir for the CSV
- * reader, removed when the command ends).
+ * first bytes, read as it arrives by `engine.readIpc('-')`) or text (copied to a temp file in
+ * --temp-dir for the text readers, removed when the command ends).
  *
  * `schema` and `describe` answer with a small Arrow table (one row per column), printed through
  * the same outputs as any result (`--format`, `-o`). `describe` streams the file batch by batch
@@ -21,7 +21,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Bool, Int64, makeData, RecordBatchReader, Table, Utf8, Vector, type RecordBatch, type Schema } from 'apache-arrow';
+import { Bool, Int64, makeData, Table, Utf8, Vector, type Schema } from 'apache-arrow';
 import { InputError, type DataFrame, type Engine, type RunStats } from '../index.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
 import { typeName } from '../io/text/type-names.js';
@@ -190,14 +190,9 @@ async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame>
     // compressed text is taken for CSV (--input-format says otherwise); the reader inflates it
     format = first === null || compressed !== '' ? 'csv' : sniffFormat(first);
   }
-  if (format === 'arrow') {
-    const reader = await RecordBatchReader.from(stdin as AsyncIterable<Uint8Array>);
-    // a plain async iterable: the async reader also has a [Symbol.iterator] that throws
-    async function* batches(): AsyncGenerator<RecordBatch> {
-      for await (const b of reader as AsyncIterable<RecordBatch>) yield b;
-    }
-    return engine.fromArrow(batches());
-  }
+  // the engine's own stdin reader (process.stdin, the peeked bytes put back above): its checks
+  // and messages are those of an IPC file, e.g. a truncated stream says where it ends
+  if (format === 'arrow') return engine.readIpc('-');
   // Other formats on stdin: copied to a temp file for the file reader (stdin may have been
   // peeked at); messages name it <stdin>
   const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-stdin-${process.pid}-${randomBytes(6).toString('hex')}.${format}${compressed}`);

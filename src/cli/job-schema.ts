@@ -16,6 +16,7 @@ import { anyOf, bool, entries, expecting, int, jsonSchemaOf, list, name, oneOf, 
 import { csvReadShape, ipcReadShape, ndjsonReadShape, parquetReadShape } from '../options/read.js';
 import { orderKey, windowShape } from '../options/window.js';
 import { joinShape } from '../options/relational.js';
+import { PARQUET_COMPRESSIONS, partitionColumns } from '../options/actions.js';
 import { DATASETS } from './demo-data.js';
 
 export const FORMATS = ['table', 'csv', 'tsv', 'json', 'ndjson', 'arrow', 'parquet'] as const;
@@ -167,12 +168,20 @@ export const jobSchema = options(
     sources: entries('an object of named sources, e.g. { "trades": { "type": "parquet", "path": "trades.parquet" } }', source),
     main: name('a source name').optional().describe('the source the steps apply to (default: the first)'),
     steps: steps.optional(),
-    output: options({ path: path().optional(), format: oneOf(FORMATS).optional() }).optional(),
+    output: options({
+      path: path().optional(),
+      format: oneOf(FORMATS).optional(),
+      // the writers' own option values (writeParquet's list holds writeIpc's); which format takes which is checked when the output is planned
+      compression: oneOf(PARQUET_COMPRESSIONS).optional().describe('parquet: none, snappy, gzip, brotli, lz4, zstd (default zstd); arrow: none (default), lz4, zstd'),
+      partitionBy: partitionColumns().optional().describe('parquet only: Hive-style key=value folders under output.path'),
+    }).optional(),
   },
   'a job object { "sources", "steps", "output" }',
 );
 
 export type JobDocument = z.output<typeof jobSchema>;
+/** The job's "output": where, in which format, and the writer's options. */
+export type OutputSpec = NonNullable<JobDocument['output']>;
 /** A source as it runs: its type known (a `{ path }` source's from the extension). */
 export type SourceSpec = z.output<typeof typedSource>;
 

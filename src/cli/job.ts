@@ -17,10 +17,10 @@ import { firstProblem, jsonPath, suggest } from '../options/kit.js';
 import { generate } from './demo-data.js';
 import { JobError } from './errors.js';
 import { formatOfPath } from '../io/dataset.js';
-import { jobSchema, type AggColumnSpec, type OutputFormat, type SourceSpec, type StepSpec, type WindowColumnSpec } from './job-schema.js';
+import { jobSchema, type AggColumnSpec, type OutputSpec, type SourceSpec, type StepSpec, type WindowColumnSpec } from './job-schema.js';
 
 export { JobError };
-export { FORMATS, type OutputFormat, type SourceSpec, type StepSpec } from './job-schema.js';
+export { FORMATS, type OutputFormat, type OutputSpec, type SourceSpec, type StepSpec } from './job-schema.js';
 
 // ---- checking a job --------------------------------------------------------------------------
 
@@ -28,7 +28,7 @@ export interface JobSpec {
   sources: Record<string, SourceSpec>;
   main: string;
   steps: StepSpec[];
-  output?: { path?: string | undefined; format?: OutputFormat | undefined } | undefined;
+  output?: OutputSpec | undefined;
 }
 
 /** `$.steps[0].n: expected an integer >= 0, got -1 (number)` */
@@ -58,6 +58,26 @@ function checkRightSources(steps: StepSpec[], base: PropertyKey[], sources: stri
       checkRightSources(side.steps, stepsPath, sources);
     }
   });
+}
+
+/**
+ * Standard input can be read only once: a source reading it may be used by one place in the
+ * job (the main source, a right side, a union input). Else the second scan would meet an
+ * exhausted stream at run time (the engine's SOURCE_CONSUMED, worded for API users).
+ */
+function checkReadOnce(job: JobSpec, source: string): void {
+  const uses: string[] = job.main === source ? ['the main source'] : [];
+  const walk = (steps: StepSpec[], base: PropertyKey[]): void =>
+    steps.forEach((step, i) => {
+      for (const { side, path, stepsPath } of sidesOf(step, [...base, i])) {
+        if (side.source === source) uses.push(jsonPath(path));
+        walk(side.steps, stepsPath);
+      }
+    });
+  walk(job.steps, ['steps']);
+  if (uses.length > 1) {
+    throw new JobError(`source ${source} reads standard input, which can be read only once, but the job uses it ${uses.length} times (${uses.join(', ')}): write standard input to a file first and give that file's path`);
+  }
 }
 
 /** Validate a parsed JSON document as a job (src/cli/job-schema.ts), naming the JSON path of a problem. */
@@ -110,6 +130,7 @@ export async function loadJob(file: string, stdin?: NodeJS.ReadableStream): Prom
     const readers = Object.entries(job.sources).filter(([, s]) => 'path' in s && s.path === '-').map(([name]) => name);
     if (file === '-' && readers.length > 0) throw new JobError(`source ${readers[0]} reads standard input, which holds the job itself: give it a file`);
     if (readers.length > 1) throw new JobError(`sources ${readers.join(' and ')} both read standard input: only one source can`);
+    if (readers.length === 1) checkReadOnce(job, readers[0]!);
     return { job, dir: file === '-' ? process.cwd() : dirname(resolve(file)) };
   } catch (err) {
     if (err instanceof JobError) err.message = `${file === '-' ? 'standard input' : file}: ${err.message}`;

@@ -22,7 +22,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Help, InvalidArgumentError, Option } from 'commander';
 import { AbortError, Engine, InputError, PlanError, SluiceError, type DataFrame, type EngineOptions, type RunStats } from '../index.js';
 import { writeAtomic } from '../io/atomic.js';
 import { MAX_PARTITIONS, MAX_THREADS } from '../options/engine.js';
@@ -36,7 +36,8 @@ import { createProgress, type ProgressReporter } from './progress.js';
 export interface CliIO {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
-  /** for `-` inputs (default process.stdin) */
+  /** for `-` inputs (default process.stdin; the engine reads an Arrow IPC stream on `-`, and a
+   * job source `-`, from process.stdin itself) */
   stdin: NodeJS.ReadableStream;
   /** default: stdout.isTTY */
   stdoutIsTTY: boolean;
@@ -223,23 +224,41 @@ class Invocation {
     this.progress.stop();
     if (plan.to === 'file') {
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
-      const bytes = res.bytes !== undefined ? `, ${res.bytes.toLocaleString('en-US')} bytes` : '';
+      const bytes = res.bytes !== undefined ? `, ${res.bytes.toLocaleString('en-US')} bytes` : res.files !== undefined ? `, ${res.files.toLocaleString('en-US')} file${res.files === 1 ? '' : 's'}` : '';
       this.log(g, `sluice: wrote ${res.rows.toLocaleString('en-US')} row${res.rows === 1 ? '' : 's'} (${plan.format}${bytes}) to ${res.path ?? plan.path} in ${secs} s`);
     }
     await this.stats(g, runStats ?? res.stats);
   }
 }
 
+/** Global flags a command has no use for, by command: usage errors, and left out of its --help. */
+const REFUSED_FLAGS: Record<string, { what: string; flags: Array<[key: string, flag: string]> }> = {
+  demo: { what: 'demo (it prints a report, not a result)', flags: [['format', '--format'], ['output', '-o']] },
+  explain: {
+    what: 'explain (it prints the plan, nothing runs)',
+    flags: [['format', '--format'], ['output', '-o'], ['maxRows', '--max-rows'], ['maxWidth', '--max-width'], ['stats', '--stats'], ['statsFile', '--stats-file']],
+  },
+};
+
 /** Global flags a command has no use for are usage errors, not silently ignored. */
-function rejectFlags(cmd: Command, what: string, flags: Array<[key: string, flag: string]>): void {
-  const program = cmd.parent!;
-  for (const [key, flag] of flags) {
-    if (program.getOptionValueSource(key) === 'cli') throw new UsageError(`${flag} does not apply to ${what}`);
+function rejectFlags(cmd: Command): void {
+  const refused = REFUSED_FLAGS[cmd.name()];
+  for (const [key, flag] of refused?.flags ?? []) {
+    if (cmd.parent!.getOptionValueSource(key) === 'cli') throw new UsageError(`${flag} does not apply to ${refused!.what}`);
   }
+}
+
+/** `sluice <cmd> --help` lists the global flags the command takes, not those it refuses. */
+function visibleGlobalOptions(this: Help, cmd: Command): Option[] {
+  const refused = new Set((REFUSED_FLAGS[cmd.name()]?.flags ?? []).map(([key]) => key));
+  return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => !refused.has(o.attributeName()));
 }
 
 const HELP_FOOTER = `
 Exit codes: 0 ok, 1 runtime failure, 2 usage or bad input, 130 interrupted (143 SIGTERM).`;
+
+/** The job file format, as installed with the package (package.json `files`), for the help. */
+const JOBS_DOC = fileURLToPath(new URL('../../src/cli/README-jobs.md', import.meta.url));
 
 function inputOptions(cmd: Command): Command {
   return cmd
@@ -267,7 +286,7 @@ function buildProgram(inv: Invocation): Command {
       writeErr: () => {},
       outputError: () => {},
     })
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({ showGlobalOptions: true, visibleGlobalOptions })
     .addOption(new Option('--threads <n>', 'worker threads (0 = inline on the main thread; default: all cores)').argParser(intArg('--threads', 0, MAX_THREADS)))
     .addOption(new Option('--memory-limit <size>', 'memory budget, e.g. 512MiB or 2GiB (default 1GiB); beyond it, data spills to disk'))
     .addOption(new Option('--temp-dir <dir>', 'folder for spill files (default: the OS temp folder)'))
@@ -295,7 +314,9 @@ Examples:
   cat in.arrows | sluice head - --format csv
   sluice describe data.parquet
 
-Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md).${HELP_FOOTER}`,
+Job files: JSON with "sources", "steps" and "output", described in
+  ${JOBS_DOC}
+${HELP_FOOTER}`,
     );
 
   program
@@ -306,10 +327,7 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
     .option('-v, --verbose', 'also print each plan (explain)')
     .addHelpText('after', HELP_FOOTER)
     .action(async (opts: { rows: number; seed: number; verbose?: boolean }, cmd: Command) => {
-      rejectFlags(cmd, 'demo (it prints a report, not a result)', [
-        ['format', '--format'],
-        ['output', '-o'],
-      ]);
+      rejectFlags(cmd);
       const g = cmd.optsWithGlobals<GlobalOptions>();
       inv.startProgress(g);
       const engine = inv.engine(g);
@@ -335,9 +353,9 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
 
   program
     .command('run')
-    .description('run a job file (sources, steps, output); see README-jobs.md')
+    .description('run a job file (sources, steps, output)')
     .argument('<job>', 'job file (JSON); - reads it from stdin')
-    .addHelpText('after', HELP_FOOTER)
+    .addHelpText('after', `\nJob files (sources, steps, output) are described in\n  ${JOBS_DOC}\n${HELP_FOOTER}`)
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const { job, dir } = await loadJob(file, io.stdin);
@@ -357,16 +375,9 @@ Job files: JSON with "sources", "steps" and "output" (see src/cli/README-jobs.md
     .command('explain')
     .description('print the plan of a job file: partitioning, sort keys and chosen algorithms')
     .argument('<job>', 'job file (JSON)')
-    .addHelpText('after', HELP_FOOTER)
+    .addHelpText('after', `\nJob files are described in\n  ${JOBS_DOC}\n${HELP_FOOTER}`)
     .action(async (file: string, _opts: unknown, cmd: Command) => {
-      rejectFlags(cmd, 'explain (it prints the plan, nothing runs)', [
-        ['format', '--format'],
-        ['output', '-o'],
-        ['maxRows', '--max-rows'],
-        ['maxWidth', '--max-width'],
-        ['stats', '--stats'],
-        ['statsFile', '--stats-file'],
-      ]);
+      rejectFlags(cmd);
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const { job, dir } = await loadJob(file, io.stdin);
       const engine = inv.engine(g);
@@ -457,6 +468,17 @@ function oneLine(s: string): string {
   return s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }
 
+/**
+ * A parse error's message without its snippet and caret lines: flattened onto one line the
+ * caret points nowhere, so the expression is quoted after its "at position N" instead.
+ */
+function withoutCaret(err: SluiceError): string {
+  const sql = (err.details as { sql?: unknown }).sql;
+  if (err.code !== 'PARSE_ERROR' || typeof sql !== 'string') return err.message;
+  const m = /^([\s\S]*? at position \d+)\n {2}[^\n]*\n {2} *\^$/.exec(err.message);
+  return m ? `${m[1]} in ${JSON.stringify(sql)}` : err.message;
+}
+
 /** The one-line error report (without the trailing newline). */
 export function errorLine(err: unknown, cmd?: string): string {
   if (err instanceof CommanderError) {
@@ -467,7 +489,7 @@ export function errorLine(err: unknown, cmd?: string): string {
     const synonym = known !== undefined ? OPTION_SYNONYMS[known] : undefined;
     return `sluice: error: ${message}${synonym ? ` (Did you mean ${synonym}?)` : ''} ${hint}`;
   }
-  if (err instanceof SluiceError) return `sluice: error: ${err.name} [${err.code}]: ${oneLine(err.message)}`;
+  if (err instanceof SluiceError) return `sluice: error: ${err.name} [${err.code}]: ${oneLine(withoutCaret(err))}`;
   if (err instanceof UsageError) return `sluice: error: ${oneLine(err.message)} (see 'sluice${cmd ? ` ${cmd}` : ''} --help')`;
   const e = err instanceof Error ? err : new Error(String(err));
   return `sluice: error: internal error: ${e.name}: ${oneLine(e.message)}`;

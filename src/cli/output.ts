@@ -37,10 +37,13 @@ import { writeAtomic, writeFully, type AtomicTarget, type ChunkWriter } from '..
 import { throwIfAborted, writeError, type FormatName } from '../io/input-errors.js';
 import { writeIpcAtomic } from '../io/ipc.js';
 import { IpcAppender, type IpcFormat } from '../io/ipc-sink.js';
-import { writeParquetAtomic } from '../io/parquet.js';
+import { prepareIpcCompression, type IpcCompression } from '../io/ipc-codecs.js';
+import { writeParquetAtomic, type ParquetCompression } from '../io/parquet.js';
+import { partitionKeys, writeParquetDataset } from '../io/parquet-dataset.js';
 import { JobError, UsageError } from './errors.js';
 import { textWriter, type TextFormat, type TextSink, type TextWriterOptions } from './format.js';
-import type { OutputFormat } from './job.js';
+import type { OutputFormat, OutputSpec } from './job.js';
+import { IPC_COMPRESSIONS, PARQUET_COMPRESSIONS } from '../options/actions.js';
 
 // ---- choosing the output ---------------------------------------------------------------------
 
@@ -82,7 +85,14 @@ export function knownExtensions(): string {
   return Object.keys(EXTENSIONS).join(', ');
 }
 
-export type OutputPlan = { format: OutputFormat; ipc: IpcFormat } & ({ to: 'stdout' } | { to: 'file'; path: string });
+export type OutputPlan = {
+  format: OutputFormat;
+  ipc: IpcFormat;
+  /** the job's output.compression (Parquet or Arrow IPC; else the writer's default) */
+  compression?: ParquetCompression;
+  /** the job's output.partitionBy: a Hive-partitioned Parquet folder at `path` */
+  partitionBy?: string[];
+} & ({ to: 'stdout' } | { to: 'file'; path: string });
 
 export interface OutputRequest {
   /** `-o` as given */
@@ -90,7 +100,7 @@ export interface OutputRequest {
   /** `--format` */
   format?: OutputFormat;
   /** the job file's "output" and the folder its paths are relative to */
-  job?: { path?: string; format?: OutputFormat };
+  job?: OutputSpec;
   jobDir?: string;
   stdoutIsTTY: boolean;
   /** whether a path is a device node, FIFO or socket (written through; CSV unless --format) */
@@ -119,12 +129,37 @@ export function planOutput(req: OutputRequest): OutputPlan {
   if (req.output !== undefined) return toFile(resolve(req.output), req.format, '--format', usage, req.isSpecial);
   if (req.format !== undefined) return { to: 'stdout', format: req.format, ipc: 'stream' };
   const job = req.job;
-  if (job?.path === '-') return { to: 'stdout', format: job.format ?? 'csv', ipc: 'stream' };
+  if (job?.path === '-') return withWriterOptions({ to: 'stdout', format: job.format ?? 'csv', ipc: 'stream' }, job);
   if (job?.path !== undefined) {
-    return toFile(resolve(req.jobDir ?? '.', job.path), job.format, '$.output.format', (m) => new JobError(m), req.isSpecial);
+    return withWriterOptions(toFile(resolve(req.jobDir ?? '.', job.path), job.format, '$.output.format', (m) => new JobError(m), req.isSpecial), job);
   }
-  if (job?.format !== undefined) return { to: 'stdout', format: job.format, ipc: 'stream' };
-  return { to: 'stdout', format: req.stdoutIsTTY ? 'table' : 'csv', ipc: 'stream' };
+  if (job?.format !== undefined) return withWriterOptions({ to: 'stdout', format: job.format, ipc: 'stream' }, job);
+  return withWriterOptions({ to: 'stdout', format: req.stdoutIsTTY ? 'table' : 'csv', ipc: 'stream' }, job ?? {});
+}
+
+/**
+ * The job's output.compression and output.partitionBy on its plan, where the format's writer
+ * takes them (writeParquet: both; writeIpc: compression; text: neither), else a JobError.
+ */
+function withWriterOptions(plan: OutputPlan, job: OutputSpec): OutputPlan {
+  const { compression, partitionBy } = job;
+  if (compression !== undefined) {
+    if (plan.format !== 'parquet' && plan.format !== 'arrow') {
+      throw new JobError(`$.output.compression: ${plan.format} output is not compressed; compression is for parquet (${PARQUET_COMPRESSIONS.join(', ')}) and arrow (${IPC_COMPRESSIONS.join(', ')})`);
+    }
+    if (plan.format === 'arrow' && !(IPC_COMPRESSIONS as readonly string[]).includes(compression)) {
+      throw new JobError(`$.output.compression: arrow (Arrow IPC) output is compressed with ${IPC_COMPRESSIONS.join(', ')}, not ${JSON.stringify(compression)}`);
+    }
+  }
+  if (partitionBy !== undefined) {
+    if (plan.format !== 'parquet') throw new JobError(`$.output.partitionBy: only parquet output can be partitioned (Hive-style key=value folders), not ${plan.format}`);
+    if (plan.to !== 'file') throw new JobError('$.output.partitionBy: a partitioned output is a folder of files: give output.path a folder, not stdout');
+  }
+  return {
+    ...plan,
+    ...(compression !== undefined ? { compression } : {}),
+    ...(partitionBy !== undefined ? { partitionBy: typeof partitionBy === 'string' ? [partitionBy] : partitionBy } : {}),
+  };
 }
 
 // ---- byte sinks ------------------------------------------------------------------------------
@@ -255,9 +290,11 @@ export interface EmitOptions {
 export interface EmitResult {
   stats: RunStats;
   rows: number;
-  /** bytes written to a file (undefined for stdout) */
+  /** bytes written to a file (undefined for stdout and a partitioned folder) */
   bytes?: number;
-  /** the file written, after following a symlink */
+  /** files written into a partitioned folder */
+  files?: number;
+  /** the file (or partitioned folder) written, after following a symlink */
   path?: string;
 }
 
@@ -322,17 +359,18 @@ async function pumpText(format: TextFormat, schema: Schema, batches: AsyncIterab
   await w.finish();
 }
 
-async function pumpIpc(schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, ipc: IpcFormat, where: string): Promise<void> {
-  const out = new IpcAppender(sink, schema, ipc, where);
+async function pumpIpc(schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, ipc: IpcFormat, where: string, compression: IpcCompression): Promise<void> {
+  await prepareIpcCompression(compression);
+  const out = new IpcAppender(sink, schema, ipc, where, compression);
   for await (const b of batches) await out.append(b);
   await out.finish();
 }
 
 /** Parquet to a non-file sink: written to a temp file (atomically), then copied. */
-async function pumpParquetViaTemp(schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, opts: EmitOptions): Promise<void> {
+async function pumpParquetViaTemp(schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, opts: EmitOptions, compression: ParquetCompression | undefined): Promise<void> {
   const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-out-${process.pid}-${randomBytes(6).toString('hex')}.parquet`);
   try {
-    await writeParquetAtomic(temp, schema, batches, { signal: opts.signal });
+    await writeParquetAtomic(temp, schema, batches, { signal: opts.signal, ...(compression !== undefined ? { compression } : {}) });
     for await (const chunk of createReadStream(temp)) await sink.write(chunk as Buffer);
   } finally {
     await unlink(temp).catch(() => {});
@@ -341,8 +379,13 @@ async function pumpParquetViaTemp(schema: Schema, batches: AsyncIterable<RecordB
 
 async function toSink(plan: OutputPlan, schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, where: string, opts: EmitOptions): Promise<void> {
   if (isText(plan.format)) await pumpText(plan.format, schema, batches, sink, opts.text);
-  else if (plan.format === 'arrow') await pumpIpc(schema, batches, sink, plan.ipc, where);
-  else await pumpParquetViaTemp(schema, batches, sink, opts);
+  else if (plan.format === 'arrow') await pumpIpc(schema, batches, sink, plan.ipc, where, ipcCompression(plan));
+  else await pumpParquetViaTemp(schema, batches, sink, opts, plan.compression);
+}
+
+/** An Arrow IPC output's compression: the job's (planOutput checked it is one of IPC's), else none. */
+function ipcCompression(plan: OutputPlan): IpcCompression {
+  return (plan.compression as IpcCompression | undefined) ?? 'none';
 }
 
 /** Run `df` and send its result where `plan` says. */
@@ -350,44 +393,55 @@ export async function emit(df: DataFrame, plan: OutputPlan, opts: EmitOptions): 
   if (plan.to === 'stdout' && !isText(plan.format) && opts.stdoutIsTTY) {
     throw new UsageError(`refusing to write binary ${plan.format} data to a terminal; use -o PATH or redirect stdout`);
   }
-  const target = plan.to === 'file' ? await fileTarget(plan.path) : undefined;
+  const partitioned = plan.to === 'file' && plan.partitionBy !== undefined;
+  // a Hive-partitioned output is a folder, written as a whole by writeParquetDataset
+  const target = plan.to === 'file' ? (partitioned ? { kind: 'dataset' as const, path: plan.path } : await fileTarget(plan.path)) : undefined;
   const schema = await df.schema();
+  // its keys are checked before the run starts, not once the first batch is in
+  if (plan.partitionBy !== undefined) partitionKeys(schema, plan.partitionBy, '$.output');
   const t0 = performance.now();
   const clock = { waitMs: 0 };
   const stream = df.stream({ signal: opts.signal });
   const it = stream[Symbol.asyncIterator]();
   const format = FORMAT_NAMES[plan.format];
-  let bytes: number | undefined;
+  let written: Written;
   try {
     const batches = await primed(timed(it, clock)[Symbol.asyncIterator]());
-    bytes = await write(plan, target, schema, batches, opts, format);
+    written = await write(plan, target, schema, batches, opts, format);
   } finally {
     // a writer that failed mid-stream must still end the run (its readers, decoder threads)
     await it.return?.().catch(() => {});
   }
   const wallMs = performance.now() - t0;
   const stats = withWritePhase(stream.stats, wallMs, clock.waitMs);
-  return { stats, rows: stats.rowsOut, bytes, path: target?.path };
+  return { stats, rows: stats.rowsOut, ...written, path: target?.path };
 }
 
-/** Write `batches` where `plan` says; the byte count for files. */
+/** What a write made: the byte count of a file, the file count of a partitioned folder. */
+type Written = { bytes?: number; files?: number };
+
+/** Write `batches` where `plan` says. */
 async function write(
   plan: OutputPlan,
-  target: { kind: 'atomic' | 'through'; path: string } | undefined,
+  target: { kind: 'atomic' | 'through' | 'dataset'; path: string } | undefined,
   schema: Schema,
   batches: AsyncIterable<RecordBatch>,
   opts: EmitOptions,
   format: FormatName,
-): Promise<number | undefined> {
+): Promise<Written> {
   const { signal } = opts;
+  const compression = plan.compression !== undefined ? { compression: plan.compression } : {};
   let bytes: number | undefined;
   if (target === undefined) {
     const sink = streamSink(opts.stdout, { signal, format, beforeWrite: opts.beforeStdout });
     await toSink(plan, schema, batches, sink, STDOUT, opts);
+  } else if (target.kind === 'dataset') {
+    const { files } = await writeParquetDataset(target.path, schema, batches, { ...compression, partitionBy: plan.partitionBy!, signal });
+    return { files };
   } else if (target.kind === 'atomic') {
     const path = target.path;
-    if (plan.format === 'parquet') bytes = (await writeParquetAtomic(path, schema, batches, { signal })).bytes;
-    else if (plan.format === 'arrow') bytes = (await writeIpcAtomic(path, schema, batches, { format: plan.ipc, signal })).bytes;
+    if (plan.format === 'parquet') bytes = (await writeParquetAtomic(path, schema, batches, { ...compression, signal })).bytes;
+    else if (plan.format === 'arrow') bytes = (await writeIpcAtomic(path, schema, batches, { format: plan.ipc, compression: ipcCompression(plan), signal })).bytes;
     else {
       const textFormat = plan.format;
       bytes = await writeAtomic(
@@ -420,7 +474,7 @@ async function write(
       if (open_) await handle.close().catch(() => {});
     }
   }
-  return bytes;
+  return bytes !== undefined ? { bytes } : {};
 }
 
 /**

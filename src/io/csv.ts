@@ -30,7 +30,8 @@
  * one). A record with the wrong number of fields, a broken quote, or a value that does not
  * parse as its column type is an InputError INPUT_MALFORMED naming the path, the line, the
  * column and the value. Line numbers count physical lines (1-based, the header included), so
- * they stay right with quoted line breaks.
+ * they stay right with quoted line breaks. An empty file (no line at all) is INPUT_MALFORMED
+ * unless a schema gives the columns (then it has 0 rows), as an empty NDJSON file is.
  *
  * The writer lives in csv-write.ts and is re-exported here.
  */
@@ -352,9 +353,9 @@ export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): 
     }
   }
   if (plan === null) {
-    if (o.header) throw malformed(where, FORMAT, 'empty file (no header line)');
-    if (given) setFields(given);
-    else return;
+    // an empty file: without a schema there are no columns to give (Polars' "empty CSV")
+    if (!given) throw malformed(where, FORMAT, o.header ? 'empty file (no header line)' : 'empty file (no line to take the columns from)');
+    setFields(given);
   }
   const rest = sample as SampleRow[] | null;
   if (rest !== null) {

@@ -367,6 +367,8 @@ export async function* readIpcBatches(
 ): AsyncGenerator<RecordBatch> {
   throwIfAborted(opts.signal, path);
   const { reader, blocks, handle, close } = await openIpc(path);
+  // kept: a stream reader forgets its schema once it reaches the end
+  const schema = reader.schema;
   const where = path === '-' ? 'standard input' : path;
   const slicing = opts.slicing;
   const checked = (batch: RecordBatch, index: number, rows?: [number, number]): RecordBatch => {
@@ -438,7 +440,7 @@ export async function* readIpcBatches(
         yield* inSlices(r.value);
       }
     }
-    if (!yielded && opts.schemaBatch) yield emptyBatch(reader.schema);
+    if (!yielded && opts.schemaBatch) yield emptyBatch(schema);
   } finally {
     await close();
   }

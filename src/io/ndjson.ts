@@ -15,7 +15,8 @@
  *
  * JSON numbers are doubles: an integer beyond ±2^53 in an integer column is an InputError (it
  * cannot be read exactly; write it as a string, which integer columns accept). Blank lines
- * are skipped. A line that is not a JSON object, or a value that does not fit its column, is
+ * are skipped. A file without any object (empty, blank lines, `[]`) is INPUT_MALFORMED unless
+ * a schema gives the columns (then it has 0 rows), as an empty CSV file is. A line that is not a JSON object, or a value that does not fit its column, is
  * an InputError INPUT_MALFORMED naming the path, the line and the column.
  */
 import { Bool, Field, Float64, Int64, List, makeBuilder, makeData, RecordBatch, Schema, Struct, Type, Utf8, type Data, type DataType } from 'apache-arrow';
@@ -305,6 +306,9 @@ export async function* readNdjsonBatches(path: string, opts: NdjsonReadOptions =
   } catch (err) {
     throw readError(err, where, FORMAT);
   }
+  // no object and no schema: no columns to give (Polars' "cannot infer NDJSON types on empty
+  // reader"; an empty CSV says the same)
+  if (schema === null && rows.length === 0) throw malformed(where, FORMAT, 'empty input: no JSON object to take the columns from');
   schema ??= new Schema(inferFields(rows));
   for (let s = 0; s < rows.length; s += batchRows) {
     yield toBatch(rows.slice(s, s + batchRows), schema, where);

@@ -82,9 +82,9 @@ interface OpenPart {
 const KEY_TYPES = new Set<number>([Type.Int, Type.Float, Type.Bool, Type.Utf8, Type.LargeUtf8, Type.Date, Type.Timestamp]);
 
 /** PlanError for a partition column whose values cannot name a folder (nested, binary, …). */
-function checkKeyType(type: DataType, column: string): void {
+function checkKeyType(type: DataType, column: string, where: string): void {
   if (!KEY_TYPES.has(type.typeId)) {
-    throw new PlanError('BAD_PARTITION_COLUMN', `writeParquet: cannot partition by ${column} of type ${String(type)}; use an integer, string, boolean, date or timestamp column`, { column });
+    throw new PlanError('BAD_PARTITION_COLUMN', `${where}: cannot partition by ${column} of type ${String(type)}; use an integer, string, boolean, date or timestamp column`, { column });
   }
 }
 
@@ -107,22 +107,32 @@ async function looksLikeDataset(dir: string): Promise<boolean> {
   return true;
 }
 
+/**
+ * The partition columns' and the data columns' indexes, once `partitionBy` is known to fit
+ * `schema` (columns present, key types supported, some column left for the files): a
+ * PlanError otherwise, before any row is read. `where` starts its messages (the CLI names
+ * the job key).
+ */
+export function partitionKeys(schema: Schema, partitionBy: string[], where = 'writeParquet'): { keyIdx: number[]; dataIdx: number[] } {
+  const keyIdx = partitionBy.map((k) => {
+    const i = schema.fields.findIndex((f) => f.name === k);
+    if (i < 0) throw new PlanError('UNKNOWN_COLUMN', `${where}: partitionBy column ${k} is not in the output (columns: ${schema.fields.map((f) => f.name).join(', ')})`, { column: k });
+    return i;
+  });
+  const dataIdx = schema.fields.map((_, i) => i).filter((i) => !keyIdx.includes(i));
+  if (dataIdx.length === 0) throw new PlanError('BAD_OPTION', `${where}: partitionBy names every column; no column would be left in the files`);
+  for (const i of keyIdx) checkKeyType(schema.fields[i]!.type, schema.fields[i]!.name, where);
+  return { keyIdx, dataIdx };
+}
+
 export async function writeParquetDataset(
   path: string,
   schema: Schema,
   batches: AsyncIterable<RecordBatch>,
   opts: ParquetWriteOptions & { partitionBy: string[] },
 ): Promise<{ rows: number; files: number }> {
-  const keyIdx = opts.partitionBy.map((k) => {
-    const i = schema.fields.findIndex((f) => f.name === k);
-    if (i < 0) throw new PlanError('UNKNOWN_COLUMN', `writeParquet: partitionBy column ${k} is not in the output (columns: ${schema.fields.map((f) => f.name).join(', ')})`, { column: k });
-    return i;
-  });
-  const dataIdx = schema.fields.map((_, i) => i).filter((i) => !keyIdx.includes(i));
-  if (dataIdx.length === 0) throw new PlanError('BAD_OPTION', 'writeParquet: partitionBy names every column; no column would be left in the files');
+  const { keyIdx, dataIdx } = partitionKeys(schema, opts.partitionBy);
   const dataSchema = new Schema(dataIdx.map((i) => schema.fields[i]!), schema.metadata);
-  // reject unsupported key types before any row is read
-  for (const i of keyIdx) checkKeyType(schema.fields[i]!.type, schema.fields[i]!.name);
 
   const existing = await stat(path).catch(() => null);
   if (existing && !(existing.isDirectory() && (await looksLikeDataset(path)))) {

@@ -232,13 +232,16 @@ export function checkFrameOrder(frame: FrameSpec, what: string): void {
   const f = comparableNs(frame.following);
   if (!p || !f || p.family !== f.family) return;
   const startAfterEnd = typeof p.v === 'bigint' && typeof f.v === 'bigint' ? -p.v > f.v : -Number(p.v) > Number(f.v);
-  if (startAfterEnd) {
-    throw new PlanError(
-      'FRAME_START_AFTER_END',
-      `${what}: the frame starts after it ends (${describeFrame(frame)}): start = current - ${describeOffset(frame.preceding)}, end = current + ${describeOffset(frame.following)}`,
-      {},
-    );
-  }
+  if (startAfterEnd) throw startAfterEndError(frame, what);
+}
+
+/** FRAME_START_AFTER_END, the bounds said in words (not as `current + -1`). */
+function startAfterEndError(frame: FrameSpec, what: string): PlanError {
+  return new PlanError(
+    'FRAME_START_AFTER_END',
+    `${what}: the frame starts after it ends (${describeFrame(frame)}): it starts ${describeBound(frame.preceding, true, frame.mode)} but ends ${describeBound(frame.following, false, frame.mode)}`,
+    {},
+  );
 }
 
 /** Validates and normalises a function spec (from a WindowFn or written by hand). */
@@ -303,15 +306,17 @@ export function checkMinPeriods(k: unknown, what: string): number {
 export function checkFnShape(spec: WindowFnSpec, what: string): void {
   const { fn } = spec;
   const cls = FN_CLASS[fn];
+  // the builders' `what` is the call itself (`rank()`): not "rank(): rank() takes no frame"
+  const subject = what.startsWith(`${fn}(`) ? what : `${what}: ${fn}()`;
   if (cls === 'ranking') {
-    if (spec.column !== null) throw new PlanError('INVALID_WINDOW_FN', `${what}: ${fn}() takes no column, got ${show(spec.column)}`, {});
+    if (spec.column !== null) throw new PlanError('INVALID_WINDOW_FN', `${subject} takes no column, got ${show(spec.column)}`, {});
   } else if (spec.column === null && fn !== 'count') {
     throw new PlanError('INVALID_WINDOW_FN', `${what}: ${fn}() needs a measure column (only count() may omit it)`, {});
   }
   if (spec.frame !== null && !takesFrame(fn)) {
     throw new PlanError(
       'FRAME_NOT_ALLOWED',
-      `${what}: ${fn}() takes no frame (${describeFrame(spec.frame)}): ${cls === 'ranking' ? 'ranking functions work over the whole partition in its order' : 'lag and lead count rows in the partition order'}`,
+      `${subject} takes no frame (${describeFrame(spec.frame)}): ${cls === 'ranking' ? 'ranking functions work over the whole partition in its order' : 'lag and lead count rows in the partition order'}`,
       {},
     );
   }
@@ -320,7 +325,7 @@ export function checkFnShape(spec: WindowFnSpec, what: string): void {
     if (fn === 'nthValue' || fn === 'ntile') {
       if (n < 1n) throw new PlanError('BAD_OPTION', `${what}: ${fn}() argument n: Expected an integer >= 1, got ${spec.n}`, {});
     } else if (fn !== 'lag' && fn !== 'lead') {
-      throw new PlanError('INVALID_WINDOW_FN', `${what}: ${fn}() takes no argument n`, {});
+      throw new PlanError('INVALID_WINDOW_FN', `${subject} takes no argument n`, {});
     }
   } else if (fn === 'nthValue' || fn === 'ntile') {
     throw new PlanError('BAD_OPTION', `${what}: ${fn}() argument n: Expected an integer >= 1, got nothing`, {});
@@ -364,6 +369,20 @@ export function describeFrame(frame: FrameSpec | null): string {
     return `${text} ${neg ? 'FOLLOWING' : 'PRECEDING'}`;
   };
   return `${frame.mode.toUpperCase()} BETWEEN ${side(frame.preceding, true)} AND ${side(frame.following, false)}`;
+}
+
+/** Where a bounded frame edge lies: "at the current row", "1 row before the current row", "2h after the current row's key". */
+function describeBound(o: OffsetSpec, start: boolean, mode: FrameMode): string {
+  const current = mode === 'rows' ? 'the current row' : mode === 'groups' ? "the current row's peer group" : "the current row's key";
+  if (o.kind === 'unbounded') return start ? 'at the first row of the partition' : 'at the last row of the partition';
+  let amount = describeOffset(o);
+  const negative = amount.startsWith('-');
+  if (negative || amount.startsWith('+')) amount = amount.slice(1);
+  if (/^0+(\.0*)?([a-z]*)$/.test(amount)) return `at ${current}`;
+  // start = current - preceding, end = current + following
+  const before = start !== negative;
+  const unit = mode === 'rows' ? (amount === '1' ? ' row' : ' rows') : mode === 'groups' ? (amount === '1' ? ' peer group' : ' peer groups') : '';
+  return `${amount}${unit} ${before ? 'before' : 'after'} ${current}`;
 }
 
 function safeJson(v: unknown): string {
@@ -790,7 +809,7 @@ function resolveFrame(spec: FrameSpec | null, orderBy: ResolvedOrderKey[], what:
       );
     }
     const frame: ResolvedFrame = { mode: spec.mode, preceding: resolveOffset(p, spec.mode, null, what), following: resolveOffset(f, spec.mode, null, what) };
-    checkResolvedOrder(frame, text, what);
+    checkResolvedOrder(frame, spec, what);
     return frame;
   }
   // RANGE, or GROUPS of whole peer groups
@@ -816,24 +835,18 @@ function resolveFrame(spec: FrameSpec | null, orderBy: ResolvedOrderKey[], what:
     );
   }
   const frame: ResolvedFrame = { mode: 'range', preceding: resolveOffset(p, 'range', key, what), following: resolveOffset(f, 'range', key, what) };
-  checkResolvedOrder(frame, text, what);
+  checkResolvedOrder(frame, spec, what);
   return frame;
 }
 
-function checkResolvedOrder(frame: ResolvedFrame, text: string, what: string): void {
+function checkResolvedOrder(frame: ResolvedFrame, spec: FrameSpec, what: string): void {
   const p = frame.preceding;
   const f = frame.following;
   if (p === null || f === null) return;
   let after: boolean;
   if ('int' in p && 'int' in f) after = -BigInt(p.int) > BigInt(f.int);
   else after = -toNum(p) > toNum(f);
-  if (after) {
-    throw new PlanError(
-      'FRAME_START_AFTER_END',
-      `${what}: the frame starts after it ends (${text}): start = current - ${'int' in p ? p.int : p.float}, end = current + ${'int' in f ? f.int : f.float}`,
-      {},
-    );
-  }
+  if (after) throw startAfterEndError(spec, what);
 }
 
 function toNum(o: ResolvedOffset): number {

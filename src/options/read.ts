@@ -14,14 +14,22 @@ import * as A from 'apache-arrow';
 import * as z from 'zod';
 import { parseTypeName, TYPE_NAMES, typeToArrow } from '../expr/arrow-types.js';
 import { isSchemaLike, isTypeLike, plainSchema, plainType, type SchemaLike, type TypeLike } from '../io/arrow-input.js';
-import { anyOf, bool, describeValue, entries, expecting, instance, int, list, name, options } from './kit.js';
+import { anyOf, bool, describeValue, entries, expecting, instance, int, list, name, options, suggest } from './kit.js';
 
 const TYPE_LIST = TYPE_NAMES.join(', ');
+/** The names a near miss is matched against ("int65": int64), the timestamp pattern spelled out. */
+const TYPE_HINTS = TYPE_NAMES.flatMap((t) => (t === 'timestamp[s|ms|us|ns]' ? ['timestamp[s]', 'timestamp[ms]', 'timestamp[us]', 'timestamp[ns]'] : [t]));
 
-/** A type name such as 'int64' or 'timestamp[ms, UTC]'. */
+/** `; did you mean "int64"?` for a near miss of a type name, else nothing. */
+const typeHint = (input: unknown): string => {
+  const hint = typeof input === 'string' ? suggest(input.trim(), TYPE_HINTS) : null;
+  return hint ? `; did you mean ${JSON.stringify(hint)}?` : '';
+};
+
+/** A type name such as 'int64' or 'timestamp[ms, UTC]'; a near miss gets "did you mean". */
 const typeName = () =>
   z.string(expecting(`a type name (${TYPE_LIST})`)).refine((s) => parseTypeName(s) !== null, {
-    error: (iss) => `Expected a type name (${TYPE_LIST}), got ${describeValue(iss.input)}`,
+    error: (iss) => `Expected a type name (${TYPE_LIST}), got ${describeValue(iss.input)}${typeHint(iss.input)}`,
   });
 
 /** A type name, or (API only) an Arrow DataType of any apache-arrow copy. */
@@ -66,7 +74,8 @@ const schemaText = () =>
     const parts = splitColumns(text);
     const bad = parts.find((p) => columnOfText(p) === null);
     if (bad !== undefined) {
-      ctx.addIssue({ code: 'custom', input: text, message: `Expected 'name type, ...' with type names ${TYPE_LIST}, got the column ${JSON.stringify(bad)}` });
+      const type = /^(?:"[^"]+"|[^\s"]+)\s+(\S.*)$/.exec(bad)?.[1];
+      ctx.addIssue({ code: 'custom', input: text, message: `Expected 'name type, ...' with type names ${TYPE_LIST}, got the column ${JSON.stringify(bad)}${typeHint(type)}` });
     }
   });
 

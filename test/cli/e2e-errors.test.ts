@@ -29,6 +29,15 @@ beforeAll(async () => {
   await writeFile(join(dir, 'corrupt.parquet'), 'PAR1 definitely not a parquet file PAR1');
   await writeJob(dir, 'corrupt.json', { sources: { p: { type: 'parquet', path: 'corrupt.parquet' } } });
   await writeJob(dir, 'to-parquet.json', { sources: { t: { type: 'demo', dataset: 'trades', rows: 100 } }, output: { path: 'out.parquet', format: 'csv' } });
+  // message texts (a new user's probe): plain words, no duplication, hints, one line
+  await writeFile(join(dir, 'ts.csv'), 'ts\n2024-01-01T00:00:00.5\n');
+  await writeJob(dir, 'ts-precise.json', { sources: { c: { type: 'csv', path: 'ts.csv', schema: 'ts timestamp[s]' } } });
+  const log = { type: 'demo', dataset: 'serving_log', rows: 10 };
+  await writeJob(dir, 'frame-order.json', { sources: { log }, steps: [{ op: 'window', orderBy: 'create_ts', columns: { x: { fn: 'sum', column: 'tokens', rows: [0, -1] } } }] });
+  await writeJob(dir, 'rank-frame.json', { sources: { log }, steps: [{ op: 'window', orderBy: 'create_ts', columns: { r: { fn: 'rank', rows: [1, 0] } } }] });
+  await writeJob(dir, 'type-typo.json', { sources: { c: { type: 'csv', path: 'ts.csv', schema: { ts: 'int65' } } } });
+  await writeJob(dir, 'type-typo-text.json', { sources: { c: { type: 'csv', path: 'ts.csv', schema: 'ts int65' } } });
+  await writeJob(dir, 'parse.json', { sources: { log }, steps: [{ op: 'filter', where: 'tokens >> 3' }] });
   // a Parquet file written by Polars (strings come back as Utf8View): writing it once hung `sluice run`
   try {
     const pl = (await import('nodejs-polars')).default;
@@ -65,6 +74,12 @@ const CASES: Case[] = [
   ['--format vs -o extension', (d) => ['run', `${d}/ok.json`, '--format', 'table', '-o', `${d}/out.parquet`], 2, /^sluice: error: --format table disagrees with the extension of .*out\.parquet/],
   ['job format vs path', (d) => ['run', `${d}/to-parquet.json`], 2, /^sluice: error: \$\.output\.format csv disagrees with the extension/],
   ['-o is a folder', (d) => ['run', `${d}/ok.json`, '-o', `${d}/sub.csv`], 2, /^sluice: error: output .*sub\.csv" is a folder \(see 'sluice run --help'\)$/],
+  ['a too precise CSV timestamp', (d) => ['run', `${d}/ts-precise.json`], 1, /^sluice: error: InputError \[INPUT_MALFORMED\]: .*line 2, column ts: "2024-01-01T00:00:00\.5" is too precise: it has a finer fraction of a second than the column unit \(s\)/],
+  ['a frame that ends before it starts', (d) => ['run', `${d}/frame-order.json`], 2, /^sluice: error: PlanError \[FRAME_START_AFTER_END\]: \$\.steps\[0\] \(window\): sum\("tokens"\)\.rows\(\): the frame starts after it ends \(ROWS BETWEEN CURRENT ROW AND 1 PRECEDING\): it starts at the current row but ends 1 row before the current row$/],
+  ['a frame on rank', (d) => ['run', `${d}/rank-frame.json`], 2, /^sluice: error: PlanError \[FRAME_NOT_ALLOWED\]: \$\.steps\[0\] \(window\): rank\(\) takes no frame \(ROWS BETWEEN 1 PRECEDING AND CURRENT ROW\): ranking functions work/],
+  ['a type name typo', (d) => ['run', `${d}/type-typo.json`], 2, /^sluice: error: .*type-typo\.json: \$\.sources\.c\.schema\.ts: expected a type name \(.*\), got "int65" \(string\); did you mean "int64"\? \(see 'sluice run --help'\)$/],
+  ['a type name typo in a text schema', (d) => ['run', `${d}/type-typo-text.json`], 2, /^sluice: error: .*got the column "ts int65"; did you mean "int64"\?/],
+  ['a parse error: position, no caret', (d) => ['run', `${d}/parse.json`], 2, /^sluice: error: PlanError \[PARSE_ERROR\]: \$\.steps\[0\] \(filter\): Syntax error: expected an expression, found ">" at position 9 in "tokens >> 3"$/],
   ['--format on demo', () => ['demo', '--format', 'csv'], 2, /^sluice: error: --format does not apply to demo/],
   ['--stats on explain', (d) => ['--stats', 'json', 'explain', `${d}/ok.json`], 2, /^sluice: error: --stats does not apply to explain/],
   ['runtime failure to stdout', (d) => ['--threads', '2', 'run', `${d}/mismatch.json`], 1, /^sluice: error: ExecutionError \[EXPLODE_LENGTH_MISMATCH\]: /],
@@ -157,5 +172,24 @@ describe.skipIf(!BUILT)('sluice run - (the job on standard input)', () => {
     const r = await sluice(['--threads', '0', 'run', two], { stdin: Buffer.from('x\n1\n') });
     expect(r.code).toBe(2);
     expect(r.stderr.toString()).toMatch(/sources a and b both read standard input: only one source can/);
+  });
+
+  it('a job that uses its stdin source twice (a self-join) says stdin is read once, before anything runs', async () => {
+    const self = await writeJob(dir, 'self-join-stdin.json', { sources: { s: { type: 'csv', path: '-' } }, steps: [{ op: 'join', right: 's', on: 'id' }] });
+    for (const cmd of ['run', 'explain']) {
+      const r = await sluice(['--threads', '0', cmd, self], { stdin: Buffer.from('id,v\n1,a\n') });
+      expect(r.code).toBe(2);
+      expect(errorLines(r.stderr)).toHaveLength(1);
+      expect(r.stderr).toMatch(/^sluice: error: .*self-join-stdin\.json: source s reads standard input, which can be read only once, but the job uses it 2 times \(the main source, \$\.steps\[0\]\.right\): write standard input to a file first/);
+      expect(r.stderr).not.toMatch(/earlier run|pass a Table/);
+      expect(r.stdout.length).toBe(0);
+    }
+    const union = await writeJob(dir, 'union-stdin.json', {
+      sources: { t: { type: 'csv', path: 'x.csv' }, s: { type: 'csv', path: '-' } },
+      steps: [{ op: 'union', others: ['s', { source: 's', steps: [{ op: 'limit', n: 1 }] }] }],
+    });
+    const u = await sluice(['--threads', '0', 'run', union], { stdin: Buffer.from('id,v\n1,a\n') });
+    expect(u.code).toBe(2);
+    expect(u.stderr).toMatch(/uses it 2 times \(\$\.steps\[0\]\.others\[0\], \$\.steps\[0\]\.others\[1\]\.source\)/);
   });
 });

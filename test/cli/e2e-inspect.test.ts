@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { tableFromIPC } from 'apache-arrow';
+import { tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
 import { expectedSummary, ROWS, writeFixtures } from './fixtures.js';
@@ -163,6 +163,58 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: Malformed Parquet input <stdin>/);
     expect(r.stderr).not.toMatch(/sluice-stdin/);
+  });
+
+  it('a truncated Arrow IPC stream on stdin is the same truncation error as from a file', async () => {
+    const cut = (await readFile(files.arrows)).subarray(0, 1000);
+    const file = `${dir}/cut.arrows`;
+    await writeFile(file, cut);
+    const f = await sluice(['--threads', '0', 'head', file]);
+    const s = await sluice(['--threads', '0', 'head', '-'], { stdin: cut });
+    const truncated = /truncated: the stream ends inside a message at byte (\d+)\n$/;
+    expect(f.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: Malformed Arrow IPC input /);
+    expect(s.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: Malformed Arrow IPC input /);
+    expect(s.stderr.match(truncated)?.[1]).toBe(f.stderr.match(truncated)?.[1]);
+    expect(s.code).toBe(f.code);
+    expect(s.stdout.length).toBe(0);
+  });
+
+  it('an Arrow IPC stream without rows on stdin: its columns, no rows', async () => {
+    const empty = Buffer.from(tableToIPC(tableFromArrays({ a: Int32Array.from([]) }), 'stream'));
+    const s = await sluice(['--threads', '0', 'schema', '-'], { stdin: empty });
+    expect(s.stderr).toBe('');
+    expect(parseCsv(s.stdout.toString())).toEqual([['column', 'type', 'nullable'], ['a', 'int32', 'true']]);
+    const h = await sluice(['--threads', '0', 'head', '-'], { stdin: empty });
+    expect(h.stderr).toBe('');
+    expect(h.stdout.toString()).toBe('a\n');
+  });
+
+  it('an empty CSV or NDJSON file without a schema is one InputError naming it; with a schema, 0 rows', async () => {
+    const empties: Array<[string, string, string[]]> = [
+      ['empty.csv', '', []],
+      ['empty-no-header.csv', '', ['--no-header']],
+      ['empty.ndjson', '', []],
+      ['blank.ndjson', '\n\n', []],
+      ['empty-array.json', '[]\n', []],
+    ];
+    for (const [name, content, flags] of empties) {
+      await writeFile(`${dir}/${name}`, content);
+      const r = await sluice(['--threads', '0', 'head', ...flags, `${dir}/${name}`]);
+      expect(r.code, name).toBe(2);
+      expect(r.stdout.length, name).toBe(0);
+      expect(r.stderr, name).toMatch(new RegExp(`^sluice: error: InputError \\[INPUT_MALFORMED\\]: Malformed (CSV|NDJSON) input \\S*${name.replace('.', '\\.')}: (empty file|empty input)[^\\n]*\\n$`));
+    }
+    const piped = await sluice(['--threads', '0', 'head', '--input-format', 'ndjson', '-'], { stdin: '' });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: Malformed NDJSON input <stdin>: empty input: no JSON object/);
+    const job = `${dir}/empty-with-schema.json`;
+    await writeFile(job, JSON.stringify({
+      sources: { n: { type: 'ndjson', path: 'empty.ndjson', schema: 'a int64, b utf8' }, c: { type: 'csv', path: 'empty.csv', schema: 'a int64, b utf8' } },
+      steps: [{ op: 'union', others: 'c' }],
+    }));
+    const withSchema = await sluice(['--threads', '0', 'run', job]);
+    expect(withSchema.stderr).toBe('');
+    expect(withSchema.stdout.toString()).toBe('a,b\n');
   });
 
   it('a missing or corrupt file is one typed error line, exit 2', async () => {

@@ -10,6 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parseJob } from '../../src/cli/job.js';
 import { jobJsonSchema } from '../../src/cli/job-schema.js';
+import { csvReadShape, ipcReadShape, ndjsonReadShape, parquetReadShape } from '../../src/options/read.js';
 import { ordersJob, tradesJob } from './helpers.js';
 
 const file = fileURLToPath(new URL('../../schema/job.schema.json', import.meta.url));
@@ -62,10 +63,22 @@ describe('schema/job.schema.json', () => {
     { sources: { c: { type: 'csv', path: 'x.csv', header: 'yes' } } },
     { sources: { c: { type: 'csv', path: 'x.csv', delimiter: '"' } } },
     { sources: D, output: { format: 'xls' } },
+    { sources: D, output: { path: 'x.parquet', compression: 'lzo' } },
+    { sources: D, output: { path: 'x', format: 'parquet', partitionBy: [] } },
   ];
 
   it.each(bad.map((d, i) => [i, d]))('rejects bad job %i, as Sluice does', (_i, doc) => {
     expect(() => parseJob(doc)).toThrow();
     expect(validate(doc)).toBe(false);
+  });
+
+  it("README-jobs.md's source table lists every option of each file source", () => {
+    const md = readFileSync(fileURLToPath(new URL('../../src/cli/README-jobs.md', import.meta.url)), 'utf8');
+    const shapes = { ipc: ipcReadShape, parquet: parquetReadShape, csv: csvReadShape, ndjson: ndjsonReadShape };
+    for (const [type, shape] of Object.entries(shapes)) {
+      const row = new RegExp(`^\\| \`${type}\` \\| (.*) \\|$`, 'm').exec(md)?.[1];
+      expect(row, type).toBeDefined();
+      for (const key of ['path', ...Object.keys(shape)]) expect(row, `${type}: ${key}`).toContain(`\`${key}\``);
+    }
   });
 });
