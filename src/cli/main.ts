@@ -25,6 +25,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError, Help, InvalidArgumentError, Option } from 'commander';
 import { AbortError, Engine, InputError, PlanError, SluiceError, type DataFrame, type EngineOptions, type RunStats } from '../index.js';
 import { writeAtomic } from '../io/atomic.js';
+import { stdinCopyMessage } from '../io/input-errors.js';
 import { MAX_PARTITIONS, MAX_THREADS } from '../options/engine.js';
 import { runDemo } from './demo.js';
 import { JobError, UsageError } from './errors.js';
@@ -421,7 +422,7 @@ ${HELP_FOOTER}`,
           await inv.emit(g, result, plan, stats);
         } catch (err) {
           // the reader names the file it read: for stdin that is Sluice's own copy
-          if (stdinCopy !== null && err instanceof Error) err.message = err.message.split(stdinCopy).join('<stdin>');
+          if (stdinCopy !== null && err instanceof Error) err.message = stdinCopyMessage(err.message, stdinCopy);
           throw err;
         } finally {
           inv.progress.stop();
