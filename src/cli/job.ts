@@ -126,13 +126,23 @@ export async function loadJob(file: string, stdin?: NodeJS.ReadableStream): Prom
   } catch (err) {
     throw new JobError(`job file ${file} is not valid JSON: ${(err as Error).message}`);
   }
-  try {
+  return namingJobFile(file, () => {
     const job = parseJob(doc);
     const readers = Object.entries(job.sources).filter(([, s]) => 'path' in s && s.path === '-').map(([name]) => name);
     if (file === '-' && readers.length > 0) throw new JobError(`source ${readers[0]} reads ${STDIN_NAME}, which holds the job itself: give it a file`);
     if (readers.length > 1) throw new JobError(`sources ${readers.join(' and ')} both read ${STDIN_NAME}: only one source can`);
     if (readers.length === 1) checkReadOnce(job, readers[0]!);
     return { job, dir: file === '-' ? process.cwd() : dirname(resolve(file)) };
+  });
+}
+
+/**
+ * `fn()`, its JobErrors (a problem with the job file's content: when it is loaded, and when
+ * its output is planned) naming the file first: `job.json: $.output.format: …`.
+ */
+export function namingJobFile<T>(file: string, fn: () => T): T {
+  try {
+    return fn();
   } catch (err) {
     if (err instanceof JobError) err.message = `${inputName(file)}: ${err.message}`;
     throw err;

@@ -30,7 +30,7 @@ import { MAX_PARTITIONS, MAX_THREADS } from '../options/engine.js';
 import { runDemo } from './demo.js';
 import { JobError, UsageError } from './errors.js';
 import { describeTable, INPUT_FORMATS, openInput, schemaTable, type InputFormat } from './inspect.js';
-import { buildJob, FORMATS, loadJob, type OutputFormat } from './job.js';
+import { buildJob, FORMATS, loadJob, namingJobFile, type OutputFormat } from './job.js';
 import { emit, planOutput, StdoutClosed, streamSink, type OutputPlan } from './output.js';
 import { createProgress, type ProgressReporter } from './progress.js';
 
@@ -360,7 +360,8 @@ ${HELP_FOOTER}`,
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const { job, dir } = await loadJob(file, io.stdin);
-      const plan = inv.plan(g, job.output, dir);
+      // the job's output is checked here, not when the job is loaded: its errors name the file too
+      const plan = namingJobFile(file, () => inv.plan(g, job.output, dir));
       inv.startProgress(g);
       const engine = inv.engine(g);
       try {

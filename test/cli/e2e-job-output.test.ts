@@ -4,7 +4,8 @@
  * `partitionBy` (Parquet only: Hive folders), `rowGroupSize` (Parquet only) and `ipcFormat`
  * (writeIpc's `format`, Arrow IPC only), through the built CLI; each output read back.
  * A compression the format has not, partitionBy on another format or on stdout, a writer
- * option on a format whose writer lacks it, is one error line with exit 2 and writes nothing.
+ * option on a format whose writer lacks it, is one error line naming the job file, with exit 2,
+ * and writes nothing.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -146,20 +147,20 @@ describe.skipIf(!BUILT)('job output options', () => {
   });
 
   const ERRORS: Array<[string, unknown, RegExp]> = [
-    ['a Parquet codec on Arrow IPC', { path: 'bad.arrow', compression: 'snappy' }, /^sluice: error: \$\.output\.compression: arrow \(Arrow IPC\) output is compressed with none, lz4, zstd, not "snappy"/],
-    ['compression on CSV', { path: 'bad.csv', compression: 'zstd' }, /^sluice: error: \$\.output\.compression: csv output is not compressed; compression is for parquet \(.*\) and arrow \(none, lz4, zstd\)/],
+    ['a Parquet codec on Arrow IPC', { path: 'bad.arrow', compression: 'snappy' }, /^sluice: error: \S+\/bad\.json: \$\.output\.compression: arrow \(Arrow IPC\) output is compressed with none, lz4, zstd, not "snappy"/],
+    ['compression on CSV', { path: 'bad.csv', compression: 'zstd' }, /^sluice: error: \S+\/bad\.json: \$\.output\.compression: csv output is not compressed; compression is for parquet \(.*\) and arrow \(none, lz4, zstd\)/],
     ['a codec no writer has', { path: 'bad.parquet', compression: 'lzo' }, /^sluice: error: .*\$\.output\.compression: expected one of "none", "snappy", "gzip", "brotli", "lz4", "zstd", got "lzo"/],
-    ['partitionBy on CSV', { path: 'bad-csv', format: 'csv', partitionBy: 'sym' }, /^sluice: error: \$\.output\.partitionBy: only parquet output can be partitioned \(Hive-style key=value folders\), not csv/],
-    ['partitionBy on Arrow IPC', { path: 'bad.arrow', partitionBy: ['sym'] }, /^sluice: error: \$\.output\.partitionBy: only parquet output can be partitioned .*, not arrow/],
-    ['partitionBy to stdout', { path: '-', format: 'parquet', partitionBy: 'sym' }, /^sluice: error: \$\.output\.partitionBy: a partitioned output is a folder of files/],
+    ['partitionBy on CSV', { path: 'bad-csv', format: 'csv', partitionBy: 'sym' }, /^sluice: error: \S+\/bad\.json: \$\.output\.partitionBy: only parquet output can be partitioned \(Hive-style key=value folders\), not csv/],
+    ['partitionBy on Arrow IPC', { path: 'bad.arrow', partitionBy: ['sym'] }, /^sluice: error: \S+\/bad\.json: \$\.output\.partitionBy: only parquet output can be partitioned .*, not arrow/],
+    ['partitionBy to stdout', { path: '-', format: 'parquet', partitionBy: 'sym' }, /^sluice: error: \S+\/bad\.json: \$\.output\.partitionBy: a partitioned output is a folder of files/],
     ['partitionBy on a column the result lacks', { path: 'bad-parts', format: 'parquet', partitionBy: 'nope' }, /^sluice: error: PlanError \[UNKNOWN_COLUMN\]: \$\.output: partitionBy column nope is not in the output \(columns: sym, ts, price, qty, venue\)\n$/],
     ['an unknown output key', { path: 'bad.parquet', rowGroups: 5 }, /^sluice: error: .*\$\.output: unknown key "rowGroups"/],
-    ['rowGroupSize on Arrow IPC', { path: 'bad.arrow', rowGroupSize: 10 }, /^sluice: error: \$\.output\.rowGroupSize: only parquet output has row groups, not arrow/],
-    ['rowGroupSize on CSV', { path: 'bad.csv', rowGroupSize: 10 }, /^sluice: error: \$\.output\.rowGroupSize: only parquet output has row groups, not csv/],
+    ['rowGroupSize on Arrow IPC', { path: 'bad.arrow', rowGroupSize: 10 }, /^sluice: error: \S+\/bad\.json: \$\.output\.rowGroupSize: only parquet output has row groups, not arrow/],
+    ['rowGroupSize on CSV', { path: 'bad.csv', rowGroupSize: 10 }, /^sluice: error: \S+\/bad\.json: \$\.output\.rowGroupSize: only parquet output has row groups, not csv/],
     ['rowGroupSize 0', { path: 'bad.parquet', rowGroupSize: 0 }, /^sluice: error: .*\$\.output\.rowGroupSize: expected an integer/],
-    ['ipcFormat on Parquet', { path: 'bad.parquet', ipcFormat: 'stream' }, /^sluice: error: \$\.output\.ipcFormat: only arrow \(Arrow IPC\) output is written in the file or the stream format, not parquet/],
-    ['ipcFormat on CSV to stdout', { path: '-', ipcFormat: 'file' }, /^sluice: error: \$\.output\.ipcFormat: only arrow .*, not csv/],
-    ['ipcFormat against the extension', { path: 'bad.arrows', ipcFormat: 'file' }, /^sluice: error: \$\.output\.ipcFormat file disagrees with the extension of ".*bad\.arrows" \(\.arrows is the Arrow IPC stream format\); change one of them/],
+    ['ipcFormat on Parquet', { path: 'bad.parquet', ipcFormat: 'stream' }, /^sluice: error: \S+\/bad\.json: \$\.output\.ipcFormat: only arrow \(Arrow IPC\) output is written in the file or the stream format, not parquet/],
+    ['ipcFormat on CSV to stdout', { path: '-', ipcFormat: 'file' }, /^sluice: error: \S+\/bad\.json: \$\.output\.ipcFormat: only arrow .*, not csv/],
+    ['ipcFormat against the extension', { path: 'bad.arrows', ipcFormat: 'file' }, /^sluice: error: \S+\/bad\.json: \$\.output\.ipcFormat file disagrees with the extension of ".*bad\.arrows" \(\.arrows is the Arrow IPC stream format\); change one of them/],
     ['an ipcFormat no writer has', { path: 'bad.arrow', ipcFormat: 'streaming' }, /^sluice: error: .*\$\.output\.ipcFormat: expected one of "file", "stream", got "streaming" \(string\); did you mean "stream"\?/],
   ];
   it.each(ERRORS)('%s: one error line, exit 2, nothing written', async (name, output, line) => {
