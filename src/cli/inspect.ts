@@ -153,7 +153,7 @@ export interface InputOptions {
   tempDir?: string;
   /** registers work to do when the command ends (removing that copy) */
   onCleanup: (fn: () => Promise<void>) => void;
-  /** told the path of the copy of stdin, when one is made (to name it <stdin> in messages) */
+  /** told the path of the copy of stdin, when one is made (messages name it standard input) */
   onStdinCopy?: (path: string) => void;
 }
 
@@ -194,7 +194,7 @@ async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame>
   // and messages are those of an IPC file, e.g. a truncated stream says where it ends
   if (format === 'arrow') return engine.readIpc('-');
   // Other formats on stdin: copied to a temp file for the file reader (stdin may have been
-  // peeked at); messages name it <stdin>
+  // peeked at); messages name it standard input (main.ts)
   const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-stdin-${process.pid}-${randomBytes(6).toString('hex')}.${format}${compressed}`);
   opts.onStdinCopy?.(temp);
   const atExit = removeAtExit(temp);

@@ -16,7 +16,7 @@ import { anyOf, bool, entries, expecting, int, jsonSchemaOf, list, name, oneOf, 
 import { csvReadShape, ipcReadShape, ndjsonReadShape, parquetReadShape } from '../options/read.js';
 import { orderKey, windowShape } from '../options/window.js';
 import { joinShape } from '../options/relational.js';
-import { PARQUET_COMPRESSIONS, partitionColumns } from '../options/actions.js';
+import { PARQUET_COMPRESSIONS, partitionColumns, writeIpcOptions, writeParquetOptions } from '../options/actions.js';
 import { DATASETS } from './demo-data.js';
 
 export const FORMATS = ['table', 'csv', 'tsv', 'json', 'ndjson', 'arrow', 'parquet'] as const;
@@ -174,6 +174,9 @@ export const jobSchema = options(
       // the writers' own option values (writeParquet's list holds writeIpc's); which format takes which is checked when the output is planned
       compression: oneOf(PARQUET_COMPRESSIONS).optional().describe('parquet: none, snappy, gzip, brotli, lz4, zstd (default zstd); arrow: none (default), lz4, zstd'),
       partitionBy: partitionColumns().optional().describe('parquet only: Hive-style key=value folders under output.path'),
+      rowGroupSize: writeParquetOptions.shape.rowGroupSize.describe('parquet only: rows per row group (default 131072)'),
+      // writeIpc's `format`, renamed: `format` is the output format here
+      ipcFormat: writeIpcOptions.shape.format.describe('arrow only: the Arrow IPC file format or the stream format (default: from the extension, .arrows is stream; stdout is stream; else file)'),
     }).optional(),
   },
   'a job object { "sources", "steps", "output" }',

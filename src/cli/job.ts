@@ -17,6 +17,7 @@ import { firstProblem, jsonPath, suggest } from '../options/kit.js';
 import { generate } from './demo-data.js';
 import { JobError } from './errors.js';
 import { formatOfPath } from '../io/dataset.js';
+import { inputName, STDIN_NAME } from '../io/input-errors.js';
 import { jobSchema, type AggColumnSpec, type OutputSpec, type SourceSpec, type StepSpec, type WindowColumnSpec } from './job-schema.js';
 
 export { JobError };
@@ -76,7 +77,7 @@ function checkReadOnce(job: JobSpec, source: string): void {
     });
   walk(job.steps, ['steps']);
   if (uses.length > 1) {
-    throw new JobError(`source ${source} reads standard input, which can be read only once, but the job uses it ${uses.length} times (${uses.join(', ')}): write standard input to a file first and give that file's path`);
+    throw new JobError(`source ${source} reads ${STDIN_NAME}, which can be read only once, but the job uses it ${uses.length} times (${uses.join(', ')}): write ${STDIN_NAME} to a file first and give that file's path`);
   }
 }
 
@@ -125,15 +126,25 @@ export async function loadJob(file: string, stdin?: NodeJS.ReadableStream): Prom
   } catch (err) {
     throw new JobError(`job file ${file} is not valid JSON: ${(err as Error).message}`);
   }
-  try {
+  return namingJobFile(file, () => {
     const job = parseJob(doc);
     const readers = Object.entries(job.sources).filter(([, s]) => 'path' in s && s.path === '-').map(([name]) => name);
-    if (file === '-' && readers.length > 0) throw new JobError(`source ${readers[0]} reads standard input, which holds the job itself: give it a file`);
-    if (readers.length > 1) throw new JobError(`sources ${readers.join(' and ')} both read standard input: only one source can`);
+    if (file === '-' && readers.length > 0) throw new JobError(`source ${readers[0]} reads ${STDIN_NAME}, which holds the job itself: give it a file`);
+    if (readers.length > 1) throw new JobError(`sources ${readers.join(' and ')} both read ${STDIN_NAME}: only one source can`);
     if (readers.length === 1) checkReadOnce(job, readers[0]!);
     return { job, dir: file === '-' ? process.cwd() : dirname(resolve(file)) };
+  });
+}
+
+/**
+ * `fn()`, its JobErrors (a problem with the job file's content: when it is loaded, and when
+ * its output is planned) naming the file first: `job.json: $.output.format: …`.
+ */
+export function namingJobFile<T>(file: string, fn: () => T): T {
+  try {
+    return fn();
   } catch (err) {
-    if (err instanceof JobError) err.message = `${file === '-' ? 'standard input' : file}: ${err.message}`;
+    if (err instanceof JobError) err.message = `${inputName(file)}: ${err.message}`;
     throw err;
   }
 }

@@ -25,11 +25,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError, Help, InvalidArgumentError, Option } from 'commander';
 import { AbortError, Engine, InputError, PlanError, SluiceError, type DataFrame, type EngineOptions, type RunStats } from '../index.js';
 import { writeAtomic } from '../io/atomic.js';
+import { stdinCopyMessage } from '../io/input-errors.js';
 import { MAX_PARTITIONS, MAX_THREADS } from '../options/engine.js';
 import { runDemo } from './demo.js';
 import { JobError, UsageError } from './errors.js';
 import { describeTable, INPUT_FORMATS, openInput, schemaTable, type InputFormat } from './inspect.js';
-import { buildJob, FORMATS, loadJob, type OutputFormat } from './job.js';
+import { buildJob, FORMATS, loadJob, namingJobFile, type OutputFormat } from './job.js';
 import { emit, planOutput, StdoutClosed, streamSink, type OutputPlan } from './output.js';
 import { createProgress, type ProgressReporter } from './progress.js';
 
@@ -359,7 +360,8 @@ ${HELP_FOOTER}`,
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const { job, dir } = await loadJob(file, io.stdin);
-      const plan = inv.plan(g, job.output, dir);
+      // the job's output is checked here, not when the job is loaded: its errors name the file too
+      const plan = namingJobFile(file, () => inv.plan(g, job.output, dir));
       inv.startProgress(g);
       const engine = inv.engine(g);
       try {
@@ -421,7 +423,7 @@ ${HELP_FOOTER}`,
           await inv.emit(g, result, plan, stats);
         } catch (err) {
           // the reader names the file it read: for stdin that is Sluice's own copy
-          if (stdinCopy !== null && err instanceof Error) err.message = err.message.split(stdinCopy).join('<stdin>');
+          if (stdinCopy !== null && err instanceof Error) err.message = stdinCopyMessage(err.message, stdinCopy);
           throw err;
         } finally {
           inv.progress.stop();

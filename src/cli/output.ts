@@ -10,7 +10,8 @@
  * - otherwise the job's output (path and/or format, which must agree too); otherwise stdout,
  *   as a table on a terminal and CSV elsewhere.
  * - Arrow IPC: `.arrows` (and stdout) is the IPC *stream* format; `.arrow`, `.ipc`, `.feather`
- *   and any other path the IPC *file* format.
+ *   and any other path the IPC *file* format; the job's output.ipcFormat chooses for stdout and
+ *   other paths, and must agree with those extensions.
  *
  * Writing (`emit`): the result is pulled batch by batch from `DataFrame.stream()` and written
  * before the next batch is pulled (nothing is materialized; the table view keeps only the rows
@@ -92,6 +93,8 @@ export type OutputPlan = {
   compression?: ParquetCompression;
   /** the job's output.partitionBy: a Hive-partitioned Parquet folder at `path` */
   partitionBy?: string[];
+  /** the job's output.rowGroupSize (Parquet; else the writer's default) */
+  rowGroupSize?: number;
 } & ({ to: 'stdout' } | { to: 'file'; path: string });
 
 export interface OutputRequest {
@@ -138,11 +141,12 @@ export function planOutput(req: OutputRequest): OutputPlan {
 }
 
 /**
- * The job's output.compression and output.partitionBy on its plan, where the format's writer
- * takes them (writeParquet: both; writeIpc: compression; text: neither), else a JobError.
+ * The job's writer options (output.compression, partitionBy, rowGroupSize, ipcFormat) on its
+ * plan, where the format's writer takes them (writeParquet: compression, partitionBy,
+ * rowGroupSize; writeIpc: compression, ipcFormat; text: none), else a JobError.
  */
 function withWriterOptions(plan: OutputPlan, job: OutputSpec): OutputPlan {
-  const { compression, partitionBy } = job;
+  const { compression, partitionBy, rowGroupSize, ipcFormat } = job;
   if (compression !== undefined) {
     if (plan.format !== 'parquet' && plan.format !== 'arrow') {
       throw new JobError(`$.output.compression: ${plan.format} output is not compressed; compression is for parquet (${PARQUET_COMPRESSIONS.join(', ')}) and arrow (${IPC_COMPRESSIONS.join(', ')})`);
@@ -155,8 +159,19 @@ function withWriterOptions(plan: OutputPlan, job: OutputSpec): OutputPlan {
     if (plan.format !== 'parquet') throw new JobError(`$.output.partitionBy: only parquet output can be partitioned (Hive-style key=value folders), not ${plan.format}`);
     if (plan.to !== 'file') throw new JobError('$.output.partitionBy: a partitioned output is a folder of files: give output.path a folder, not stdout');
   }
+  if (rowGroupSize !== undefined && plan.format !== 'parquet') throw new JobError(`$.output.rowGroupSize: only parquet output has row groups, not ${plan.format}`);
+  if (ipcFormat !== undefined) {
+    if (plan.format !== 'arrow') throw new JobError(`$.output.ipcFormat: only arrow (Arrow IPC) output is written in the file or the stream format, not ${plan.format}`);
+    // an extension that names one of them must agree, as output.format must
+    const ext = plan.to === 'file' ? extensionOf(plan.path) : undefined;
+    if (plan.to === 'file' && ext?.ipc !== undefined && ext.ipc !== ipcFormat) {
+      throw new JobError(`$.output.ipcFormat ${ipcFormat} disagrees with the extension of ${JSON.stringify(plan.path)} (${extname(plan.path)} is the Arrow IPC ${ext.ipc} format); change one of them`);
+    }
+  }
   return {
     ...plan,
+    ...(ipcFormat !== undefined ? { ipc: ipcFormat } : {}),
+    ...(rowGroupSize !== undefined ? { rowGroupSize } : {}),
     ...(compression !== undefined ? { compression } : {}),
     ...(partitionBy !== undefined ? { partitionBy: typeof partitionBy === 'string' ? [partitionBy] : partitionBy } : {}),
   };
@@ -367,10 +382,10 @@ async function pumpIpc(schema: Schema, batches: AsyncIterable<RecordBatch>, sink
 }
 
 /** Parquet to a non-file sink: written to a temp file (atomically), then copied. */
-async function pumpParquetViaTemp(schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, opts: EmitOptions, compression: ParquetCompression | undefined): Promise<void> {
+async function pumpParquetViaTemp(schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, opts: EmitOptions, plan: OutputPlan): Promise<void> {
   const temp = join(opts.tempDir ?? os.tmpdir(), `sluice-out-${process.pid}-${randomBytes(6).toString('hex')}.parquet`);
   try {
-    await writeParquetAtomic(temp, schema, batches, { signal: opts.signal, ...(compression !== undefined ? { compression } : {}) });
+    await writeParquetAtomic(temp, schema, batches, { signal: opts.signal, ...parquetOptions(plan) });
     for await (const chunk of createReadStream(temp)) await sink.write(chunk as Buffer);
   } finally {
     await unlink(temp).catch(() => {});
@@ -380,7 +395,15 @@ async function pumpParquetViaTemp(schema: Schema, batches: AsyncIterable<RecordB
 async function toSink(plan: OutputPlan, schema: Schema, batches: AsyncIterable<RecordBatch>, sink: ByteSink, where: string, opts: EmitOptions): Promise<void> {
   if (isText(plan.format)) await pumpText(plan.format, schema, batches, sink, opts.text);
   else if (plan.format === 'arrow') await pumpIpc(schema, batches, sink, plan.ipc, where, ipcCompression(plan));
-  else await pumpParquetViaTemp(schema, batches, sink, opts, plan.compression);
+  else await pumpParquetViaTemp(schema, batches, sink, opts, plan);
+}
+
+/** A Parquet output's writer options from the job (planOutput checked them), else the writer's defaults. */
+function parquetOptions(plan: OutputPlan): { compression?: ParquetCompression; rowGroupRows?: number } {
+  return {
+    ...(plan.compression !== undefined ? { compression: plan.compression } : {}),
+    ...(plan.rowGroupSize !== undefined ? { rowGroupRows: plan.rowGroupSize } : {}),
+  };
 }
 
 /** An Arrow IPC output's compression: the job's (planOutput checked it is one of IPC's), else none. */
@@ -430,17 +453,16 @@ async function write(
   format: FormatName,
 ): Promise<Written> {
   const { signal } = opts;
-  const compression = plan.compression !== undefined ? { compression: plan.compression } : {};
   let bytes: number | undefined;
   if (target === undefined) {
     const sink = streamSink(opts.stdout, { signal, format, beforeWrite: opts.beforeStdout });
     await toSink(plan, schema, batches, sink, STDOUT, opts);
   } else if (target.kind === 'dataset') {
-    const { files } = await writeParquetDataset(target.path, schema, batches, { ...compression, partitionBy: plan.partitionBy!, signal });
+    const { files } = await writeParquetDataset(target.path, schema, batches, { ...parquetOptions(plan), partitionBy: plan.partitionBy!, signal });
     return { files };
   } else if (target.kind === 'atomic') {
     const path = target.path;
-    if (plan.format === 'parquet') bytes = (await writeParquetAtomic(path, schema, batches, { ...compression, signal })).bytes;
+    if (plan.format === 'parquet') bytes = (await writeParquetAtomic(path, schema, batches, { ...parquetOptions(plan), signal })).bytes;
     else if (plan.format === 'arrow') bytes = (await writeIpcAtomic(path, schema, batches, { format: plan.ipc, compression: ipcCompression(plan), signal })).bytes;
     else {
       const textFormat = plan.format;

@@ -19,6 +19,7 @@ import {
 } from '../io/arrow-input.js';
 import { expandDataset, FORMAT_NAMES, type Dataset, type FileFormat } from '../io/dataset.js';
 import { constantColumn, hiveFields } from '../io/hive.js';
+import { inputName, STDIN_NAME } from '../io/input-errors.js';
 import type { BatchSlicing } from '../io/ipc.js';
 
 export interface Source {
@@ -221,9 +222,9 @@ export interface FileReaders {
  */
 export function fileSource(format: FileFormat, paths: string[], readers: FileReaders): Source {
   const name = FORMAT_NAMES[format];
-  const label = `${name} ${paths.length === 1 ? (paths[0] === '-' ? 'standard input' : paths[0]) : `[${paths.join(', ')}]`}`;
+  const label = `${name} ${paths.length === 1 ? inputName(paths[0]!) : `[${paths.join(', ')}]`}`;
   if (paths.length === 1 && paths[0] === '-') {
-    const src = asyncSource(readers.batches('-', { schemaBatch: true }), `${name} standard input`);
+    const src = asyncSource(readers.batches('-', { schemaBatch: true }), `${name} ${STDIN_NAME}`);
     return { ...src, label, owned: true };
   }
   type Expanded = { dataset: Dataset; fileSchema: A.Schema; schema: A.Schema; bytes?: Promise<number | null>; rows?: Promise<number | null> };

@@ -4,6 +4,7 @@
  */
 import type { TimeUnit, TypeDesc } from '../types/column.js';
 import { PlanError } from '../errors.js';
+import { suggest } from '../options/kit.js';
 
 export { fieldFromArrow, fieldToArrow, typeFromArrow, typeToArrow } from '../columns/arrow-types.js';
 
@@ -45,6 +46,20 @@ export const TYPE_NAMES = [
 ];
 
 /**
+ * The names a near miss is matched against ("int65": int64): the ones above first (the
+ * timestamp pattern spelled out), then the SQL spellings.
+ */
+const TYPE_HINTS = [
+  ...new Set([...TYPE_NAMES.flatMap((t) => (t === 'timestamp[s|ms|us|ns]' ? ['timestamp[s]', 'timestamp[ms]', 'timestamp[us]', 'timestamp[ns]'] : [t])), ...Object.keys(NAMED)]),
+];
+
+/** `; did you mean "int64"?` for a near miss of a type name (schemas, cast(), CAST), else nothing. */
+export function typeNameHint(name: string): string {
+  const hint = suggest(name.trim(), TYPE_HINTS);
+  return hint ? `; did you mean ${JSON.stringify(hint)}?` : '';
+}
+
+/**
  * Parses a type name: 'bool', 'int8'…'int64', 'uint8'…'uint64', 'float32', 'float64',
  * 'utf8'/'string', 'date32', 'date64', 'timestamp[s|ms|us|ns]' optionally with a zone
  * ('timestamp[ms, UTC]'), and the SQL spellings (integer, bigint, double, varchar, date,
@@ -66,6 +81,6 @@ export function toTypeDesc(t: TypeDesc | string): TypeDesc {
     throw new PlanError('UNKNOWN_TYPE', `cast expects a type name or a TypeDesc, got ${String(t)}`);
   }
   const d = parseTypeName(t);
-  if (!d) throw new PlanError('UNKNOWN_TYPE', `Unknown type name ${JSON.stringify(t)}; expected one of ${TYPE_NAMES.join(', ')}`);
+  if (!d) throw new PlanError('UNKNOWN_TYPE', `Unknown type name ${JSON.stringify(t)}; expected one of ${TYPE_NAMES.join(', ')}${typeNameHint(t)}`);
   return d;
 }

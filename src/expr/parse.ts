@@ -14,7 +14,7 @@
 import { PlanError } from '../errors.js';
 import type { BinaryOp, ExprNode, FunctionName } from './ast.js';
 import { anyOf, FUNCTION_ARITY } from './ast.js';
-import { parseTypeName, TYPE_NAMES } from './arrow-types.js';
+import { parseTypeName, TYPE_NAMES, typeNameHint } from './arrow-types.js';
 
 type TokKind = 'ident' | 'qident' | 'string' | 'int' | 'float' | 'op' | 'eof';
 interface Token {
@@ -418,7 +418,7 @@ class Parser {
     }
     const text = this.sql.slice(start.pos, end);
     const to = parseTypeName(text);
-    if (!to) throw syntaxError(this.sql, start.pos, `Unknown type ${JSON.stringify(text)} (known: ${TYPE_NAMES.join(', ')})`);
+    if (!to) throw syntaxError(this.sql, start.pos, `Unknown type ${JSON.stringify(text)}${typeNameHint(text)} (known: ${TYPE_NAMES.join(', ')})`);
     this.expectOp(')');
     return { kind: 'cast', arg, to };
   }

@@ -41,7 +41,7 @@ import { fieldToArrow } from '../columns/arrow-types.js';
 import { InputError, PlanError } from '../errors.js';
 import type { FieldDesc } from '../types/column.js';
 import { inferType, makeFiller, type Filler } from './csv-columns.js';
-import { malformed, readError, throwIfAborted } from './input-errors.js';
+import { inputName, malformed, readError, throwIfAborted } from './input-errors.js';
 import { textPieces } from './text-input.js';
 
 export { writeCsvAtomic, type CsvWriteOptions } from './csv-write.js';
@@ -161,7 +161,7 @@ async function* pieces(path: string, d: Dialect, signal: AbortSignal | undefined
       if (res.data.length > 0) yield { rows: res.data, text: pending, line, newline };
     }
   } catch (err) {
-    throw readError(err, path === '-' ? 'standard input' : path, FORMAT);
+    throw readError(err, path, FORMAT);
   } finally {
     await input.return(undefined);
   }
@@ -215,7 +215,7 @@ const isText = (t: DataType): boolean => t.typeId === Type.Utf8 || t.typeId === 
 export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): AsyncGenerator<RecordBatch> {
   const o = validateOptions(path, opts);
   const { batchRows, nulls } = o;
-  const where = path === '-' ? 'standard input' : path;
+  const where = inputName(path);
   const given = givenFields(opts.schema);
   // check the given types before reading anything
   given?.forEach((f) => makeFiller(f.type, 1, f.name));
@@ -283,7 +283,7 @@ export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): 
       if (isNull(s, c)) {
         if (!fields![c]!.nullable) {
           const at = lineOfRecord(piece, k, o, newline);
-          throw malformed(where, FORMAT, `line ${at}, column ${fields![c]!.name}: NULL (${JSON.stringify(s)}) in a non-nullable column`, { line: at, column: fields![c]!.name });
+          throw malformed(path, FORMAT, `line ${at}, column ${fields![c]!.name}: NULL (${JSON.stringify(s)}) in a non-nullable column`, { line: at, column: fields![c]!.name });
         }
         fillers[c]!.setNull(i);
       } else {
@@ -292,7 +292,7 @@ export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): 
           const at = lineOfRecord(piece, k, o, newline);
           const hint = plan![c]!.field ? '' : ` (type inferred from the first ${o.inferRows} rows; pass a schema that gives this column a type)`;
           throw malformed(
-            where,
+            path,
             FORMAT,
             `line ${at}, column ${fields![c]!.name}: ${JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s)} is ${err}; expected ${String(fields![c]!.type)}${hint}`,
             { line: at, column: fields![c]!.name, value: s },
@@ -332,7 +332,7 @@ export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): 
       if (row.length !== width) {
         if (row.length === 1 && row[0] === '' && width > 1) continue; // blank line
         const at = lineOfRecord(piece, k, o, newline);
-        throw malformed(where, FORMAT, `line ${at}: expected ${width} fields, found ${row.length}`, { line: at });
+        throw malformed(path, FORMAT, `line ${at}: expected ${width} fields, found ${row.length}`, { line: at });
       }
       const sampling = sample as SampleRow[] | null;
       if (sampling !== null) {
@@ -354,7 +354,7 @@ export async function* readCsvBatches(path: string, opts: CsvReadOptions = {}): 
   }
   if (plan === null) {
     // an empty file: without a schema there are no columns to give (Polars' "empty CSV")
-    if (!given) throw malformed(where, FORMAT, o.header ? 'empty file (no header line)' : 'empty file (no line to take the columns from)');
+    if (!given) throw malformed(path, FORMAT, o.header ? 'empty file (no header line)' : 'empty file (no line to take the columns from)');
     setFields(given);
   }
   const rest = sample as SampleRow[] | null;

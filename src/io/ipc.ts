@@ -291,12 +291,12 @@ async function* verifiedMessages(chunks: AsyncIterable<Uint8Array | string>, whe
 async function openIpc(path: string): Promise<OpenIpc> {
   if (path === '-') {
     try {
-      const reader = (await RecordBatchReader.from(verifiedMessages(process.stdin, 'standard input'))) as RecordBatchReader;
+      const reader = (await RecordBatchReader.from(verifiedMessages(process.stdin, path))) as RecordBatchReader;
       await reader.open();
-      if (!reader.schema) throw malformed(path, FORMAT, 'no schema message on standard input (empty, or not the Arrow IPC stream format)');
+      if (!reader.schema) throw malformed(path, FORMAT, 'no schema message (empty, or not the Arrow IPC stream format)');
       return { reader, rows: null, blocks: null, handle: null, close: async () => void (await Promise.resolve(reader.cancel()).catch(() => {})) };
     } catch (err) {
-      throw readError(err, 'standard input', FORMAT);
+      throw readError(err, path, FORMAT);
     }
   }
   let handle: FileHandle;
@@ -369,11 +369,10 @@ export async function* readIpcBatches(
   const { reader, blocks, handle, close } = await openIpc(path);
   // kept: a stream reader forgets its schema once it reaches the end
   const schema = reader.schema;
-  const where = path === '-' ? 'standard input' : path;
   const slicing = opts.slicing;
   const checked = (batch: RecordBatch, index: number, rows?: [number, number]): RecordBatch => {
     const problem = batchProblem(batch);
-    if (problem) throw malformed(where, FORMAT, `record batch ${index}${rows ? ` (rows ${rows[0]}..${rows[1]})` : ''}: ${problem}`, { batch: index });
+    if (problem) throw malformed(path, FORMAT, `record batch ${index}${rows ? ` (rows ${rows[0]}..${rows[1]})` : ''}: ${problem}`, { batch: index });
     return batch;
   };
   // A batch decoded whole, handed on in slices of at most slicing.maxBytes (held until the last is consumed).
@@ -393,21 +392,21 @@ export async function* readIpcBatches(
     if (blocks && handle) {
       const layouts = sliceLayouts(reader.schema);
       for (let index = 0; index < blocks.length; index++) {
-        throwIfAborted(opts.signal, where);
+        throwIfAborted(opts.signal, path);
         const block = blocks[index]!;
         if (block.rows === 0) continue;
         yielded = true;
         if (slicing && layouts && !block.compressed && block.bodyLength > slicing.maxBytes) {
           const step = sliceRowsFor(block.rows, block.bodyLength, slicing.maxBytes);
-          const fail = (what: string) => malformed(where, FORMAT, `record batch ${index}: ${what}`, { batch: index });
+          const fail = (what: string) => malformed(path, FORMAT, `record batch ${index}: ${what}`, { batch: index });
           for (let r0 = 0; r0 < block.rows; r0 += step) {
-            throwIfAborted(opts.signal, where);
+            throwIfAborted(opts.signal, path);
             const r1 = Math.min(block.rows, r0 + step);
             let slice: RecordBatch;
             try {
               slice = await readSlice(handle, block, reader.schema, layouts, r0, r1, fail);
             } catch (err) {
-              throw readError(err, where, FORMAT);
+              throw readError(err, path, FORMAT);
             }
             yield checked(slice, index, [r0, r1]);
           }
@@ -417,20 +416,20 @@ export async function* readIpcBatches(
         try {
           batch = await reader.readRecordBatch(index);
         } catch (err) {
-          throw readError(err, where, FORMAT);
+          throw readError(err, path, FORMAT);
         }
-        if (!batch) throw malformed(where, FORMAT, `record batch ${index} could not be read`, { batch: index });
+        if (!batch) throw malformed(path, FORMAT, `record batch ${index} could not be read`, { batch: index });
         yield* inSlices(checked(batch, index));
       }
     } else {
       const it = reader[Symbol.asyncIterator]() as AsyncIterator<RecordBatch>;
       for (let index = 0; ; index++) {
-        throwIfAborted(opts.signal, where);
+        throwIfAborted(opts.signal, path);
         let r: IteratorResult<RecordBatch>;
         try {
           r = await it.next();
         } catch (err) {
-          throw readError(err, where, FORMAT);
+          throw readError(err, path, FORMAT);
         }
         if (r.done) break;
         checked(r.value, index);

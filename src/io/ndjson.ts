@@ -279,7 +279,6 @@ function parseLine(text: string, line: number, inArray: boolean, where: string):
 }
 
 export async function* readNdjsonBatches(path: string, opts: NdjsonReadOptions = {}): AsyncGenerator<RecordBatch> {
-  const where = path === '-' ? 'standard input' : path;
   const batchRows = opts.batchRows ?? 65536;
   const inferRows = opts.inferRows ?? 65536;
   if (!Number.isSafeInteger(inferRows) || inferRows < 1) {
@@ -292,26 +291,26 @@ export async function* readNdjsonBatches(path: string, opts: NdjsonReadOptions =
   try {
     const array = { seen: false };
     for await (const { text, line } of lines(path, array)) {
-      throwIfAborted(opts.signal, where);
-      for (const obj of parseLine(text, line, array.seen, where)) rows.push({ obj, line });
+      throwIfAborted(opts.signal, path);
+      for (const obj of parseLine(text, line, array.seen, path)) rows.push({ obj, line });
       if (schema === null && rows.length >= inferRows) schema = new Schema(inferFields(rows));
       if (schema !== null && rows.length >= batchRows) {
         for (let s = 0; s + batchRows <= rows.length; s += batchRows) {
-          yield toBatch(rows.slice(s, s + batchRows), schema, where);
+          yield toBatch(rows.slice(s, s + batchRows), schema, path);
           yielded = true;
         }
         rows = rows.slice(rows.length - (rows.length % batchRows));
       }
     }
   } catch (err) {
-    throw readError(err, where, FORMAT);
+    throw readError(err, path, FORMAT);
   }
   // no object and no schema: no columns to give (Polars' "cannot infer NDJSON types on empty
   // reader"; an empty CSV says the same)
-  if (schema === null && rows.length === 0) throw malformed(where, FORMAT, 'empty input: no JSON object to take the columns from');
+  if (schema === null && rows.length === 0) throw malformed(path, FORMAT, 'empty input: no JSON object to take the columns from');
   schema ??= new Schema(inferFields(rows));
   for (let s = 0; s < rows.length; s += batchRows) {
-    yield toBatch(rows.slice(s, s + batchRows), schema, where);
+    yield toBatch(rows.slice(s, s + batchRows), schema, path);
     yielded = true;
   }
   if (!yielded && opts.schemaBatch) yield emptyBatch(schema);

@@ -126,7 +126,7 @@ export async function* textPieces(path: string, format: FormatName): AsyncGenera
   let carry: Buffer | null = null; // an incomplete sequence at the end of the previous chunk
   const refuse = (bytes: Uint8Array, base: number): never => {
     const at = base + firstInvalid(bytes);
-    throw malformed(path === '-' ? '<stdin>' : path, format, `bytes at offset ${at} are not UTF-8 (convert the file first, e.g. \`iconv -f latin1 -t utf-8\`)`, { offset: at });
+    throw malformed(path, format, `bytes at offset ${at} are not UTF-8 (convert the file first, e.g. \`iconv -f latin1 -t utf-8\`)`, { offset: at });
   };
   try {
     for await (const chunk of stream as AsyncIterable<Buffer | string>) {

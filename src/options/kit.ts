@@ -12,7 +12,6 @@
  * wrapped in `apiOnly`: JSON never contains them, and the published JSON Schema of job files
  * leaves them out (see jsonSchemaOf).
  */
-import { closest, distance } from 'fastest-levenshtein';
 import * as z from 'zod';
 import { PlanError } from '../errors.js';
 
@@ -55,24 +54,53 @@ function shortJson(v: unknown): string {
 const squash = (s: string): string => s.toLowerCase().replace(/[_\-\s]/g, '');
 
 /**
+ * Edit distance counting a swap of two neighbouring letters as one edit (optimal string
+ * alignment), as cargo and rustc do: `cvs` is one typo away from `csv`, not two.
+ */
+export function editDistance(a: string, b: string): number {
+  // rows i-2, i-1 and i of the usual table, over b's letters
+  let before = new Array<number>(b.length + 1).fill(0);
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      row.push(d);
+    }
+    before = prev;
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/**
  * The candidate closest to `word` (edit distance, ignoring case, `_` and `-`), or null when
- * none is close enough to be a plausible typo.
+ * none is close enough to be a plausible typo: at most about a third of the longer word may be
+ * wrong (at least one letter), as in difflib and cargo, so `foo` does not suggest `bool`. A
+ * candidate that starts with the word (or the word with it) is suggested too, from three
+ * letters on: `desc` suggests `descending`.
  */
 export function suggest(word: string, candidates: readonly string[]): string | null {
   if (candidates.length === 0) return null;
   const w = squash(word);
   const exact = candidates.find((c) => squash(c) === w);
   if (exact !== undefined) return exact;
-  const squashed = candidates.map(squash);
-  const best = closest(w, squashed);
-  const d = distance(w, best);
-  // up to a third of the letters wrong (two for short words: a swap costs two edits)
-  const limit = w.length <= 2 ? 1 : Math.max(2, Math.floor(Math.max(w.length, best.length) / 3));
-  if (d >= w.length || d > limit) {
-    const prefixed = candidates.find((c) => squash(c).startsWith(w) || w.startsWith(squash(c)));
-    return prefixed ?? null;
-  }
-  return candidates[squashed.indexOf(best)]!;
+  let best = -1;
+  let bestDistance = Infinity;
+  candidates.forEach((c, i) => {
+    const d = editDistance(w, squash(c));
+    if (d < bestDistance) [best, bestDistance] = [i, d];
+  });
+  const limit = Math.max(1, Math.round(Math.max(w.length, squash(candidates[best]!).length) / 3));
+  // (replacing every letter of a word is no typo of it)
+  if (bestDistance <= limit && bestDistance < w.length) return candidates[best]!;
+  const prefixed = candidates.find((c) => {
+    const s = squash(c);
+    return Math.min(s.length, w.length) >= 3 && (s.startsWith(w) || w.startsWith(s));
+  });
+  return prefixed ?? null;
 }
 
 const quote = (s: string): string => `\`${s}\``;

@@ -12,19 +12,13 @@
  */
 import * as A from 'apache-arrow';
 import * as z from 'zod';
-import { parseTypeName, TYPE_NAMES, typeToArrow } from '../expr/arrow-types.js';
+import { parseTypeName, TYPE_NAMES, typeNameHint, typeToArrow } from '../expr/arrow-types.js';
 import { isSchemaLike, isTypeLike, plainSchema, plainType, type SchemaLike, type TypeLike } from '../io/arrow-input.js';
-import { anyOf, bool, describeValue, entries, expecting, instance, int, list, name, options, suggest } from './kit.js';
+import { anyOf, bool, describeValue, entries, expecting, instance, int, list, name, options } from './kit.js';
 
 const TYPE_LIST = TYPE_NAMES.join(', ');
-/** The names a near miss is matched against ("int65": int64), the timestamp pattern spelled out. */
-const TYPE_HINTS = TYPE_NAMES.flatMap((t) => (t === 'timestamp[s|ms|us|ns]' ? ['timestamp[s]', 'timestamp[ms]', 'timestamp[us]', 'timestamp[ns]'] : [t]));
 
-/** `; did you mean "int64"?` for a near miss of a type name, else nothing. */
-const typeHint = (input: unknown): string => {
-  const hint = typeof input === 'string' ? suggest(input.trim(), TYPE_HINTS) : null;
-  return hint ? `; did you mean ${JSON.stringify(hint)}?` : '';
-};
+const typeHint = (input: unknown): string => (typeof input === 'string' ? typeNameHint(input) : '');
 
 /** A type name such as 'int64' or 'timestamp[ms, UTC]'; a near miss gets "did you mean". */
 const typeName = () =>

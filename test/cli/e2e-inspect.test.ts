@@ -158,10 +158,10 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     expect(c.stderr.toString()).toMatch(/does not start like Parquet .* but like text: pass --input-format csv/);
   });
 
-  it('a bad input on stdin is named <stdin>, not the copy Sluice reads it from', async () => {
+  it('a bad input on stdin is named standard input, not the copy Sluice reads it from', async () => {
     const r = await sluice(['--threads', '0', 'head', '-'], { stdin: Buffer.from('PAR1 not really a Parquet file') });
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: Malformed Parquet input <stdin>/);
+    expect(r.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: Malformed Parquet input on standard input: /);
     expect(r.stderr).not.toMatch(/sluice-stdin/);
   });
 
@@ -206,7 +206,7 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     }
     const piped = await sluice(['--threads', '0', 'head', '--input-format', 'ndjson', '-'], { stdin: '' });
     expect(piped.code).toBe(2);
-    expect(piped.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: Malformed NDJSON input <stdin>: empty input: no JSON object/);
+    expect(piped.stderr).toMatch(/^sluice: error: InputError \[INPUT_MALFORMED\]: Malformed NDJSON input on standard input: empty input: no JSON object/);
     const job = `${dir}/empty-with-schema.json`;
     await writeFile(job, JSON.stringify({
       sources: { n: { type: 'ndjson', path: 'empty.ndjson', schema: 'a int64, b utf8' }, c: { type: 'csv', path: 'empty.csv', schema: 'a int64, b utf8' } },

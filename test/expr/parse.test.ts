@@ -77,6 +77,22 @@ describe('parseExpr', () => {
       expect(pe.message).toContain(`\n  ${' '.repeat(pos)}^`);
     }
   });
+  it('an unknown type in CAST gets the did-you-mean of schema type names', () => {
+    const message = (sql: string): string => {
+      try {
+        parseExpr(sql);
+      } catch (e) {
+        expect(e).toBeInstanceOf(PlanError);
+        return (e as PlanError).message;
+      }
+      throw new Error(`${sql} parsed`);
+    };
+    expect(message('CAST(x AS int65)')).toMatch(/^Unknown type "int65"; did you mean "int64"\? \(known: bool, /);
+    expect(message('CAST(x AS doubel) > 1')).toMatch(/^Unknown type "doubel"; did you mean "double"\? /);
+    expect(message('CAST(x AS timestamp[sec])')).toMatch(/^Unknown type "timestamp\[sec\]"; did you mean "timestamp\[s\]"\? /);
+    expect(message('CAST(x AS wat)')).toMatch(/^Unknown type "wat" \(known: /);
+    expect(() => col('x').cast('int65')).toThrow(/; did you mean "int64"\?$/);
+  });
 });
 
 describe('sqlText', () => {

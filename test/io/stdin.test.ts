@@ -45,6 +45,13 @@ describe('standard input', () => {
   it('the IPC file format on stdin is an InputError', async () => {
     const { out } = await run('ipc', A.tableToIPC(t, 'file'));
     expect(out.error).toMatchObject({ name: 'InputError', code: 'INPUT_MALFORMED' });
-    expect((out.error as { message: string }).message).toMatch(/stream format/);
+    expect((out.error as { message: string }).message).toMatch(/^Malformed Arrow IPC input on standard input: this is the IPC file format.*stream format/);
   }, 90_000);
+  it('every reader names standard input the same way, in a sentence that reads', async () => {
+    const message = async (format: string, input: Uint8Array | string): Promise<string> => ((await run(format, input)).out.error as { message: string }).message;
+    expect(await message('ipc', '')).toMatch(/^Malformed Arrow IPC input on standard input: no schema message \(empty/);
+    expect(await message('csv', Buffer.from([0x61, 0x0a, 0xff, 0x0a]))).toMatch(/^Malformed CSV input on standard input: bytes at offset 2 are not UTF-8/);
+    expect(await message('csv', 'a,b\n1,"x\n')).toMatch(/^Malformed CSV input on standard input: line 2: /);
+    expect(await message('ndjson', '{"a": 1}\n{oops\n')).toMatch(/^Malformed NDJSON input on standard input: line 2: not JSON/);
+  }, 180_000);
 });
