@@ -12,6 +12,7 @@
  * wrapped in `apiOnly`: JSON never contains them, and the published JSON Schema of job files
  * leaves them out (see jsonSchemaOf).
  */
+import damerauLevenshtein from 'damerau-levenshtein';
 import * as z from 'zod';
 import { PlanError } from '../errors.js';
 
@@ -54,25 +55,11 @@ function shortJson(v: unknown): string {
 const squash = (s: string): string => s.toLowerCase().replace(/[_\-\s]/g, '');
 
 /**
- * Edit distance counting a swap of two neighbouring letters as one edit (optimal string
- * alignment), as cargo and rustc do: `cvs` is one typo away from `csv`, not two.
+ * Edit distance counting a swap of two neighbouring letters as one edit (Damerau), as cargo
+ * and rustc do: `cvs` is one typo away from `csv`, not two.
  */
 export function editDistance(a: string, b: string): number {
-  // rows i-2, i-1 and i of the usual table, over b's letters
-  let before = new Array<number>(b.length + 1).fill(0);
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
-      row.push(d);
-    }
-    before = prev;
-    prev = row;
-  }
-  return prev[b.length]!;
+  return damerauLevenshtein(a, b).steps;
 }
 
 /**
