@@ -6,7 +6,7 @@
  * Every allocation is 8-byte aligned and zero-filled. An arena may start from a given buffer
  * (from the engine's BufferPool): allocations go there while they fit.
  */
-import { newGrowableLocalBuffer, newLocalBuffer, newSharedBuffer, releaseLocalBuffer } from '../memory/mapped-buffers.js';
+import { newHeapLocalBuffer, newLocalBuffer, newSharedBuffer, releaseLocalBuffer } from '../memory/mapped-buffers.js';
 import type { AllocFill, Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 
 export type { Allocator };
@@ -75,70 +75,39 @@ export class SharedArena {
   }
 }
 
-/** What a result arena reserves for one buffer unless told (address space only: see TransferArena). */
-const RESULT_RESERVE = 64 * 1024 * 1024;
-/** A growing result buffer is committed in multiples of this many bytes... */
-const GROW_STEP = 64 * 1024;
 /**
- * ...and at least doubles each time, up to this much more: each resize is a system call that
- * changes the page table of a process whose other threads run (measured: growing to each
- * array's end cost explode 30% more CPU, 15% more time). Committed pages cost nothing until
- * written.
- */
-const GROW_MAX = 16 * 1024 * 1024;
-
-/**
- * Bump allocation in thread-local ArrayBuffers whose list is kept, so a worker can transfer
- * them with its result (no copy, and no view left behind in the worker), or their owner can
- * give their pages back at once when done (`release`: the exchange's spill merges).
+ * Thread-local ArrayBuffers, one per array, whose list is kept, so a worker can transfer them
+ * with its result (no copy, and no view left behind in the worker), or their owner can give
+ * their pages back at once when done (`release`, for a `releasable` arena: the exchange's
+ * spill merges).
  *
- * A task's result goes into one growable buffer (address space for `reserveBytes` reserved,
- * pages committed as the arrays are carved out), not a buffer per column: every ArrayBuffer a
- * thread receives is external memory V8 accounts for, and while incremental marking runs each
- * one advances it a step, so receiving a buffer per column kept the coordinator's collector
- * marking nonstop (10M x 1M join: 119 mark-compacts and 0.7 s of pauses a run; one buffer per
- * result: 45 and 0.2 s). An array that does not fit what is left starts another buffer.
- * `reserveBytes` 0: every array gets its own exactly sized buffer (a caller that counts each).
+ * Results come from the C heap (newHeapLocalBuffer): a run's results are freed when the caller
+ * drops them, and the next run's land in that memory instead of fresh pages, which cost a page
+ * fault per 4 KiB (the dominant cost of a large run on this platform). Measured, 2 threads,
+ * warm runs: explode 2M -> 16.2M rows 1.72–1.77 -> 1.00–1.30 s (fresh pages 545 -> 310 MiB a
+ * run), join 10M x 1M 2.56–2.67 -> 2.24–2.28 s; streaming explode at 64 MiB 7.5 -> 5.2 s,
+ * VmHWM 208 -> 225 MiB. (The one growable mapped buffer per task used before faulted every
+ * page in again each run; it had replaced mapped buffers per array, which cost the coordinator
+ * more mark-compacts (external memory advances incremental marking) but were no faster.)
  */
 export class TransferArena {
   readonly buffers: ArrayBuffer[] = [];
-  private slab: ArrayBuffer | null = null;
-  private used = 0;
 
-  constructor(private readonly reserveBytes = RESULT_RESERVE) {}
+  /** `releasable`: mapped buffers whose pages `release()` gives back at once. */
+  constructor(private readonly releasable = false) {}
 
-  readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T => {
-    const bytes = Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8;
-    if (this.reserveBytes === 0) {
-      const own = newLocalBuffer(Math.max(bytes, 8));
-      this.buffers.push(own);
-      return new ctor(own, 0, length);
-    }
-    if (!this.slab || this.used + bytes > this.slab.maxByteLength) {
-      this.slab = newGrowableLocalBuffer(Math.max(this.reserveBytes, bytes), bytes);
-      this.buffers.push(this.slab);
-      this.used = 0;
-    }
-    const end = this.used + bytes;
-    const have = this.slab.byteLength;
-    if (end > have) this.slab.resize(Math.min(this.slab.maxByteLength, Math.ceil(Math.max(end, Math.min(2 * have, have + GROW_MAX)) / GROW_STEP) * GROW_STEP));
-    const out = new ctor(this.slab, this.used, length);
-    this.used = end;
-    return out;
+  readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number, fill: AllocFill = 'zeroed'): T => {
+    const bytes = Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8);
+    const own = this.releasable ? newLocalBuffer(bytes) : newHeapLocalBuffer(bytes, fill === 'zeroed');
+    this.buffers.push(own);
+    return new ctor(own, 0, length);
   };
 
-  /** Gives every buffer's pages back now (nothing may read what was allocated afterwards). */
+  /** Gives every mapped buffer's pages back now (nothing may read what was allocated afterwards). */
   release(): void {
     for (const b of this.buffers) releaseLocalBuffer(b);
     this.buffers.length = 0;
-    this.slab = null;
-    this.used = 0;
   }
-}
-
-/** A result arena's reservation for about `bytes` of arrays (alignment and bitmaps may add a little; more starts a second buffer). */
-export function reserveFor(bytes: number): number {
-  return Math.ceil((bytes * 1.125 + 256 * 1024) / GROW_STEP) * GROW_STEP;
 }
 
 /** One SharedArrayBuffer per array (for the few, large, long-lived outputs). */

@@ -11,6 +11,8 @@
  * array of an explicit length runs at the same speed on either (measured; writes not timed).
  *
  * Small buffers stay plain: a mapping per 4 KiB buffer would cost a system call each.
+ * Results that leave a worker are the exception (newHeapLocalBuffer): they are freed by the
+ * caller's collector, and reusing that memory run after run beats faulting in fresh pages.
  */
 
 /** From this size up, buffers are mapped pages. */
@@ -27,18 +29,13 @@ export function newLocalBuffer(bytes: number): ArrayBuffer {
 }
 
 /**
- * A thread-local ArrayBuffer of length 0 that can grow (`resize`) up to `maxBytes` in place:
- * the address range is reserved at once and pages are committed as it grows (and touched only
- * when written). Falls back to a reservation of `minBytes` when the system refuses the larger
- * one (an address-space limit).
+ * A thread-local ArrayBuffer from the C heap (malloc), for results that leave their thread:
+ * memory freed by an earlier run is handed out again instead of fresh pages (see
+ * columns/arena TransferArena). `zeroed` false: the caller writes every byte, so memory
+ * reused from the heap is not cleared first. Not releasable: freed when collected.
  */
-export function newGrowableLocalBuffer(maxBytes: number, minBytes: number): ArrayBuffer {
-  try {
-    return new ArrayBuffer(0, { maxByteLength: maxBytes });
-  } catch (err) {
-    if (!(err instanceof RangeError) || maxBytes <= minBytes) throw err;
-    return new ArrayBuffer(0, { maxByteLength: minBytes });
-  }
+export function newHeapLocalBuffer(bytes: number, zeroed: boolean): ArrayBuffer {
+  return zeroed ? new ArrayBuffer(bytes) : Buffer.allocUnsafeSlow(bytes).buffer;
 }
 
 /**

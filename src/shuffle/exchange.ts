@@ -300,7 +300,7 @@ export class Exchange {
     const merge = this.env.budget.reserve(`${this.name}.merge`);
     // Merged columns are written and dropped within one flush: their pages go back right after.
     // Every array its own buffer (no slabs), so `merge` counts all that is allocated.
-    const arena = new TransferArena(0);
+    const arena = new TransferArena(true);
     let batches: Array<A.RecordBatch | EncodedBatch> = [];
     let dests: number[] = [];
     let bytes = 0;

@@ -27,7 +27,7 @@ export async function runAggPartialTask(task: AggPartialTask): Promise<AggPartia
   const part = await loadPartition(task.input);
   const n = part.n;
   const runs: GroupRuns = { n, groups: 1, starts: Uint32Array.of(0, n) };
-  const arena = new TransferArena(64 * 1024);
+  const arena = new TransferArena();
   const parts = task.outputs.map((o): PartialAgg => {
     if (o.fn === 'count') return { kind: 'count', n: o.column < 0 ? n : nonNull(toKeyColumn(part.columns[o.column]!)) };
     const col = toKeyColumn(part.columns[o.column]!);

@@ -11,10 +11,10 @@
  * Cost: O(rows × columns).
  */
 import * as A from 'apache-arrow';
-import { reserveFor, TransferArena } from '../columns/arena.js';
+import { TransferArena } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
 import { bitmapBytes, build, gatherData, wordView } from '../columns/gather.js';
-import { dataBytes, describeData, flatLayoutOf } from '../columns/shared.js';
+import { describeData, flatLayoutOf } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import type { Allocator, TypedArray } from '../types/keys.js';
 import type { AssembleSparseTask, AssembleTask, ColumnsResult, SparseColumnsResult } from '../types/tasks.js';
@@ -158,7 +158,7 @@ function lost(what: string, base: number): ExecutionError {
 export async function runAssembleSparseTask(task: AssembleSparseTask): Promise<SparseColumnsResult> {
   const part = await loadPartition(task.input);
   const n = part.n;
-  const arena = new TransferArena(reserveFor(4 * n + part.columns.reduce((t, c) => t + dataBytes(c), 0)));
+  const arena = new TransferArena();
   const ids = arena.alloc(Uint32Array, n);
   for (let k = 0; k < n; k++) {
     const id = part.rowIds[k]!;

@@ -6,9 +6,9 @@
  * A range too big for one task is first sampled piece by piece (runSortSampleTask: the keys and
  * row ids of the rows chosen by their hashed row id), so the coordinator can split it by its own quantiles.
  */
-import { reserveFor, TransferArena } from '../columns/arena.js';
+import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { dataBytes, describeData, toKeyColumn } from '../columns/shared.js';
+import { describeData, toKeyColumn } from '../columns/shared.js';
 import * as A from 'apache-arrow';
 import type { ColumnsResult, SortSampleTask, SortTask, SparseColumnsResult } from '../types/tasks.js';
 import { fmix } from '../shuffle/hash.js';
@@ -22,7 +22,7 @@ export async function runSortTask(task: SortTask): Promise<ColumnsResult> {
   const keys = task.keys.map((k) => ({ column: toKeyColumn(part.columns[k.column]!), descending: k.descending, nullsFirst: k.nullsFirst }));
   const perm = argsortKeys(keys, n, undefined, scratchAlloc(Uint32Array, n));
   const idx = new Int32Array(perm.buffer, perm.byteOffset, n);
-  const arena = new TransferArena(reserveFor(part.columns.reduce((t, c) => t + dataBytes(c), 0)));
+  const arena = new TransferArena();
   const columns = part.columns.map((c) => describeData(gatherData(c, idx, n, arena.alloc), true));
   return { length: n, columns, transfer: arena.buffers };
 }
@@ -34,7 +34,7 @@ export async function runSortSampleTask(task: SortSampleTask): Promise<SparseCol
   let m = 0;
   for (let i = 0; i < n; i++) if (fmix(rowIds[i]!) < task.threshold) picked[m++] = i;
   const idx = picked.subarray(0, m);
-  const arena = new TransferArena(reserveFor(8 * m * (task.keys.length + 1)));
+  const arena = new TransferArena();
   const ids = arena.alloc(Uint32Array, m);
   for (let k = 0; k < m; k++) ids[k] = rowIds[idx[k]!]!;
   const columns = task.keys.map((c) => describeData(gatherData(part.columns[c]!, idx, m, arena.alloc), true));
