@@ -27,6 +27,7 @@ import { AbortError, Engine, InputError, PlanError, SluiceError, type DataFrame,
 import { writeAtomic } from '../io/atomic.js';
 import { stdinCopyMessage } from '../io/input-errors.js';
 import { MAX_PARTITIONS, MAX_THREADS } from '../options/engine.js';
+import { suggest } from '../options/kit.js';
 import { runDemo } from './demo.js';
 import { JobError, UsageError } from './errors.js';
 import { describeTable, INPUT_FORMATS, openInput, schemaTable, type InputFormat } from './inspect.js';
@@ -462,7 +463,9 @@ const OPTION_SYNONYMS: Readonly<Record<string, string>> = {
 function helpTopicError(err: unknown, argv: readonly string[]): unknown {
   const topic = argv[0] === 'help' ? argv[1] : undefined;
   if (!(err instanceof CommanderError) || err.code !== 'commander.help' || topic === undefined || commandOf([topic]) !== undefined) return err;
-  return new CommanderError(1, 'commander.unknownCommand', `unknown command '${topic}'`);
+  // the same hint commander gives for `sluice rnu`
+  const near = suggest(topic, COMMANDS);
+  return new CommanderError(1, 'commander.unknownCommand', `unknown command '${topic}'${near ? ` (Did you mean ${near}?)` : ''}`);
 }
 
 /** Message text on one line. */
@@ -508,8 +511,10 @@ function exitCodeFor(err: unknown, inv: Invocation): number {
 }
 
 /** The subcommand named in argv (for the help hint of a usage error). */
+const COMMANDS = ['demo', 'run', 'explain', 'head', 'schema', 'describe'];
+
 function commandOf(argv: string[]): string | undefined {
-  return argv.find((a) => ['demo', 'run', 'explain', 'head', 'schema', 'describe'].includes(a));
+  return argv.find((a) => COMMANDS.includes(a));
 }
 
 /**

@@ -59,6 +59,8 @@ describe('sluice usage errors (exit 2)', () => {
 
   it('help on an unknown command names it; over-large --partitions names the range', async () => {
     expect((await cli(['help', 'nope'])).stderr).toMatch(/unknown command 'nope'/);
+    expect((await cli(['help', 'nope'])).stderr).not.toMatch(/Did you mean/);
+    expect((await cli(['help', 'rnu'])).stderr).toMatch(/unknown command 'rnu' \(Did you mean run\?\)/);
     expect((await cli(['--partitions', '100000000', 'demo'])).stderr).toMatch(/--partitions expects an integer from 1 to 65536/);
   });
 
