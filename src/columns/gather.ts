@@ -231,12 +231,11 @@ export function wordView(a: TypedArray, rowBytes: number): Int32Array | Uint16Ar
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 
-function gatherFixed(values: TypedArray, stride: number, idx: Int32Array, n: number, alloc: Allocator): TypedArray {
-  const ctor = values.constructor as TypedArrayConstructor;
-  const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
-  // Every word is written (zeros where idx[j] < 0, a NULL's slot): no clearing first.
-  const out = alloc(ctor, n * stride, 'overwritten');
-  if (n === 0 || rowBytes === 0) return out;
+/**
+ * Views of `values` and `out` in the widest word both allow for rows of `rowBytes`, and the
+ * words per row: what moving fixed-width rows one by one (gather, scatter) reads and writes.
+ */
+export function rowWords(values: TypedArray, out: TypedArray, rowBytes: number): { src: Int32Array | Uint16Array | Uint8Array; dst: Int32Array | Uint16Array | Uint8Array; w: number } {
   let src = wordView(values, rowBytes);
   let dst = wordView(out, rowBytes);
   if (src.BYTES_PER_ELEMENT !== dst.BYTES_PER_ELEMENT) {
@@ -244,7 +243,16 @@ function gatherFixed(values: TypedArray, stride: number, idx: Int32Array, n: num
     src = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
     dst = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
   }
-  const w = rowBytes / src.BYTES_PER_ELEMENT;
+  return { src, dst, w: rowBytes / src.BYTES_PER_ELEMENT };
+}
+
+function gatherFixed(values: TypedArray, stride: number, idx: Int32Array, n: number, alloc: Allocator): TypedArray {
+  const ctor = values.constructor as TypedArrayConstructor;
+  const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
+  // Every word is written (zeros where idx[j] < 0, a NULL's slot): no clearing first.
+  const out = alloc(ctor, n * stride, 'overwritten');
+  if (n === 0 || rowBytes === 0) return out;
+  const { src, dst, w } = rowWords(values, out, rowBytes);
   if (w === 1) {
     for (let j = 0; j < n; j++) {
       const r = idx[j];

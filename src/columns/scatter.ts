@@ -15,7 +15,7 @@
  */
 import type { Data } from 'apache-arrow';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import { bitmapBytes, build, nullsOf, valueLayout, wordView } from './gather.js';
+import { bitmapBytes, build, nullsOf, rowWords, valueLayout } from './gather.js';
 
 /** `pos` is a permutation of 0..n-1 (n = data.length); null for another layout (or length). */
 export function scatterData(data: Data, pos: Uint32Array, alloc: Allocator): Data | null {
@@ -41,13 +41,7 @@ function scatterFixed(values: TypedArray, stride: number, pos: Uint32Array, n: n
   // Every row lands somewhere (pos is a permutation): no clearing first.
   const out = alloc(ctor, n * stride, 'overwritten');
   if (n === 0 || rowBytes === 0) return out;
-  let src = wordView(values, rowBytes);
-  let dst = wordView(out, rowBytes);
-  if (src.BYTES_PER_ELEMENT !== dst.BYTES_PER_ELEMENT) {
-    src = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-    dst = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
-  }
-  const w = rowBytes / src.BYTES_PER_ELEMENT;
+  const { src, dst, w } = rowWords(values, out, rowBytes);
   if (w === 1) {
     for (let i = 0; i < n; i++) dst[pos[i]!] = src[i]!;
   } else if (w === 2) {

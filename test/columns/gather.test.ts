@@ -5,6 +5,7 @@ import { concatData, gatherData, gatherRanges } from '../../src/columns/gather.j
 import type { Allocator } from '../../src/columns/gather.js';
 import { describeData, descSlicer, flatViewOf, rebuildData, rebuildWithType, toSharedData } from '../../src/columns/shared.js';
 import { allCases, columnWithSlice, structType } from '../support/explode-arbitraries.js';
+import { dirtyWhenOverwritten } from '../support/dirty-allocator.js';
 import { checkLayout, makeColumn, normalize, readData } from '../support/explode-arrow.js';
 
 const RUNS = 60;
@@ -49,18 +50,6 @@ describe('concatData: sliced chunks of every type', () => {
     });
   }
 });
-
-/**
- * The allocator contract as a reused pool buffer keeps it: memory asked for 'overwritten' is
- * handed out full of old bytes, 'zeroed' memory is cleared. Every buffer a gather or concat
- * takes 'overwritten' must be written whole.
- */
-const dirtyWhenOverwritten: Allocator = ((ctor: new (b: SharedArrayBuffer, o: number, l: number) => unknown, length: number, fill = 'zeroed') => {
-  const bytesPer = (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-  const b = new SharedArrayBuffer(Math.ceil((length * bytesPer) / 8) * 8);
-  if (fill === 'overwritten') new Uint8Array(b).fill(0xee);
-  return new ctor(b, 0, length);
-}) as Allocator;
 
 describe('gatherData and concatData into reused memory (overwritten buffers handed out dirty)', () => {
   for (const c of allCases) {

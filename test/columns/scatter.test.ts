@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Allocator } from '../../src/columns/gather.js';
 import { valueLayout } from '../../src/columns/gather.js';
 import { scatterData } from '../../src/columns/scatter.js';
 import { allCases, columnWithSlice } from '../support/explode-arbitraries.js';
+import { dirtyWhenOverwritten } from '../support/dirty-allocator.js';
 import { checkLayout, makeColumn, normalize, readData } from '../support/explode-arrow.js';
-
-/** 'overwritten' memory handed out full of old bytes, as a reused pool buffer keeps it. */
-const dirtyWhenOverwritten: Allocator = ((ctor: new (b: SharedArrayBuffer, o: number, l: number) => unknown, length: number, fill = 'zeroed') => {
-  const bytesPer = (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-  const b = new SharedArrayBuffer(Math.ceil((length * bytesPer) / 8) * 8);
-  if (fill === 'overwritten') new Uint8Array(b).fill(0xee);
-  return new ctor(b, 0, length);
-}) as Allocator;
 
 /** A permutation of 0..n-1 from random sort keys. */
 function permutation(n: number, keys: number[]): Uint32Array {
