@@ -28,6 +28,7 @@
  * the same on every run.
  */
 import { rebuildData } from '../columns/shared.js';
+import { formatBytes } from '../memory/budget.js';
 import type { Exchange } from '../shuffle/exchange.js';
 import { needsSuffix, NO_CARRY } from '../ops/window-halo.js';
 import type { SortKeyOrder, WindowCarry, WindowHalo, WindowSuffix } from '../types/tasks.js';
@@ -35,7 +36,7 @@ import { sampleDestination } from './exchange-sample.js';
 import type { WindowStagePlan } from './exec-window.js';
 import { loadBytesOf, stableLoadBytesOf, type OversizedSplit, type PartitionUnit } from './partitioned.js';
 import { reroute } from './reroute.js';
-import { LOAN_SLACK, type RunContext } from './run-context.js';
+import { budgetTooSmall, LOAN_SLACK, type RunContext } from './run-context.js';
 import { SortSampler } from './sort-sample.js';
 
 const MAX_RANGES = 4096;
@@ -99,9 +100,36 @@ export class WindowRanges {
     const routing = { kind: 'sortRange' as const, keys: orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
     const sub = await reroute(ctx, ex!, unit.p, routing, 'window.ranges');
     const order = sub.nonEmpty();
+    try {
+      this.refuseTooSmall(sub, order);
+    } catch (err) {
+      sub.release();
+      throw err;
+    }
     const suffixes = needsSuffix(resolved.columns, resolved.measures) ? await this.suffixPass(sub, order) : null;
     this.sets.set(sub, { order, firstIds: rebuildData(split.ids).values as Uint32Array, carries: new Map(), suffixes, partitionRows: rows });
     return { units: order.map((p) => ({ sides: [sub], p, level: unit.level + 1 })), owned: [sub], chained: true };
+  }
+
+  /**
+   * MEMORY_BUDGET_TOO_SMALL when a range's task (the range and its neighbours) cannot run
+   * alone next to the spillable half of the budget. Decided here, from the ranges' column
+   * bytes, not when a task's loans fail: those bytes do not depend on what happened to spill,
+   * so the same job fails the same way on every run (a loan failing mid-way was a race with the
+   * exchanges' spills, and ranges of a row or two could fail a frame first).
+   */
+  private refuseTooSmall(ex: Exchange, order: number[]): void {
+    const room = this.ctx.budget.limit / 2;
+    let worst = 0;
+    for (let k = 0; k < order.length; k++) {
+      const loaded = order.slice(Math.max(0, k - 1), k + 2);
+      const rows = loaded.reduce((t, r) => t + ex.rowsOf(r), 0);
+      const need = this.scratchOf(rows, loaded.reduce((t, r) => t + stableLoadBytesOf(ex, r), 0)) + LOAN_SLACK;
+      worst = Math.max(worst, need);
+    }
+    if (worst > room) {
+      throw budgetTooSmall(this.ctx.budget.limit, Math.ceil((2 * worst) / 2 ** 20) * 2 ** 20, `one window task over a sort range of a partition too big for one task, with its two neighbour ranges, needs ${formatBytes(worst)}`);
+    }
   }
 
   /**
