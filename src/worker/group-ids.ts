@@ -187,11 +187,11 @@ function sameColumnEquals(x: Acc): SameColumnEquals {
 }
 
 /** 1 for rows with a NULL in any column, or null when no row has one. */
-export function nullRows(columns: KeyColumn[], n: number): Uint8Array | null {
+export function nullRows(columns: KeyColumn[], n: number, alloc: Allocator = localAlloc): Uint8Array | null {
   let out: Uint8Array | null = null;
   for (const c of columns) {
     if (c.type.kind === 'null') {
-      out ??= new Uint8Array(n);
+      out ??= alloc(Uint8Array, n);
       out.fill(1, 0, n);
       continue;
     }
@@ -199,7 +199,7 @@ export function nullRows(columns: KeyColumn[], n: number): Uint8Array | null {
     if (v === null) continue;
     for (let i = 0; i < n; i++) {
       if (v[i] === 0) {
-        out ??= new Uint8Array(n);
+        out ??= alloc(Uint8Array, n);
         out[i] = 1;
       }
     }
@@ -245,7 +245,7 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
   const accs = columns.map(accessor);
   const same = sameRowsEqual(accs);
   const hashes = hashColumns(columns, n, GROUP_SEED, alloc(Uint32Array, n, 'overwritten'));
-  const nulls = nullsEqual ? null : nullRows(columns, n);
+  const nulls = nullsEqual ? null : nullRows(columns, n, alloc);
   let slots: Int32Array = alloc(Int32Array, firstTableSlots(n), 'overwritten').fill(-1);
   const t: Table = { alloc, accs, hashes, slots, mask: slots.length - 1, ghash: alloc(Uint32Array, n, 'overwritten'), first: alloc(Uint32Array, n, 'overwritten'), groups: 0 };
   const { ghash, first } = t;
@@ -437,7 +437,8 @@ export function groupIdsWithFirst(columns: KeyColumn[], n: number, nullsEqual = 
  * Shared group ids for two sides of a join: build rows and probe rows with equal keys get the
  * same id in 0..groups-1 (groups = distinct build keys). Probe keys absent from build get -1.
  * When nullsEqual is false, rows with any NULL key get -1 on both sides. Paired columns may
- * differ in integer width/signedness (compared as integers) and float32/float64.
+ * differ in integer width/signedness (compared as integers) and float32/float64. Every array,
+ * the ids and the tables, comes from `alloc` (a task's scratch: matchGroupIdsBytes at most).
  */
 export function matchGroupIds(
   build_: KeyColumn[],
@@ -445,25 +446,27 @@ export function matchGroupIds(
   nb: number,
   np: number,
   nullsEqual: boolean,
+  alloc: Allocator = localAlloc,
 ): { buildIds: Int32Array; probeIds: Int32Array; groups: number } {
   if (build_.length !== probe.length) {
     throw new RangeError(`matchGroupIds: ${build_.length} build key columns vs ${probe.length} probe key columns`);
   }
-  const buildIds = new Int32Array(nb);
-  const probeIds = new Int32Array(np);
+  const buildIds = alloc(Int32Array, nb);
+  const probeIds = alloc(Int32Array, np, 'overwritten');
   if (build_.length === 0) {
+    // No keys: every row is in the one group, when there is a build row.
+    probeIds.fill(nb > 0 ? 0 : -1);
     if (nb > 0) return { buildIds, probeIds, groups: 1 };
-    probeIds.fill(-1);
     return { buildIds, probeIds, groups: 0 };
   }
   if (build_.length === 1) {
-    const groups = matchOneIntKey(build_[0]!, probe[0]!, nb, np, nullsEqual, buildIds, probeIds);
+    const groups = matchOneIntKey(build_[0]!, probe[0]!, nb, np, nullsEqual, buildIds, probeIds, alloc);
     if (groups >= 0) return { buildIds, probeIds, groups };
   }
-  const t = build(build_, nb, nullsEqual, false, buildIds);
+  const t = build(build_, nb, nullsEqual, false, buildIds, alloc);
   const accs = probe.map(accessor);
-  const hashes = hashColumns(probe, np, GROUP_SEED);
-  const nulls = nullsEqual ? null : nullRows(probe, np);
+  const hashes = hashColumns(probe, np, GROUP_SEED, alloc(Uint32Array, np, 'overwritten'));
+  const nulls = nullsEqual ? null : nullRows(probe, np, alloc);
   const { slots, mask, ghash, first } = t;
   const baccs = t.accs;
   for (let i = 0; i < np; i++) {
@@ -487,6 +490,15 @@ export function matchGroupIds(
 }
 
 /**
+ * Bytes matchGroupIds takes from its allocator at most. A build row: its id, key words or hash,
+ * group hash and first row (16), its NULL flag, and table slots (at most 4 a group, and the
+ * smaller tables left behind by regrowing: 32). A probe row: its id, hash and NULL flag.
+ */
+export function matchGroupIdsBytes(nb: number, np: number): number {
+  return 56 * nb + 12 * np + 16 * 64;
+}
+
+/**
  * matchGroupIds' fast path for one integer-like key (the usual ASOF `by` and join key): both
  * sides of one class (not float, string, decimal or null) in the same array type, so equal raw
  * words are equal values. The table is keyed by the values themselves, not by the first rows
@@ -494,7 +506,7 @@ export function matchGroupIds(
  * matchGroupIds gives them (the NULL group, when NULLs are equal, numbered at its first build
  * row). Returns the number of groups, or -1 when the key does not qualify (nothing written).
  */
-function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, nullsEqual: boolean, buildIds: Int32Array, probeIds: Int32Array): number {
+function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, nullsEqual: boolean, buildIds: Int32Array, probeIds: Int32Array, alloc: Allocator): number {
   const cls = keyClass(b.type);
   if (cls !== keyClass(p.type) || cls === KeyClass.Float || cls === KeyClass.Utf8 || cls === KeyClass.Binary || cls === KeyClass.Null || cls === KeyClass.Decimal) return -1;
   if (b.values.constructor !== p.values.constructor) return -1;
@@ -505,9 +517,9 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
   // Key words per group: sized for every row to be its own group, but mapped pages are only
   // touched (paid for) as far as groups are made.
   const lo = (w: Uint32Array | null, v: KeyColumn['values'], i: number): number => (w !== null ? w[2 * i]! | 0 : (v as Int32Array)[i]! | 0);
-  const keyLo = localAlloc(Int32Array, Math.max(1, nb), 'overwritten');
-  const keyHi = localAlloc(Int32Array, Math.max(1, nb), 'overwritten');
-  let slots: Int32Array = localAlloc(Int32Array, firstTableSlots(nb), 'overwritten').fill(-1);
+  const keyLo = alloc(Int32Array, Math.max(1, nb), 'overwritten');
+  const keyHi = alloc(Int32Array, Math.max(1, nb), 'overwritten');
+  let slots: Int32Array = alloc(Int32Array, firstTableSlots(nb), 'overwritten').fill(-1);
   let mask = slots.length - 1;
   let groups = 0;
   let nullGroup = -1;
@@ -529,7 +541,7 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
         keyHi[groups] = h;
         buildIds[i] = groups++;
         if ((groups - (nullGroup >= 0 ? 1 : 0)) * 2 > slots.length) {
-          slots = regrowSlots(slots, keyLo, keyHi, localAlloc);
+          slots = regrowSlots(slots, keyLo, keyHi, alloc);
           mask = slots.length - 1;
         }
         break;

@@ -4,7 +4,20 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { TypeDesc } from '../../src/types/column.js';
 import type { KeyColumn } from '../../src/types/keys.js';
-import { groupIds, matchGroupIds } from '../../src/worker/group-ids.js';
+import { groupIds, matchGroupIds, matchGroupIdsBytes } from '../../src/worker/group-ids.js';
+import type { Allocator } from '../../src/types/keys.js';
+import { dirtyWhenOverwritten } from '../support/dirty-allocator.js';
+
+/** The dirty allocator (old bytes in 'overwritten' memory), counting the bytes it hands out. */
+function countingAllocator(): { alloc: Allocator; bytes: () => number } {
+  let bytes = 0;
+  const alloc: Allocator = (ctor, length, fill) => {
+    const a = dirtyWhenOverwritten(ctor, length, fill);
+    bytes += a.byteLength;
+    return a;
+  };
+  return { alloc, bytes: () => bytes };
+}
 
 type V = number | bigint | string | boolean | null;
 
@@ -171,7 +184,9 @@ describe('matchGroupIds', () => {
           const conv = (t: TypeDesc, vs: Array<number | null>) => (t.kind === 'int' && t.bits === 64 ? vs.map((v) => (v === null ? null : BigInt(v))) : vs);
           const build = [makeColumn(tB, conv(tB, B)), makeColumn({ kind: 'utf8' }, bs)];
           const probe = [makeColumn(tP, conv(tP, P)), makeColumn({ kind: 'utf8' }, ps)];
-          const r = matchGroupIds(build, probe, B.length, P.length, nullsEqual);
+          const scratch = countingAllocator();
+          const r = matchGroupIds(build, probe, B.length, P.length, nullsEqual, scratch.alloc);
+          expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(B.length, P.length));
           // build ids: naive grouping, with -1 for NULL rows when !nullsEqual
           const keyOf = (v: number | null, s: string | null) => JSON.stringify([v, s]);
           const ids = new Map<string, number>();
@@ -209,7 +224,9 @@ describe('matchGroupIds', () => {
           const B = bv.map((v) => (v === null || !fits(tB, v) ? null : v));
           const P = pv.map((v) => (v === null || !fits(tP, v) ? null : v));
           const conv = (t: TypeDesc, vs: Array<number | null>) => (t.kind === 'int' && t.bits === 64 ? vs.map((v) => (v === null ? null : BigInt(v))) : vs);
-          const r = matchGroupIds([makeColumn(tB, conv(tB, B))], [makeColumn(tP, conv(tP, P))], B.length, P.length, nullsEqual);
+          const scratch = countingAllocator();
+          const r = matchGroupIds([makeColumn(tB, conv(tB, B))], [makeColumn(tP, conv(tP, P))], B.length, P.length, nullsEqual, scratch.alloc);
+          expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(B.length, P.length));
           const ids = new Map<number | null, number>();
           const wantB = B.map((v) => {
             if (!nullsEqual && v === null) return -1;
@@ -226,17 +243,40 @@ describe('matchGroupIds', () => {
     );
   });
 
+  it('no key columns: every row in one group when there is a build row, else none (from a dirty allocator)', () => {
+    for (const [nb, np] of [[3, 4], [0, 4], [2, 0], [0, 0]] as const) {
+      const r = matchGroupIds([], [], nb, np, true, dirtyWhenOverwritten);
+      expect(r.groups).toBe(nb > 0 ? 1 : 0);
+      expect(Array.from(r.buildIds)).toEqual(new Array(nb).fill(0));
+      expect(Array.from(r.probeIds)).toEqual(new Array(np).fill(nb > 0 ? 0 : -1));
+    }
+  });
+
   it('one key of many distinct values (the table grows several times)', () => {
     const n = 20000;
     const b = BigInt64Array.from({ length: n }, (_, i) => BigInt(((i * 7919) % n) - 5000) * 4294967296n + BigInt(i % 3));
     const p = BigInt64Array.from({ length: n }, (_, i) => b[(i * 31) % n]! + (i % 5 === 0 ? 1n : 0n));
     const t: TypeDesc = { kind: 'int', bits: 64, signed: true };
-    const r = matchGroupIds([makeColumn(t, Array.from(b))], [makeColumn(t, Array.from(p))], n, n, false);
+    const scratch = countingAllocator();
+    const r = matchGroupIds([makeColumn(t, Array.from(b))], [makeColumn(t, Array.from(p))], n, n, false, scratch.alloc);
+    expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(n, n));
     const ids = new Map<bigint, number>();
     b.forEach((v) => ids.has(v) || ids.set(v, ids.size));
     expect(r.groups).toBe(ids.size);
     expect(Array.from(r.buildIds)).toEqual(Array.from(b, (v) => ids.get(v)!));
     expect(Array.from(r.probeIds)).toEqual(Array.from(p, (v) => ids.get(v) ?? -1));
+  });
+
+  it('distinct strings (the generic table grows several times) within matchGroupIdsBytes', () => {
+    const n = 20000;
+    const b = Array.from({ length: n }, (_, i) => `k${(i * 7919) % n}`);
+    const p = Array.from({ length: n }, (_, i) => (i % 4 === 0 ? `x${i}` : b[(i * 31) % n]!));
+    const scratch = countingAllocator();
+    const r = matchGroupIds([makeColumn({ kind: 'utf8' }, b)], [makeColumn({ kind: 'utf8' }, p)], n, n, false, scratch.alloc);
+    expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(n, n));
+    expect(r.groups).toBe(n);
+    const firstRow = new Map(b.map((v, i) => [v, i]));
+    expect(Array.from(r.probeIds)).toEqual(p.map((v) => firstRow.get(v) ?? -1));
   });
 
   it('matches uint64 >= 2^63 only to itself, float32 to float64, and never across classes', () => {
