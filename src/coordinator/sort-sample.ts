@@ -45,9 +45,18 @@ export class SortSampler {
 
   add(batch: A.RecordBatch, rowBase: number): void {
     const n = batch.numRows;
-    const first = (this.stride - (rowBase % this.stride)) % this.stride;
-    if (first >= n) return;
-    const m = Math.ceil((n - first) / this.stride);
+    // The stride is raised before the batch's rows are gathered, not after: the same rows are
+    // kept (multiples of the smallest stride that fits), without gathering a whole 1M-row
+    // batch and thinning it seven times (0.4 s of the main thread for a 10M-row sort).
+    let first: number;
+    let m: number;
+    for (;;) {
+      first = (this.stride - (rowBase % this.stride)) % this.stride;
+      m = first >= n ? 0 : Math.ceil((n - first) / this.stride);
+      if (this.count + m <= MAX_SAMPLES) break;
+      this.thin();
+    }
+    if (m === 0) return;
     const idx = new Int32Array(m);
     const ids = new Uint32Array(m);
     for (let k = 0; k < m; k++) {
@@ -60,7 +69,6 @@ export class SortSampler {
     });
     this.parts.push({ ids, keys });
     this.count += m;
-    while (this.count > MAX_SAMPLES) this.thin();
   }
 
   private thin(): void {
