@@ -38,7 +38,6 @@ import { streamKernelRows } from './kernel-rows.js';
 import { bytesForTasks, dataBytesOf, loadBytesOf, OutputRanges, PARTITION_SKEW, partitionCount, partitionsForDirect, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import type { Stage } from './planner.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
-import { matchGroupIdsBytes } from '../worker/group-ids.js';
 
 const MAX_RIGHT_ROWS = 0x7fffffff;
 
@@ -357,7 +356,7 @@ const TASK_ROW_BYTES = 64;
 
 /** A task's scratch loan: its loaded input, TASK_ROW_BYTES per row, and its left rows' outputs. */
 function taskScratch(inputBytes: number, leftRows: number, rightRows: number, outRowBytes: number): number {
-  return inputBytes + (leftRows + rightRows) * TASK_ROW_BYTES + matchGroupIdsBytes(rightRows, leftRows) + leftRows * outRowBytes;
+  return inputBytes + (leftRows + rightRows) * TASK_ROW_BYTES + leftRows * outRowBytes;
 }
 
 /**

@@ -32,7 +32,6 @@ import { ingest } from './ingest.js';
 import { loadBytesOf, OutputRanges, replayWithSparseOutputs, runKernels, type KernelOperator } from './partitioned.js';
 import type { Stage } from './planner.js';
 import type { RunContext } from './run-context.js';
-import { matchGroupIdsBytes } from '../worker/group-ids.js';
 
 const MAX_IDS = 0xffffffff;
 
@@ -189,7 +188,7 @@ async function* partitionedJoin(ctx: RunContext, plan: JoinStagePlan, leftStage:
         const estimate = nL + (withRight ? nR : 0);
         return {
           rows: nL + nR,
-          scratchBytes: inputBytes + (nL + nR) * 48 + matchGroupIdsBytes(Math.min(nL, nR), Math.max(nL, nR)) + estimate * (12 + outRowBytes),
+          scratchBytes: inputBytes + (nL + nR) * 48 + estimate * (12 + outRowBytes),
           outputBytes: estimate * outRowBytes,
           build: (routing, scratch) => ({ kind: 'join', left: l!.inputFor(p), right: r!.inputFor(p), spec, out: routing, scratch }),
           done: (res) => {

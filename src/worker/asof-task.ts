@@ -56,7 +56,6 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
     right.n,
     left.n,
     spec.nullsEqual,
-    scratchAlloc,
   );
   // one common base for both sides keeps large integer/temporal keys (e.g. ns timestamps) in exact doubles
   const base = asofKeyBase([lk[spec.leftOn]!, rk[spec.rightOn]!], spec.key);

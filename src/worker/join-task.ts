@@ -39,12 +39,12 @@ export async function runJoinTask(task: JoinTask): Promise<KernelResult> {
   let rIds: Int32Array;
   let groups: number;
   if (nR <= nL) {
-    const m = matchGroupIds(rk.columns, lk.columns, nR, nL, spec.nullsEqual, scratchAlloc);
+    const m = matchGroupIds(rk.columns, lk.columns, nR, nL, spec.nullsEqual);
     rIds = m.buildIds;
     lIds = m.probeIds;
     groups = m.groups;
   } else {
-    const m = matchGroupIds(lk.columns, rk.columns, nL, nR, spec.nullsEqual, scratchAlloc);
+    const m = matchGroupIds(lk.columns, rk.columns, nL, nR, spec.nullsEqual);
     lIds = m.buildIds;
     rIds = m.probeIds;
     groups = m.groups;
