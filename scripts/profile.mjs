@@ -78,7 +78,10 @@ function selfTimes(file) {
   const self = new Map();
   let total = 0;
   for (let i = 0; i < p.samples.length; i++) {
-    const dt = (p.timeDeltas[i + 1] ?? 0) / 1000; // the time until the next sample belongs to this one
+    // The time since the previous sample belongs to this one: V8 takes no sample inside a long
+    // native call (a 1.7 s readFileSync was one late sample), and the old rule (time until the
+    // next sample) gave that gap to whatever ran before it (it showed as parseBytes, 24%).
+    const dt = (p.timeDeltas[i] ?? 0) / 1000;
     const cf = byId.get(p.samples[i]).callFrame;
     const url = cf.url ? relative(root, cf.url.replace(/^file:\/\//, '')) || cf.url : '';
     const key = `${cf.functionName || '(anonymous)'}${url ? `  ${url}:${cf.lineNumber + 1}` : ''}`;
