@@ -84,6 +84,20 @@ function taskScratch(r: ResolvedWindow, rows: number, inputBytes: number): numbe
   return windowScratch(r, rows, inputBytes) + groupedColumns(r) * groupIdsFirstTableBytes(rows);
 }
 
+/** Scratch of a range task (src/coordinator/window-ranges) loading `rows` rows (its range and both neighbours) of `loadBytes`: it copies the three into one, and the halo checks recompute frames. */
+function rangeScratch(r: ResolvedWindow, rows: number, loadBytes: number): number {
+  return taskScratch(r, rows, 2 * loadBytes) + rows * (8 * r.columns.length + 16);
+}
+
+/**
+ * What a range task's loans come to (windowJob's scratch and output), from stable load bytes:
+ * `rows` loaded, `ownRows` of them its own with `ownDataBytes` of columns.
+ */
+function rangeTaskBytes(r: ResolvedWindow, outRowBytes: number, regionSlack: number | null): (rows: number, stableLoadBytes: number, ownRows: number, ownDataBytes: number) => number {
+  return (rows, stableLoadBytes, ownRows, ownDataBytes) =>
+    rangeScratch(r, rows, stableLoadBytes) + (regionSlack === null ? 0 : ownDataBytes + regionSlack) + ownRows * outRowBytes + 2 * LOAN_SLACK;
+}
+
 /**
  * Hash partitions sized by the budget: each task fits its share, and when all the outputs are
  * fixed-width, enough that they can stay direct next to the input exchange.
@@ -131,7 +145,7 @@ export async function* execWindow(
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
-    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => taskScratch(resolved, rows, 2 * loadBytes));
+    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => taskScratch(resolved, rows, 2 * loadBytes), rangeTaskBytes(resolved, outRowBytes, null));
     const op: KernelOperator = {
       name: 'window',
       // Rows split again by the PARTITION BY keys keep every group whole.
@@ -190,7 +204,7 @@ async function* execWindowRows(
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
     const regionSlack = 32 * (width + resolved.columns.length + 1);
-    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => taskScratch(resolved, rows, 2 * loadBytes));
+    const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => taskScratch(resolved, rows, 2 * loadBytes), rangeTaskBytes(resolved, outRowBytes, regionSlack));
     const op: KernelOperator<RowsOutput> = {
       name: 'window',
       splitKeys: plan.partitionPos.length > 0 ? [plan.partitionPos] : null,
@@ -227,10 +241,8 @@ function windowJob<O extends OutputRouting | RowsOutput>(
   // A rows output's region: every routed column and the row ids, and the new columns.
   const inRegion = regionSlack === null ? 0 : dataBytesOf(ex!, p);
   const outputBytes = inRegion + n * outRowBytes + (regionSlack ?? 0);
-  // Scratch from load bytes: a partition's rows loaded into the region need none for the copy;
-  // a range also loads its neighbours, copies the three into one, and the halo checks recompute frames.
-  const scratchOf = (loadBytes: number): number =>
-    range ? taskScratch(resolved, range.rows, 2 * loadBytes) + range.rows * (8 * resolved.columns.length + 16) : taskScratch(resolved, n, loadBytes - inRegion);
+  // Scratch from load bytes: a partition's rows loaded into the region need none for the copy.
+  const scratchOf = (loadBytes: number): number => (range ? rangeScratch(resolved, range.rows, loadBytes) : taskScratch(resolved, n, loadBytes - inRegion));
   return {
     rows: range ? range.rows : n,
     scratchBytes: scratchOf(range ? range.inputBytes : loadBytesOf(ex!, p)),

@@ -34,12 +34,15 @@ import { needsSuffix, NO_CARRY } from '../ops/window-halo.js';
 import type { SortKeyOrder, WindowCarry, WindowHalo, WindowSuffix } from '../types/tasks.js';
 import { sampleDestination } from './exchange-sample.js';
 import type { WindowStagePlan } from './exec-window.js';
-import { loadBytesOf, stableLoadBytesOf, type OversizedSplit, type PartitionUnit } from './partitioned.js';
+import { dataBytesOf, loadBytesOf, stableLoadBytesOf, type OversizedSplit, type PartitionUnit } from './partitioned.js';
 import { reroute } from './reroute.js';
 import { budgetTooSmall, LOAN_SLACK, type RunContext } from './run-context.js';
 import { SortSampler } from './sort-sample.js';
 
 const MAX_RANGES = 4096;
+
+/** The share of the budget a range task may need: what it can have alone, next to the spillable half (see refuseTooSmall). */
+const ROOM_SHARE = 0.5;
 
 interface RangeSet {
   /** Non-empty ranges, in order. */
@@ -74,6 +77,8 @@ export class WindowRanges {
     private readonly plan: WindowStagePlan,
     /** Scratch of a task that loads `rows` rows of `loadBytes` (two ranges, in the suffix pass). */
     private readonly scratchOf: (rows: number, loadBytes: number) => number,
+    /** A range task's loans, from stable load bytes: `rows` loaded, `ownRows` its own with `ownDataBytes` of columns. */
+    private readonly rangeTaskBytes: (rows: number, stableLoadBytes: number, ownRows: number, ownDataBytes: number) => number,
   ) {}
 
   /** The oversized hook: the unit's rows cut into ranges, or null (a range is never cut again; one distinct tuple). */
@@ -100,35 +105,39 @@ export class WindowRanges {
     const routing = { kind: 'sortRange' as const, keys: orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
     const sub = await reroute(ctx, ex!, unit.p, routing, 'window.ranges');
     const order = sub.nonEmpty();
+    let suffixes: WindowSuffix[] | null;
     try {
       this.refuseTooSmall(sub, order);
+      suffixes = needsSuffix(resolved.columns, resolved.measures) ? await this.suffixPass(sub, order) : null;
     } catch (err) {
+      // Not yet the kernel units' to release.
       sub.release();
       throw err;
     }
-    const suffixes = needsSuffix(resolved.columns, resolved.measures) ? await this.suffixPass(sub, order) : null;
     this.sets.set(sub, { order, firstIds: rebuildData(split.ids).values as Uint32Array, carries: new Map(), suffixes, partitionRows: rows });
     return { units: order.map((p) => ({ sides: [sub], p, level: unit.level + 1 })), owned: [sub], chained: true };
   }
 
   /**
    * MEMORY_BUDGET_TOO_SMALL when a range's task (the range and its neighbours) cannot run
-   * alone next to the spillable half of the budget. Decided here, from the ranges' column
-   * bytes, not when a task's loans fail: those bytes do not depend on what happened to spill,
-   * so the same job fails the same way on every run (a loan failing mid-way was a race with the
-   * exchanges' spills, and ranges of a row or two could fail a frame first).
+   * alone next to the spillable half of the budget (ROOM_SHARE), its loans estimated as the
+   * task will ask for them but from the ranges' column bytes (stableLoadBytesOf), not from
+   * what happened to spill. Decided here rather than when a task's loans fail, so that a job
+   * far over that line fails the same way on every run (a loan failing mid-way was a race with
+   * the exchanges' spills, and ranges of a row or two could fail a frame first). Close to the
+   * line (tasks within a few KiB of half the budget) a run can still fail at a task's loans.
    */
   private refuseTooSmall(ex: Exchange, order: number[]): void {
-    const room = this.ctx.budget.limit / 2;
+    const room = ROOM_SHARE * this.ctx.budget.limit;
     let worst = 0;
     for (let k = 0; k < order.length; k++) {
       const loaded = order.slice(Math.max(0, k - 1), k + 2);
       const rows = loaded.reduce((t, r) => t + ex.rowsOf(r), 0);
-      const need = this.scratchOf(rows, loaded.reduce((t, r) => t + stableLoadBytesOf(ex, r), 0)) + LOAN_SLACK;
-      worst = Math.max(worst, need);
+      const stable = loaded.reduce((t, r) => t + stableLoadBytesOf(ex, r), 0);
+      worst = Math.max(worst, this.rangeTaskBytes(rows, stable, ex.rowsOf(order[k]!), dataBytesOf(ex, order[k]!)));
     }
     if (worst > room) {
-      throw budgetTooSmall(this.ctx.budget.limit, Math.ceil((2 * worst) / 2 ** 20) * 2 ** 20, `one window task over a sort range of a partition too big for one task, with its two neighbour ranges, needs ${formatBytes(worst)}`);
+      throw budgetTooSmall(this.ctx.budget.limit, Math.ceil(worst / ROOM_SHARE / 2 ** 20) * 2 ** 20, `one window task over a sort range of a partition too big for one task, with its two neighbour ranges, needs ${formatBytes(worst)}`);
     }
   }
 

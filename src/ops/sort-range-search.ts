@@ -23,7 +23,8 @@ export function rangesOfRows(
   const S = splitIds.length;
   // compare(split row s, row i) <= 0 means splitter s is at or before row i.
   const compare = rowComparer(split, splitIds, keys, rowIds, orders);
-  const first = S > 0 ? integerWords(keys[0]!) : null;
+  // No keys (a window without partitionBy or orderBy cut into ranges): row ids only.
+  const first = S > 0 && keys.length > 0 ? integerWords(keys[0]!) : null;
   const splitFirst = first ? integerWords(split[0]!) : null;
   if (first && splitFirst && !hasNull(split[0]!, S)) {
     // Splitters' first keys as (high, low) words; a descending key compares them reversed.

@@ -146,6 +146,20 @@ describe('window over a partition larger than the budget', () => {
     expect(columnValues((await go(small, false)).table, 'rid')).toStrictEqual(ids);
   });
 
+  it('no partitionBy and no orderBy (input order; ranges cut by row id only): as an unbounded run', async () => {
+    const cols = table(20_000, 0.5, 5);
+    const columns = { rn: W.rowNumber(), lg: W.lag('v'), c: W.count().rows('unbounded', 'unbounded') };
+    const go = (e: Engine) => e.fromArrow(makeTable(SCHEMA, cols, 4096)).window(engineOptions({ columns })).execute();
+    const base = (await go(engine(1, '1GiB'))).table;
+    const small = engine(1, '2MiB');
+    const { table: out, stats } = await go(small);
+    expect(valuesDigest(out)).toBe(valuesDigest(base));
+    expect(columnValues(out, 'rn')).toEqual(Array.from({ length: 20_000 }, (_, i) => BigInt(i + 1)));
+    expect(stats.spilledBytes).toBeGreaterThan(0);
+    expect(stats.peakTrackedBytes).toBeLessThanOrEqual(small.budget.limit);
+    expect(small.budget.used).toBe(0);
+  });
+
   it('matches the naive reference and the unbounded run over sizes, budgets and threads', async () => {
     const names = Object.keys(SUPPORTED);
     await fc.assert(
