@@ -1,0 +1,64 @@
+// Gather and scatter move 8-byte words as float64 (src/columns/gather rowWords): every bit must
+// survive, including int64 values whose bits are NaN patterns (quiet, signalling, with payloads,
+// negative). Run many times, so that the loops run in every tier V8 compiles them to.
+import { describe, expect, it } from 'vitest';
+import * as A from 'apache-arrow';
+import { gatherData } from '../../src/columns/gather.js';
+import { scatterData } from '../../src/columns/scatter.js';
+import { dirtyWhenOverwritten } from '../support/dirty-allocator.js';
+
+const NAN_PATTERNS = [
+  0xffffffffffffffffn, // -1
+  0x7ff0000000000001n, // signalling NaN, smallest payload
+  0x7ff4000000000000n, // signalling NaN
+  0xfff0000000000001n, // negative signalling NaN
+  0x7ff8000000000000n, // the canonical quiet NaN
+  0xfff8000000000000n,
+  0x7fffffffffffffffn,
+  0x7ff0deadbeef0001n,
+  0xfff7ffffffffffffn,
+  0x7ff0000000000000n, // +Infinity
+  0x8000000000000000n, // -0.0
+];
+
+function column(n: number): BigInt64Array {
+  return BigInt64Array.from({ length: n }, (_, i) => BigInt.asIntN(64, NAN_PATTERNS[i % NAN_PATTERNS.length]! ^ BigInt(i >> 4)));
+}
+
+describe('moving 8-byte words keeps every bit', () => {
+  const n = 2048;
+  const values = column(n);
+  const data = A.makeData({ type: new A.Int64(), length: n, data: values });
+  const perm = Uint32Array.from({ length: n }, (_, i) => (i * 1021) % n);
+
+  it('gather (with a -1 index: a zero word)', () => {
+    const idx = Int32Array.from(perm, (p, j) => (j === 7 ? -1 : p));
+    for (let rep = 0; rep < 300; rep++) {
+      const out = gatherData(data, idx, n, dirtyWhenOverwritten).values as BigInt64Array;
+      for (let j = 0; j < n; j++) {
+        const want = idx[j]! < 0 ? 0n : values[idx[j]!]!;
+        if (out[j] !== want) expect.fail(`rep ${rep} row ${j}: ${out[j]!.toString(16)} for ${want.toString(16)}`);
+      }
+    }
+  });
+
+  it('scatter', () => {
+    for (let rep = 0; rep < 300; rep++) {
+      const out = scatterData(data, perm, dirtyWhenOverwritten)!.values as BigInt64Array;
+      for (let i = 0; i < n; i++) if (out[perm[i]!] !== values[i]) expect.fail(`rep ${rep} row ${i}`);
+    }
+  });
+
+  it('16-byte rows (decimal128) at an 8-byte offset', () => {
+    const words = new BigInt64Array(2 * n + 1);
+    words.set(column(2 * n), 1); // values start one word in: offset 8, not 16
+    const dec = A.makeData({ type: new A.Decimal(2, 38, 128), length: n, data: new Uint32Array(words.buffer, 8, 4 * n) });
+    const idx = Int32Array.from(perm);
+    for (let rep = 0; rep < 100; rep++) {
+      const out = new BigInt64Array((gatherData(dec, idx, n, dirtyWhenOverwritten).values as Uint32Array).slice().buffer);
+      for (let j = 0; j < n; j++) {
+        if (out[2 * j] !== words[1 + 2 * idx[j]!] || out[2 * j + 1] !== words[2 + 2 * idx[j]!]) expect.fail(`rep ${rep} row ${j}`);
+      }
+    }
+  });
+});
