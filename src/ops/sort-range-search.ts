@@ -31,18 +31,20 @@ export function rangesOfRows(
     const sHi = new Float64Array(S);
     const sLo = new Float64Array(S);
     for (let s = 0; s < S; s++) {
-      sHi[s] = splitFirst.hi(s);
-      sLo[s] = splitFirst.lo(s);
+      sHi[s] = highOf(splitFirst, s);
+      sLo[s] = splitFirst.wide === null ? 0 : splitFirst.wide[2 * s]!;
     }
     const dir = orders[0]!.descending ? -1 : 1;
     const valid = keys[0]!.valid;
+    // The row's words read inline (no call a row): 64-bit words, or one narrow value.
+    const { wide, signed, narrow } = first;
     for (let i = 0; i < n; i++) {
       if (valid !== null && valid[i] === 0) {
         dest[i] = search(compare, S, i);
         continue;
       }
-      const hi = first.hi(i);
-      const lo = first.lo(i);
+      const hi = wide === null ? narrow![i]! : signed ? wide[2 * i + 1]! | 0 : wide[2 * i + 1]!;
+      const lo = wide === null ? 0 : wide[2 * i]!;
       let a = 0;
       let b = S;
       while (a < b) {
@@ -75,20 +77,31 @@ function search(compare: (s: number, i: number) => number, S: number, i: number)
 
 /**
  * Exact value words of an integer-like key column: a row's value is hi * 2^32 + lo (hi signed
- * for signed types), so (hi, lo) pairs order as the values do. Null for other types.
+ * for signed types), so (hi, lo) pairs order as the values do. 64-bit values as their two
+ * words (`wide`), narrower ones as `narrow[i]` with lo 0. Null for other types.
  */
-function integerWords(c: KeyColumn): { hi: (i: number) => number; lo: (i: number) => number } | null {
+interface IntegerWords {
+  wide: Uint32Array | null;
+  signed: boolean;
+  narrow: Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array | null;
+}
+
+function integerWords(c: KeyColumn): IntegerWords | null {
   const t = c.type;
   if (c.offsets !== null || !(t.kind === 'int' || t.kind === 'date' || t.kind === 'timestamp' || t.kind === 'duration')) return null;
   const v = c.values;
-  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    const w = words64(v);
-    return v instanceof BigInt64Array ? { hi: (i) => w[2 * i + 1]! | 0, lo: (i) => w[2 * i]! } : { hi: (i) => w[2 * i + 1]!, lo: (i) => w[2 * i]! };
-  }
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) return { wide: words64(v), signed: v instanceof BigInt64Array, narrow: null };
   if (v instanceof Int32Array || v instanceof Uint32Array || v instanceof Int16Array || v instanceof Uint16Array || v instanceof Int8Array || v instanceof Uint8Array) {
-    return { hi: (i) => v[i]!, lo: () => 0 };
+    return { wide: null, signed: true, narrow: v };
   }
   return null;
+}
+
+/** The high word of row i (see IntegerWords). */
+function highOf(k: IntegerWords, i: number): number {
+  const w = k.wide;
+  if (w === null) return k.narrow![i]!;
+  return k.signed ? w[2 * i + 1]! | 0 : w[2 * i + 1]!;
 }
 
 function hasNull(c: KeyColumn, n: number): boolean {
