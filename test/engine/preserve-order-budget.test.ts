@@ -197,7 +197,9 @@ describe('preserveOrder: false, by hand', () => {
       [whole, '16MiB'],
     ] as const) {
       const expected = await want((e) => df(e, true));
-      for (const threads of [1, 2]) {
+      // 2 threads only (CI time: the suite is near its guard); 1 thread takes these paths in the
+      // differential tests' random settings.
+      for (const threads of [2]) {
         const spillDir = mkdtempSync(join(dir, 'spill-'));
         const e = new Engine({ threads, partitions: 1, memoryBudget: budget, spillDir });
         try {
