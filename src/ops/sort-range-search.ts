@@ -40,7 +40,7 @@ export function rangesOfRows(
     const { wide, signed, narrow } = first;
     for (let i = 0; i < n; i++) {
       if (valid !== null && valid[i] === 0) {
-        dest[i] = search(compare, S, i);
+        dest[i] = splittersAtOrBefore(compare, S, i);
         continue;
       }
       const hi = wide === null ? narrow![i]! : signed ? wide[2 * i + 1]! | 0 : wide[2 * i + 1]!;
@@ -58,13 +58,13 @@ export function rangesOfRows(
       dest[i] = a;
     }
   } else {
-    for (let i = 0; i < n; i++) dest[i] = search(compare, S, i);
+    for (let i = 0; i < n; i++) dest[i] = splittersAtOrBefore(compare, S, i);
   }
   return dest;
 }
 
-/** The number of splitters at or before row i. */
-function search(compare: (s: number, i: number) => number, S: number, i: number): number {
+/** The number of splitters at or before row i, by binary search (compare(s, i) <= 0: splitter s is at or before row i). */
+export function splittersAtOrBefore(compare: (s: number, i: number) => number, S: number, i: number): number {
   let a = 0;
   let b = S;
   while (a < b) {

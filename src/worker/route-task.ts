@@ -20,6 +20,7 @@ import { loadPartition } from './partition-input.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { routeBySortRange } from './sort-range.js';
+import { splittersAtOrBefore } from '../ops/sort-range-search.js';
 
 function isValid(k: NormalizedKey, i: number): boolean {
   return k.valid === null || k.valid[i] === 1;
@@ -47,16 +48,7 @@ export async function runRouteTask(task: RouteTask): Promise<RouteResult> {
   // compare(splitter s, row i) <= 0: the splitter is at or before the row.
   const compare = asofTupleComparer(alignedSplitBy, split, by, keys);
   const pids = scratchAlloc(Uint32Array, n);
-  for (let i = 0; i < n; i++) {
-    let lo = 0;
-    let hi = S;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compare(mid, i) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    pids[i] = lo;
-  }
+  for (let i = 0; i < n; i++) pids[i] = splittersAtOrBefore(compare, S, i);
   const g = groupByDestination(part.columns, part.rowIds, pids, partitions, task.outputBuffer);
   const routed = routedChunks(g);
   const extremes: RouteResult['extremes'] = [];
