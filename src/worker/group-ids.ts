@@ -16,6 +16,7 @@
  */
 import type { Allocator, KeyColumn } from '../types/keys.js';
 import { localAlloc } from '../columns/arena.js';
+import type { TypeDesc } from '../types/column.js';
 import { FIRST_TABLE_KEYS, hashColumns, keyClass, KeyClass, openTableSlots, words64 } from '../shuffle/hash.js';
 
 export const GROUP_SEED = 0x2f1e7a3b;
@@ -302,6 +303,14 @@ export function hash64(lo: number, hi: number): number {
  */
 export const GROUP_IDS_BYTES_PER_ROW = 48;
 
+/** No keys, or one integer-like key column: groupIds' value-keyed fast paths, not the generic table. */
+export function groupIdsValueKeyed(types: TypeDesc[]): boolean {
+  if (types.length === 0) return true;
+  if (types.length !== 1) return false;
+  const cls = keyClass(types[0]!);
+  return cls !== KeyClass.Float && cls !== KeyClass.Utf8 && cls !== KeyClass.Binary && cls !== KeyClass.Null && cls !== KeyClass.Decimal;
+}
+
 /** Slots of the first table of a grouping of `rows` rows (it doubles as it fills). */
 function firstTableSlots(rows: number): number {
   return openTableSlots(Math.min(rows, FIRST_TABLE_KEYS));
@@ -411,8 +420,7 @@ export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true, all
   if (columns.length === 0) return { ids, groups: n > 0 ? 1 : 0 };
   if (columns.length === 1) {
     const c = columns[0]!;
-    const cls = keyClass(c.type);
-    if (cls !== KeyClass.Float && cls !== KeyClass.Utf8 && cls !== KeyClass.Binary && cls !== KeyClass.Null && cls !== KeyClass.Decimal) {
+    if (groupIdsValueKeyed([c.type])) {
       const v = c.values;
       const groups =
         v instanceof BigInt64Array || v instanceof BigUint64Array ? groupIds64(c, n, nullsEqual, ids, alloc) : groupIds32(c, n, nullsEqual, ids, alloc);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { TypeDesc } from '../../src/types/column.js';
 import type { KeyColumn } from '../../src/types/keys.js';
-import { groupIds, matchGroupIds, matchGroupIdsBytes } from '../../src/worker/group-ids.js';
+import { GROUP_IDS_BYTES_PER_ROW, groupIds, groupIdsFirstTableBytes, matchGroupIds, matchGroupIdsBytes } from '../../src/worker/group-ids.js';
 import type { Allocator } from '../../src/types/keys.js';
 import { dirtyWhenOverwritten } from '../support/dirty-allocator.js';
 
@@ -53,6 +53,15 @@ function makeColumn(type: TypeDesc, vals: V[]): KeyColumn {
       }
     });
   } else if (type.kind === 'bool') values = Uint8Array.from(vals, num);
+  else if (type.kind === 'decimal') {
+    // 128-bit two's complement, four little-endian words a row
+    const w = new Uint32Array(4 * n);
+    vals.forEach((v, i) => {
+      let x = BigInt.asUintN(128, big(v));
+      for (let k = 0; k < 4; k++, x >>= 32n) w[4 * i + k] = Number(x & 0xffffffffn);
+    });
+    values = w;
+  }
   else if (type.kind === 'date' && type.unit === 'day') values = Int32Array.from(vals, num);
   else values = BigInt64Array.from(vals, big);
   return { type, length: n, values, offsets: null, valid };
@@ -96,32 +105,38 @@ const TYPES: Array<[TypeDesc, fc.Arbitrary<Exclude<V, null>>]> = [
   [{ kind: 'float', bits: 64 }, fc.constantFrom(NaN, -0, 0, Infinity, -Infinity, 1.5, 2 ** 60)],
   [{ kind: 'float', bits: 32 }, fc.constantFrom(NaN, -0, 0, Infinity, 1.5)],
   [{ kind: 'utf8' }, fc.constantFrom('', 'a', 'ab', '\uFFFD', '\u{1F600}', 'a\u0000')],
+  [{ kind: 'decimal', precision: 38, scale: 2 }, fc.constantFrom(0n, -1n, 5n, 2n ** 100n, -(2n ** 100n), 2n ** 64n)],
 ];
 
 const colArb = (k: number, n: number) => fc.array(fc.option(TYPES[k]![1], { freq: 4 }), { minLength: n, maxLength: n });
 
 describe('groupIds', () => {
-  it('equals a naive map, in first-appearance order, for one or two columns of every type', () => {
+  it('equals a naive map, in first-appearance order, for one to four columns of every type, within GROUP_IDS_BYTES_PER_ROW', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 300 }).chain((n) =>
           fc.tuple(
             fc.constant(n),
-            fc.integer({ min: 0, max: TYPES.length - 1 }).chain((k) => fc.tuple(fc.constant(k), colArb(k, n))),
-            fc.option(fc.integer({ min: 0, max: TYPES.length - 1 }).chain((k) => fc.tuple(fc.constant(k), colArb(k, n)))),
+            fc.array(
+              fc.integer({ min: 0, max: TYPES.length - 1 }).chain((k) => fc.tuple(fc.constant(k), colArb(k, n))),
+              { minLength: 1, maxLength: 4 },
+            ),
             fc.boolean(),
           ),
         ),
-        ([n, [k1, v1], second, nullsEqual]) => {
-          const vals = [v1, ...(second ? [second[1]] : [])];
-          const cols = [makeColumn(TYPES[k1]![0], v1), ...(second ? [makeColumn(TYPES[second[0]]![0], second[1])] : [])];
-          const got = groupIds(cols, n, nullsEqual);
+        ([n, specs, nullsEqual]) => {
+          const vals = specs.map(([, v]) => v);
+          const cols = specs.map(([k, v]) => makeColumn(TYPES[k]![0], v));
+          const scratch = countingAllocator();
+          const got = groupIds(cols, n, nullsEqual, scratch.alloc);
           const want = naiveGroups(vals, n, nullsEqual);
           expect(got.groups).toBe(want.groups);
           expect(Array.from(got.ids)).toEqual(want.ids);
+          // NULL flags of the rows (one byte a row) when NULLs are not equal.
+          expect(scratch.bytes()).toBeLessThanOrEqual(n * (GROUP_IDS_BYTES_PER_ROW + (nullsEqual ? 0 : 1)) + groupIdsFirstTableBytes(n));
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 
