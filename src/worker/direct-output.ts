@@ -2,7 +2,7 @@
  * Direct outputs (OutputRouting kind 'direct'): a task writes its rows' results in place into
  * dense shared arrays indexed by global row id, values at the column's width (bool: a byte per
  * row) and one NULL byte per row (zero-filled by the coordinator: only NULLs are written).
- * 64-bit values move as two 32-bit words: no BigInt per value.
+ * 64-bit values move as float64 words (src/columns/gather rowWords): no BigInt per value.
  */
 import * as A from 'apache-arrow';
 import { bitmapToBytes } from '../columns/bits.js';
@@ -10,7 +10,7 @@ import { viewOf } from '../columns/shared.js';
 import type { BufRef } from '../types/column.js';
 import type { TypedArray } from '../types/keys.js';
 import { scatterValues } from './permute.js';
-import { int32Words } from '../ops/int64-words.js';
+import { rowWords } from '../columns/gather.js';
 import { scratchAlloc } from './scratch.js';
 
 type Dest = { values: BufRef; nulls: BufRef };
@@ -55,14 +55,13 @@ export function takeDirect(source: A.Data, pick: Int32Array, target: Uint32Array
   }
   const src = source.values as TypedArray;
   if (src.BYTES_PER_ELEMENT === 8) {
-    const s = int32Words(src);
-    const d = viewOf(Int32Array, dest.values);
+    // As float64 words where aligned (one load and store a row, every bit kept: see rowWords).
+    const { src: s, dst: d, w } = rowWords(src, viewOf(Float64Array, dest.values), 8);
     for (let i = 0; i < n; i++) {
       const r = pick[i]!;
       if (r < 0) continue;
-      const t = target[i]! << 1;
-      d[t] = s[r << 1]!;
-      d[t + 1] = s[(r << 1) + 1]!;
+      if (w === 1) d[target[i]!] = s[r]!;
+      else for (let k = 0, t = target[i]! * w, f = r * w; k < w; k++) d[t + k] = s[f + k]!;
     }
     return;
   }

@@ -4,7 +4,7 @@
  */
 import type { Allocator } from '../columns/arena.js';
 import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import { int32Words } from '../ops/int64-words.js';
+import { rowWords } from '../columns/gather.js';
 import { scratchAlloc } from './scratch.js';
 
 /** Outputs come from `alloc` (default: this task's scratch memory). */
@@ -53,13 +53,10 @@ export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, a
   const n = perm.length;
   const out = alloc(src.constructor as TypedArrayConstructor<T>, n, 'overwritten');
   if (src.BYTES_PER_ELEMENT === 8) {
-    const s = int32Words(src);
-    const d = int32Words(out);
-    for (let i = 0; i < n; i++) {
-      const r = perm[i]! * 2;
-      d[i << 1] = s[r]!;
-      d[(i << 1) + 1] = s[r + 1]!;
-    }
+    // As float64 words where aligned (one load and store a row, every bit kept: see rowWords).
+    const { src: s, dst: d, w } = rowWords(src, out, 8);
+    if (w === 1) for (let i = 0; i < n; i++) d[i] = s[perm[i]!]!;
+    else for (let i = 0; i < n; i++) for (let k = 0, r = perm[i]! * w; k < w; k++) d[i * w + k] = s[r + k]!;
     return out;
   }
   const s = src as unknown as Int32Array;
@@ -69,27 +66,23 @@ export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, a
 }
 
 /**
- * out[target[i]] = src[from[i]] (src[i] without `from`) for every i, moving 8-byte values as two
- * words. Used to write sorted-order kernel outputs to their rows' global positions.
+ * out[target[i]] = src[from[i]] (src[i] without `from`) for every i, moving 8-byte values as
+ * float64 words. Used to write sorted-order kernel outputs to their rows' global positions.
  */
 export function scatterValues(src: TypedArray, target: Uint32Array, out: TypedArray, from: Uint32Array | null = null): void {
   const n = target.length;
   if (src.BYTES_PER_ELEMENT === 8) {
-    const s = int32Words(src);
-    const d = int32Words(out);
-    if (from) {
-      for (let i = 0; i < n; i++) {
-        const t = target[i]! * 2;
-        const f = from[i]! * 2;
-        d[t] = s[f]!;
-        d[t + 1] = s[f + 1]!;
-      }
+    // As float64 words where aligned (one load and store a row, every bit kept: see rowWords).
+    const { src: s, dst: d, w } = rowWords(src, out, 8);
+    if (w === 1) {
+      if (from) for (let i = 0; i < n; i++) d[target[i]!] = s[from[i]!]!;
+      else for (let i = 0; i < n; i++) d[target[i]!] = s[i]!;
       return;
     }
     for (let i = 0; i < n; i++) {
-      const t = target[i]! * 2;
-      d[t] = s[i << 1]!;
-      d[t + 1] = s[(i << 1) + 1]!;
+      const t = target[i]! * w;
+      const f = (from ? from[i]! : i) * w;
+      for (let k = 0; k < w; k++) d[t + k] = s[f + k]!;
     }
     return;
   }

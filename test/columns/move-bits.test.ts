@@ -1,4 +1,4 @@
-// Gather and scatter move 8-byte words as float64 (src/columns/gather rowWords): every bit must
+// Gather, scatter, permute and the direct-output writers move 8-byte words as float64 (src/columns/gather rowWords): every bit must
 // survive, including int64 values whose bits are NaN patterns (quiet, signalling, with payloads,
 // negative). Run many times, so that the loops run in every tier V8 compiles them to.
 import { describe, expect, it } from 'vitest';
@@ -6,6 +6,9 @@ import * as A from 'apache-arrow';
 import { gatherData } from '../../src/columns/gather.js';
 import { scatterData } from '../../src/columns/scatter.js';
 import { dirtyWhenOverwritten } from '../support/dirty-allocator.js';
+import { bufRefOf } from '../../src/columns/shared.js';
+import { permuteValues, scatterValues } from '../../src/worker/permute.js';
+import { takeDirect } from '../../src/worker/direct-output.js';
 
 const NAN_PATTERNS = [
   0xffffffffffffffffn, // -1
@@ -46,6 +49,34 @@ describe('moving 8-byte words keeps every bit', () => {
     for (let rep = 0; rep < 300; rep++) {
       const out = scatterData(data, perm, dirtyWhenOverwritten)!.values as BigInt64Array;
       for (let i = 0; i < n; i++) if (out[perm[i]!] !== values[i]) expect.fail(`rep ${rep} row ${i}`);
+    }
+  });
+
+  it('permute, scatter into place (with and without a read order) and take into direct outputs', () => {
+    const dirty = (): BigInt64Array => {
+      const sab = new SharedArrayBuffer(8 * n);
+      new Uint8Array(sab).fill(0xa5);
+      return new BigInt64Array(sab);
+    };
+    for (let rep = 0; rep < 200; rep++) {
+      const permuted = permuteValues(values, perm, dirtyWhenOverwritten);
+      for (let i = 0; i < n; i++) if (permuted[i] !== values[perm[i]!]) expect.fail(`permute rep ${rep} row ${i}`);
+      const placed = dirty();
+      scatterValues(values, perm, placed);
+      for (let i = 0; i < n; i++) if (placed[perm[i]!] !== values[i]) expect.fail(`scatter rep ${rep} row ${i}`);
+      const from = Uint32Array.from(perm).reverse();
+      const read = dirty();
+      scatterValues(values, perm, read, from);
+      for (let i = 0; i < n; i++) if (read[perm[i]!] !== values[from[i]!]) expect.fail(`scatter from rep ${rep} row ${i}`);
+      const taken = dirty();
+      const nulls = new Uint8Array(new SharedArrayBuffer(n));
+      const pick = Int32Array.from(perm, (p, i) => (i % 97 === 0 ? -1 : p));
+      takeDirect(data, pick, Uint32Array.from({ length: n }, (_, i) => i), { values: bufRefOf(taken), nulls: bufRefOf(nulls) });
+      for (let i = 0; i < n; i++) {
+        if (pick[i]! < 0) {
+          if (nulls[i] !== 1) expect.fail(`take rep ${rep} row ${i}: not NULL`);
+        } else if (taken[i] !== values[pick[i]!]) expect.fail(`take rep ${rep} row ${i}`);
+      }
     }
   });
 
