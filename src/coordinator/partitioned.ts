@@ -87,6 +87,8 @@ export class OutputRanges {
   private readonly denseReservation: Reservation;
   /** Assembled ranges' columns, from their task's end until the consumer moves past them. */
   private readonly assembledReservation: Reservation;
+  /** Output ranges routed again by finer key ranges (sparseRanges), released with the rest. */
+  private readonly cuts: Exchange[] = [];
 
   constructor(
     private readonly ctx: RunContext,
@@ -180,28 +182,47 @@ export class OutputRanges {
   /**
    * Sparse outputs: every range in order, its rows in key order with their keys (assembled by
    * tasks, at most one per thread in flight plus one waiting; empty ranges without a task).
+   * A range whose rows one assemble task cannot hold (keys with many rows each: a join row's
+   * matches) is first routed again by finer ranges of its keys (idRange), each assembled alone.
    */
   sparseRanges(): AsyncGenerator<SparseRange> {
     const ctx = this.ctx;
     const self = this;
-    async function* ranges(): AsyncGenerator<number> {
-      for (let r = 0; r < self.ranges; r++) yield r;
+    const assembleBytes = (ex: Exchange, p: number): number => loadBytesOf(ex, p) + 8 * ex.rowsOf(p) + 2 * LOAN_SLACK;
+    async function* unitsOf(ex: Exchange, p: number, base: number, end: number, shift: number): AsyncGenerator<SparseUnit> {
+      const bytes = assembleBytes(ex, p);
+      if (ex.rowsOf(p) === 0 || bytes <= ctx.limits.taskBytes || end - base <= 1 || shift === 0) {
+        yield { ex, p, base, end };
+        return;
+      }
+      // Sub-ranges of about half a task's share each, if the keys spread the rows.
+      const sub = Math.max(0, shift - Math.ceil(Math.log2(Math.ceil(bytes / (ctx.limits.taskBytes / 2)))));
+      const partitions = Math.ceil((end - base) / 2 ** sub);
+      const finer = await reroute(ctx, ex, p, { kind: 'idRange', base, shift: sub, partitions }, `${ex.name}.cut`);
+      self.cuts.push(finer);
+      for (let q = 0; q < partitions; q++) {
+        const b = base + q * 2 ** sub;
+        yield* unitsOf(finer, q, b, Math.min(end, b + 2 ** sub), sub);
+      }
+    }
+    async function* units(): AsyncGenerator<SparseUnit> {
+      for (let r = 0; r < self.ranges; r++) {
+        const base = r * 2 ** self.shift;
+        yield* unitsOf(self.exchange, r, base, Math.min(base + 2 ** self.shift, Math.max(self.rows, 1)), self.shift);
+      }
     }
     return orderedMap(
-      ranges(),
-      async (r) => {
-        const base = r * 2 ** this.shift;
-        const end = Math.min(base + 2 ** this.shift, Math.max(this.rows, 1));
-        const rows = this.exchange.rowsOf(r);
+      units(),
+      async ({ ex, p, base, end }) => {
+        const rows = ex.rowsOf(p);
         if (rows === 0) return { base, end, length: 0, ids: new Uint32Array(0), columns: this.fields.map(emptyOfField), bytes: 0 };
-        const bytes = loadBytesOf(this.exchange, r) + 8 * rows + 2 * LOAN_SLACK;
-        const input = this.exchange.inputFor(r);
-        const [scratch] = await ctx.loans('assemble', [bytes]);
+        const input = ex.inputFor(p);
+        const [scratch] = await ctx.loans('assemble', [assembleBytes(ex, p)]);
         try {
           const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input, base, end, scratch: scratch!.buffer }));
-          this.exchange.drop(r);
+          ex.drop(p);
           const v = done.value;
-          if (v.length !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${r} holds ${v.length} rows, expected ${rows}; refusing to return a partial result`);
+          if (v.length !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${base}..${end} holds ${v.length} rows, expected ${rows}; refusing to return a partial result`);
           const ids = rebuildData(v.rowIds);
           const columns = v.columns.map(rebuildData);
           return { base, end, length: v.length, ids: ids.values as Uint32Array, columns, bytes: this.holdAssembled([ids, ...columns], scratch!) };
@@ -232,6 +253,7 @@ export class OutputRanges {
 
   release(): void {
     this.exchange.release();
+    for (const cut of this.cuts) cut.release();
     this.denseReservation.free();
     this.assembledReservation.free();
   }
@@ -239,6 +261,14 @@ export class OutputRanges {
 
 function emptyOfField(f: FieldDesc): A.Data {
   return emptyData(typeToArrow(f.type));
+}
+
+/** One assemble task's worth of sparse outputs: destination `p` of `ex`, keys [base, end). */
+interface SparseUnit {
+  ex: Exchange;
+  p: number;
+  base: number;
+  end: number;
 }
 
 /** Rows [start, start + length) of a dense output as arrow Data (values are views, not copies). */

@@ -1,12 +1,13 @@
 /**
  * Rows of one destination of an exchange routed again into a new exchange: by key range (ASOF
- * join without `by` keys, global sort) or by a second seeded hash (a partition too big for one task). Route
+ * join without `by` keys, global sort), by a second seeded hash (a partition too big for one
+ * task) or by row id (an output range too big for one assemble task). Route
  * tasks take as many of the destination's spilled batches and chunks as their loans fit (read
  * back and copied together in the task's scratch), at most one per thread; the source
  * destination is dropped afterwards, so its memory goes back.
  */
 import { Exchange } from '../shuffle/exchange.js';
-import type { HashRouting, RangeRouting, RouteResult, SortRangeRouting } from '../types/tasks.js';
+import type { HashRouting, IdRangeRouting, RangeRouting, RouteResult, SortRangeRouting } from '../types/tasks.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 import { runAll } from './scheduler.js';
 
@@ -14,7 +15,7 @@ export async function reroute(
   ctx: RunContext,
   from: Exchange,
   p: number,
-  routing: RangeRouting | HashRouting | SortRangeRouting,
+  routing: RangeRouting | HashRouting | SortRangeRouting | IdRangeRouting,
   name: string,
   onRouted?: (res: RouteResult) => void,
 ): Promise<Exchange> {

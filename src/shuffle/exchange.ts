@@ -98,7 +98,7 @@ export class Exchange {
 
   constructor(
     private readonly env: ExchangeEnv,
-    private readonly name: string,
+    readonly name: string,
     readonly schema: SchemaDesc,
     readonly partitions: number,
   ) {

@@ -106,6 +106,17 @@ export interface RangeRouting {
   extremes: boolean;
 }
 
+/**
+ * Destinations by row id: (rowId - base) >>> shift. An output range whose rows are too many for
+ * one assemble task (a join row with many matches) cut into finer ranges of its keys.
+ */
+export interface IdRangeRouting {
+  kind: 'idRange';
+  base: number;
+  shift: number;
+  partitions: number;
+}
+
 export interface PartitionTask {
   kind: 'partition';
   /** Consecutive batches of the columns to route (already in shared memory), as one slab. */
@@ -127,13 +138,14 @@ export interface PartitionTask {
 }
 
 /**
- * Routing of rows already in an exchange: by key range (ASOF join without `by` keys), or by a
- * second seeded hash (a partition too big for one task, split again).
+ * Routing of rows already in an exchange: by key range (ASOF join without `by` keys), by a
+ * second seeded hash (a partition too big for one task, split again), or by row id (an output
+ * range cut finer).
  */
 export interface RouteTask {
   kind: 'route';
   input: PartitionInput;
-  routing: RangeRouting | HashRouting | SortRangeRouting;
+  routing: RangeRouting | HashRouting | SortRangeRouting | IdRangeRouting;
   outputBuffer: SharedArrayBuffer | null;
   scratch: SharedArrayBuffer | null;
 }

@@ -8,7 +8,8 @@
  *   tuples, in row order) and greatest (last of equal ones): the boundary rows a neighbouring
  *   range may need.
  * - by a seeded hash of key columns (a partition split again with another seed);
- * - by ranges of (sort keys, row id) for a global sort (./sort-range).
+ * - by ranges of (sort keys, row id) for a global sort (./sort-range);
+ * - by row id ranges (an output range cut finer; rows arrive in row-id order, ties in piece order).
  * Cost: O(rows × (log ranges + columns)).
  */
 import { rebuildData, toKeyColumn } from '../columns/shared.js';
@@ -30,6 +31,17 @@ export async function runRouteTask(task: RouteTask): Promise<RouteResult> {
   const part = await loadPartition(task.input);
   const n = part.n;
   if (task.routing.kind === 'sortRange') return routeBySortRange(part, task.routing, task.outputBuffer);
+  if (task.routing.kind === 'idRange') {
+    const { base, shift, partitions } = task.routing;
+    const pids = scratchAlloc(Uint32Array, n);
+    for (let i = 0; i < n; i++) {
+      const off = part.rowIds[i]! - base;
+      const d = off >>> shift;
+      if (off < 0 || d >= partitions) throw new Error(`internal: row id ${part.rowIds[i]} is outside the id ranges from ${base}`);
+      pids[i] = d;
+    }
+    return { ...routedChunks(groupByDestination(part.columns, part.rowIds, pids, partitions, task.outputBuffer)), extremes: [] };
+  }
   if (task.routing.kind === 'hash') {
     const { keyColumns, partitions, seed, level } = task.routing;
     const keys = keyColumns.map((i) => toKeyColumn(part.columns[i]!));

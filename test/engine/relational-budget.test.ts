@@ -59,3 +59,47 @@ describe('relational verbs at 1/10 of their data', () => {
     for (const f of want.schema.fields) expect(table.getChild(f.name)!.toArray()).toEqual(want.getChild(f.name)!.toArray());
   });
 });
+
+/**
+ * A join whose left rows have many matches each (fan-out 10 on 40 string keys, NULL one of
+ * them): an output range keyed by left row id holds ten rows a key, more than one assemble task
+ * can hold at these budgets. Such a range is routed again by finer key ranges; every run gives
+ * the roomy result (before, 6 MiB failed with MEMORY_EXHAUSTED where 4 MiB and 8 MiB passed).
+ */
+describe('a join with many matches a row, at small budgets', () => {
+  const L = 8000;
+  const keys = Array.from({ length: 40 }, (_, i) => (i === 0 ? null : `key${i}`));
+  const l = new A.Table({
+    i: A.makeVector(Int32Array.from({ length: L }, (_, i) => i)),
+    s: A.vectorFromArray(Array.from({ length: L }, (_, i) => keys[(i * 7) % 40]!), new A.Utf8()),
+  });
+  const r = new A.Table({
+    s: A.vectorFromArray(Array.from({ length: 400 }, (_, i) => keys[(i * 3) % 40]!), new A.Utf8()),
+    f: A.makeVector(Float64Array.from({ length: 400 }, (_, i) => i / 4)),
+  });
+  const join = (e: Engine, how: 'full' | 'right', nullsEqual: boolean): DataFrame => e.fromArrow(l).join(e.fromArrow(r), { on: 's', how, nullsEqual });
+
+  it.each([
+    ['full', true, ['2MiB', '6MiB'], ['6MiB']],
+    ['right', false, ['4MiB', '6MiB'], ['8MiB']],
+  ] as const)('%s (nullsEqual %s) at small budgets equals a roomy run', async (how, nullsEqual, twoThreads, oneThread) => {
+    const want = await join(roomy, how, nullsEqual).collect();
+    for (const [threads, partitions, budgets] of [
+      [2, 8, twoThreads],
+      [1, 2, oneThread],
+    ] as const) {
+      for (const memoryBudget of budgets) {
+        const e = new Engine({ threads, partitions, memoryBudget });
+        try {
+          const { table, stats } = await join(e, how, nullsEqual).execute();
+          expect(stats.peakTrackedBytes).toBeLessThanOrEqual(e.budget.limit);
+          expect(table.numRows).toBe(want.numRows);
+          for (const f of want.schema.fields) expect(table.getChild(f.name)!.toArray(), `${memoryBudget} ${threads}/${partitions} ${f.name}`).toEqual(want.getChild(f.name)!.toArray());
+          expect(e.budget.used).toBe(0);
+        } finally {
+          await e.close();
+        }
+      }
+    }
+  });
+});
