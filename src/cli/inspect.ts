@@ -20,7 +20,8 @@ import { open, readdir, stat, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
 import { Bool, Int64, makeData, Table, Utf8, Vector, type Schema } from 'apache-arrow';
 import { InputError, type DataFrame, type Engine, type RunStats } from '../index.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
@@ -155,6 +156,11 @@ export interface InputOptions {
   onCleanup: (fn: () => Promise<void>) => void;
   /** told the path of the copy of stdin, when one is made (messages name it standard input) */
   onStdinCopy?: (path: string) => void;
+  /**
+   * Text read from stdin is needed up to this many lines only (head -n: its rows, the header
+   * and room for quoted line breaks): the copy stops there, so an endless stream still ends.
+   */
+  stdinLines?: number;
 }
 
 /** Arrow IPC from stdin when its first bytes say so; otherwise CSV from stdin ('-'). */
@@ -203,8 +209,34 @@ async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame>
       .catch(() => {})
       .then(() => atExit.forget()),
   );
-  await pipeline(stdin, createWriteStream(temp, { flags: 'wx' }));
+  if (opts.stdinLines !== undefined && compressed === '' && format !== 'parquet') await copyLines(stdin, temp, opts.stdinLines);
+  else await pipeline(stdin, createWriteStream(temp, { flags: 'wx' }));
   return openFile(engine, temp, format, opts);
+}
+
+/** Copies `stdin` to a new file `path` up to and including its `lines`-th line break (all of it when shorter), then stops reading. */
+async function copyLines(stdin: Readable, path: string, lines: number): Promise<void> {
+  const out = createWriteStream(path, { flags: 'wx' });
+  const write = async (b: Buffer): Promise<void> => {
+    if (!out.write(b)) await once(out, 'drain');
+  };
+  try {
+    let seen = 0;
+    // Leaving the loop early destroys stdin: nothing more of it is read.
+    for await (const chunk of stdin as AsyncIterable<Buffer>) {
+      let at = -1;
+      while (seen < lines && (at = chunk.indexOf(10, at + 1)) >= 0) seen++;
+      if (seen < lines) {
+        await write(chunk);
+        continue;
+      }
+      await write(chunk.subarray(0, at + 1));
+      break;
+    }
+  } finally {
+    out.end();
+    await finished(out);
+  }
 }
 
 function openFile(engine: Engine, path: string, format: InputFormat, opts: InputOptions): DataFrame {

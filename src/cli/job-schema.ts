@@ -54,6 +54,7 @@ export const WINDOW_FNS = [
   'first', 'last', 'nthValue', 'lag', 'lead', 'rowNumber', 'rank', 'denseRank', 'percentRank', 'cumeDist', 'ntile',
 ] as const;
 const NO_COLUMN: ReadonlySet<string> = new Set(['rowNumber', 'rank', 'denseRank', 'percentRank', 'cumeDist', 'ntile']);
+const TAKES_N: ReadonlySet<string> = new Set(['nthValue', 'lag', 'lead', 'ntile']);
 
 /** A frame offset: a number, "unbounded", a duration ("7d"), or an integer written as a string. */
 const offset = () => anyOf('a number, "unbounded", a duration such as "7d", or an integer as a string', [z.number(), z.string()]);
@@ -78,6 +79,12 @@ const windowColumn = options({
   if (c.column === undefined && c.fn !== 'count' && !NO_COLUMN.has(c.fn)) {
     ctx.addIssue({ code: 'custom', path: ['column'], input: undefined, message: `Expected a column name (only count may omit it), got nothing` });
   }
+  // A key the function does not read would be silently ignored (a rank "by" a column, a sum with "n"): refused.
+  if (c.column !== undefined && NO_COLUMN.has(c.fn)) {
+    ctx.addIssue({ code: 'custom', path: ['column'], input: c.column, message: `Expected no "column": ${c.fn} takes none (ranking functions rank by the window's orderBy)` });
+  }
+  if (c.n !== undefined && !TAKES_N.has(c.fn)) ctx.addIssue({ code: 'custom', path: ['n'], input: c.n, message: `Expected no "n": only ${[...TAKES_N].join(', ')} take one, not ${c.fn}` });
+  if (c.default !== undefined && c.fn !== 'lag' && c.fn !== 'lead') ctx.addIssue({ code: 'custom', path: ['default'], input: c.default, message: `Expected no "default": only lag and lead take one, not ${c.fn}` });
   const frames = (['rows', 'range', 'groups'] as const).filter((m) => c[m] !== undefined);
   if (frames.length > 1) ctx.addIssue({ code: 'custom', input: c, message: `Expected one of "rows", "range" or "groups", got ${frames.map((m) => JSON.stringify(m)).join(' and ')}` });
 });

@@ -363,6 +363,9 @@ ${HELP_FOOTER}`,
       const { job, dir } = await loadJob(file, io.stdin);
       // the job's output is checked here, not when the job is loaded: its errors name the file too
       const plan = namingJobFile(file, () => inv.plan(g, job.output, dir));
+      if (file !== '-' && plan.to === 'file' && resolve(plan.path) === resolve(file)) {
+        throw new UsageError(`the output ${JSON.stringify(plan.path)} is the job file itself; writing there would replace the job with its result: choose another output path`);
+      }
       inv.startProgress(g);
       const engine = inv.engine(g);
       try {
@@ -417,6 +420,9 @@ ${HELP_FOOTER}`,
             tempDir: g.tempDir,
             onCleanup: (fn) => cleanups.push(fn),
             onStdinCopy: (path) => (stdinCopy = path),
+            // head reads the first rows of stdin only (its header, the rows, and room for
+            // quoted line breaks): an endless stream still ends
+            ...(name === 'head' ? { stdinLines: 2 * (opts.rows + 1) + 64 } : {}),
           });
           await df.schema();
           inv.running = true;

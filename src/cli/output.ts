@@ -31,7 +31,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, open, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
-import { extname, join, resolve } from 'node:path';
+import { basename, extname, join, resolve } from 'node:path';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { AbortError, type DataFrame, type RunStats } from '../index.js';
 import { writeAtomic, writeFully, type AtomicTarget, type ChunkWriter } from '../io/atomic.js';
@@ -110,7 +110,17 @@ export interface OutputRequest {
   isSpecial?: (path: string) => boolean;
 }
 
+/** Suffixes of compressed files: inputs with them are read decompressed, outputs are refused. */
+const COMPRESSED_SUFFIXES = ['.gz', '.gzip', '.zst', '.zstd', '.bz2', '.xz', '.lz4', '.br', '.zip'];
+
 function toFile(path: string, format: OutputFormat | undefined, what: string, fail: (m: string) => Error, isSpecial?: (path: string) => boolean): OutputPlan {
+  const suffix = extname(path).toLowerCase();
+  if (COMPRESSED_SUFFIXES.includes(suffix)) {
+    // A file named .csv.gz holding plain text would not read back (as gzip) anywhere.
+    throw fail(
+      `${JSON.stringify(path)} names a compressed file (${suffix}), and Sluice writes its text formats uncompressed: write ${JSON.stringify(basename(path, extname(path)))} and compress it (e.g. gzip), or write parquet or arrow, which take a compression`,
+    );
+  }
   const ext = extensionOf(path);
   if (format !== undefined && ext !== undefined && !ext.accepts.includes(format)) {
     throw fail(`${what} ${format} disagrees with the extension of ${JSON.stringify(path)} (${extname(path)} is ${ext.format}); change one of them`);

@@ -71,6 +71,19 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     expect(tableFromIPC(await readFile(out)).numRows).toBe(7);
   });
 
+  it('head - of an endless CSV or NDJSON stream prints its rows and ends (stdin is read only that far)', async () => {
+    const csv = await sluice(['--threads', '0', 'head', '-', '-n', '2'], { stdin: 'a,b\n', stdinForever: '1,2\n' });
+    expect(csv.timedOut).toBe(false);
+    expect(csv.code).toBe(0);
+    expect(csv.stdout.toString()).toBe('a,b\n1,2\n1,2\n');
+    const nd = await sluice(['--threads', '0', 'head', '-', '-n', '3', '--input-format', 'ndjson', '--format', 'csv'], { stdinForever: '{"x":7}\n' });
+    expect(nd.code).toBe(0);
+    expect(nd.stdout.toString()).toBe('x\n7\n7\n7\n');
+    // a quoted line break inside the rows shown is not cut
+    const quoted = await sluice(['--threads', '0', 'head', '-', '-n', '2', '--format', 'ndjson'], { stdin: 'a,b\n1,"x\ny"\n', stdinForever: '3,4\n' });
+    expect(quoted.stdout.toString()).toBe('{"a":1,"b":"x\\ny"}\n{"a":3,"b":"4"}\n');
+  });
+
   it('Arrow IPC stream on stdin: head - and describe -', async () => {
     const bytes = await readFile(files.arrows);
     const h = await sluice(['--threads', '0', 'head', '-', '-n', '2'], { stdin: bytes });

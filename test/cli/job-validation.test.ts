@@ -32,6 +32,11 @@ describe('job-file problems name the JSON path and the closest key', () => {
     [job([{ op: 'window', orderBy: 'ts', columns: { t: { fn: 'summ', column: 'qty' } } }]), '$.steps[0].columns.t.fn: expected one of "sum", "count", "avg", "min", "max", "stddev", "variance", "stddevPop", "varPop", "countDistinct", "first", "last", "nthValue", "lag", "lead", "rowNumber", "rank", "denseRank", "percentRank", "cumeDist", "ntile", got "summ" (string); did you mean "sum"?'],
     [job([{ op: 'window', orderBy: 'ts', columns: { t: { fn: 'sum' } } }]), '$.steps[0].columns.t.column: expected a column name (only count may omit it)'],
     [job([{ op: 'window', orderBy: [{ column: 'ts', desc: true }], columns: { n: { fn: 'count' } } }]), '$.steps[0].orderBy[0]: unknown key "desc"; did you mean "descending"?'],
+    // Keys the function would not read are refused, not ignored.
+    [job([{ op: 'window', orderBy: 'ts', columns: { r: { fn: 'rank', column: 'qty' } } }]), '$.steps[0].columns.r.column: expected no "column": rank takes none'],
+    [job([{ op: 'window', orderBy: 'ts', columns: { q: { fn: 'ntile', n: 4, column: 'qty' } } }]), '$.steps[0].columns.q.column: expected no "column": ntile takes none'],
+    [job([{ op: 'window', orderBy: 'ts', columns: { t: { fn: 'sum', column: 'qty', n: 3 } } }]), '$.steps[0].columns.t.n: expected no "n": only nthValue, lag, lead, ntile take one, not sum'],
+    [job([{ op: 'window', orderBy: 'ts', columns: { t: { fn: 'sum', column: 'qty', default: 3 } } }]), '$.steps[0].columns.t.default: expected no "default": only lag and lead take one, not sum'],
     [job([{ op: 'asofJoin', right: 'quotes', on: 'ts', direction: 'backwards' }]), '$.steps[0].direction: expected one of "backward", "forward", "nearest", got "backwards" (string); did you mean "backward"?'],
     [job([{ op: 'asofJoin', right: 'quotes', on: 'ts', tolerence: '5s' }]), '$.steps[0]: unknown key "tolerence"; did you mean "tolerance"?'],
     [job([{ op: 'asofJoin', right: 'quote', on: 'ts' }]), '$.steps[0].right: unknown source "quote"; did you mean "quotes"?'],

@@ -29,6 +29,13 @@ describe('planOutput', () => {
     expect(() => plan({ output: '' })).toThrow(/-o needs a file path/);
   });
 
+  it('a compressed output name (.csv.gz, .zst) is refused, with or without --format: text is written uncompressed', () => {
+    expect(() => plan({ output: '/x/out.csv.gz' })).toThrow(/"\/x\/out\.csv\.gz" names a compressed file \(\.gz\).*write "out\.csv" and compress it/);
+    expect(() => plan({ output: '/x/out.csv.gz', format: 'csv' })).toThrow(UsageError);
+    expect(() => plan({ output: '/x/out.ndjson.ZST', format: 'ndjson' })).toThrow(UsageError);
+    expect(() => plan({ job: { path: 'out.csv.gz' } })).toThrow(/names a compressed file/);
+  });
+
   it('--format without -o is stdout only, whatever the job says', () => {
     expect(plan({ format: 'table', job: { path: 'out.parquet' } })).toEqual({ to: 'stdout', format: 'table', ipc: 'stream' });
   });

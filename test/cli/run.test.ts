@@ -146,6 +146,15 @@ describe('sluice run', () => {
     expect((await readdir(dir)).filter((f) => f.includes('sluice-tmp'))).toEqual([]);
   });
 
+  it('-o naming the job file itself is a usage error, and the job stays as it was', async () => {
+    const job = await writeJob(dir, 'self.json', { sources: { o: { type: 'demo', dataset: 'orders', rows: 20 } } });
+    const before = await readFile(job, 'utf8');
+    const r = await cli([...T0, 'run', job, '-o', job]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/is the job file itself/);
+    expect(await readFile(job, 'utf8')).toBe(before);
+  });
+
   it('a missing input file is an InputError with the path', async () => {
     const job = await writeJob(dir, 'missing.json', { sources: { a: { type: 'parquet', path: 'nope.parquet' } } });
     const r = await cli([...T0, 'run', job]);

@@ -23,6 +23,8 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** bytes fed to stdin (default: none, stdin closed) */
   stdin?: Buffer | string;
+  /** after `stdin`, this text fed again and again until the child exits (an endless stream) */
+  stdinForever?: string;
   /** send stdout to this file or device instead of a pipe (e.g. /dev/full) */
   stdoutPath?: string;
   /** kill after this long (default 60 s) */
@@ -35,7 +37,7 @@ export function sluice(args: string[], opts: SpawnOptions = {}): Promise<SpawnRe
     const child = spawn(process.execPath, [MAIN, ...args], {
       cwd: opts.cwd,
       env: { ...process.env, SLUICE_DEBUG: '', ...opts.env },
-      stdio: [opts.stdin !== undefined ? 'pipe' : 'ignore', outFd ?? 'pipe', 'pipe'],
+      stdio: [opts.stdin !== undefined || opts.stdinForever !== undefined ? 'pipe' : 'ignore', outFd ?? 'pipe', 'pipe'],
     });
     if (outFd !== undefined) closeSync(outFd);
     const out: Buffer[] = [];
@@ -47,7 +49,19 @@ export function sluice(args: string[], opts: SpawnOptions = {}): Promise<SpawnRe
     }, opts.timeoutMs ?? 60_000);
     child.stdout?.on('data', (d: Buffer) => out.push(d));
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    if (opts.stdin !== undefined) {
+    if (opts.stdinForever !== undefined) {
+      const stdin = child.stdin!;
+      const chunk = Buffer.from(opts.stdinForever.repeat(Math.ceil(65536 / opts.stdinForever.length)));
+      let open = true;
+      stdin.on('error', () => (open = false));
+      stdin.on('close', () => (open = false));
+      const feed = (): void => {
+        while (open && stdin.write(chunk));
+        if (open) stdin.once('drain', feed);
+      };
+      if (opts.stdin !== undefined) stdin.write(opts.stdin);
+      feed();
+    } else if (opts.stdin !== undefined) {
       child.stdin!.on('error', () => {});
       child.stdin!.end(opts.stdin);
     }
