@@ -13,7 +13,7 @@ import { typeToArrow } from '../columns/arrow-types.js';
 import { build, concatData, gatherData } from '../columns/gather.js';
 import { rebuildData, toKeyColumn } from '../columns/shared.js';
 import { lessOf, mergeFloatNodes } from '../ops/group-agg.js';
-import { wideToNumber } from '../ops/window-sum.js';
+import { wideMean } from '../ops/window-sum.js';
 import type { TypeDesc } from '../types/column.js';
 import type { AggPartialResult, GroupOutputSpec } from '../types/tasks.js';
 
@@ -51,7 +51,7 @@ export function mergePartials(outputs: GroupOutputSpec[], pieces: AggPartialResu
           h += cm;
         }
         if (count === 0) return nullOf(o.type);
-        if (o.fn === 'avg') return float64(wideToNumber(h, m, l) / count);
+        if (o.fn === 'avg') return float64(wideMean(h, m, l, count));
         const out = new BigInt64Array(1);
         const w = new Uint32Array(out.buffer);
         w[0] = l;

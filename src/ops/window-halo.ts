@@ -28,7 +28,7 @@ import { words64 } from './int64-words.js';
 import { computeFrames, computePeers, type FrameBounds, type PeerGroups } from './window-frames.js';
 import { aggFloatSum, AggFolder, copyAgg, emptyAgg, type OutsideAgg } from './window-outside.js';
 import type { ResolvedWindowColumn } from './window-spec.js';
-import { meanOfWide, wideToNumber } from './window-sum.js';
+import { meanOfWide, wideMean, wideToNumber } from './window-sum.js';
 import type { WindowColumnOut, WindowKernelInput } from './window.js';
 import type { Allocator, KeyColumn } from '../types/keys.js';
 
@@ -202,8 +202,8 @@ function writeAgg(out: Extract<WindowColumnOut, { kind: 'values' }>, col: Resolv
   if (v instanceof Float64Array) {
     if (!ok) v[i] = 0;
     else {
-      const sum = float ? aggFloatSum(st, anchor) : wideToNumber(st.h, st.m, st.l);
-      v[i] = col.fn === 'avg' ? sum / st.count : sum;
+      if (col.fn === 'avg') v[i] = float ? aggFloatSum(st, anchor) / st.count : wideMean(st.h, st.m, st.l, st.count);
+      else v[i] = float ? aggFloatSum(st, anchor) : wideToNumber(st.h, st.m, st.l);
     }
     return;
   }

@@ -184,7 +184,7 @@ export function intSumAvg(
       out32[2 * r] = dl;
       out32[2 * r + 1] = dm;
     }
-    if (avg) avg[r] = wideToNumber(dh, dm, dl) / (counts ? counts[b]! - counts[a]! : b - a);
+    if (avg) avg[r] = wideMean(dh, dm, dl, counts ? counts[b]! - counts[a]! : b - a);
   }
 }
 
@@ -355,9 +355,15 @@ export function intMeanRounded(prefix: IntPrefix, lo: Int32Array, hi: Int32Array
 }
 
 const chunks = new Float64Array(6);
+/** divideWide's results: the quotient's high and low 32-bit words and the remainder. */
+const DIV = new Float64Array(3);
 
-/** round_half_even((h·2^64 + mm·2^32 + l) / m) into out32[2r..2r+1] (the result fits int64). */
-export function meanOfWide(h: number, mm: number, l: number, m: number, out32: Uint32Array, r: number): void {
+/**
+ * |h·2^64 + mm·2^32 + l| / m by long division in 16-bit digits (every step exact in float64,
+ * no BigInt): quotient words and remainder into DIV; returns whether the value is negative. The
+ * quotient must fit 64 bits (a mean of 64-bit integers does); m < 2^32.
+ */
+function divideWide(h: number, mm: number, l: number, m: number): boolean {
   const neg = h < 0;
   if (neg) {
     // two's-complement negation of the 96-bit value
@@ -390,9 +396,19 @@ export function meanOfWide(h: number, mm: number, l: number, m: number, out32: U
     q1 = q0;
     q0 = d;
   }
-  let lo32 = q1 * 65536 + q0;
-  let hi32 = q3 * 65536 + q2;
-  if (2 * rem > m || (2 * rem === m && (q0 & 1) === 1)) {
+  DIV[0] = q3 * 65536 + q2;
+  DIV[1] = q1 * 65536 + q0;
+  DIV[2] = rem;
+  return neg;
+}
+
+/** round_half_even((h·2^64 + mm·2^32 + l) / m) into out32[2r..2r+1] (the result fits int64). */
+export function meanOfWide(h: number, mm: number, l: number, m: number, out32: Uint32Array, r: number): void {
+  const neg = divideWide(h, mm, l, m);
+  let hi32 = DIV[0]!;
+  let lo32 = DIV[1]!;
+  const rem = DIV[2]!;
+  if (2 * rem > m || (2 * rem === m && lo32 % 2 === 1)) {
     lo32 += 1;
     if (lo32 === TWO32) {
       lo32 = 0;
@@ -407,4 +423,46 @@ export function meanOfWide(h: number, mm: number, l: number, m: number, out32: U
   }
   out32[2 * r] = lo32;
   out32[2 * r + 1] = hi32;
+}
+
+/**
+ * (h·2^64 + mm·2^32 + l) / m as the float64 nearest the exact quotient (ties to even): the
+ * exact integer quotient Q and remainder R, then Q + R/m rounded once at Q's precision. Dividing
+ * the sum after rounding it to float64 rounds twice (off by an ulp, e.g. an int64 mean above
+ * 2^51). The quotient must fit 64 bits (a mean of 64-bit integers does); m < 2^32.
+ */
+export function wideMean(h: number, mm: number, l: number, m: number): number {
+  const neg = divideWide(h, mm, l, m);
+  const qHi = DIV[0]!;
+  const qLo = DIV[1]!;
+  const R = DIV[2]!;
+  let v: number;
+  if (qHi === 0 && qLo === 0) v = R / m; // one IEEE division of exact operands
+  else {
+    const e = qHi > 0 ? 63 - Math.clz32(qHi) : 31 - Math.clz32(qLo); // Q's top bit
+    const k = e - 52; // Q's ulp is 2^k where k > 0
+    if (k >= 1) {
+      // Round Q + R/m to a multiple of u = 2^k: the low k bits b of Q decide, R > 0 breaks a tie up.
+      const u = 2 ** k;
+      const b = qLo % u;
+      const half = u / 2;
+      const up = b > half || (b === half && (R > 0 || Math.floor(qLo / u) % 2 === 1));
+      v = qHi * TWO32 + (qLo - b) + (up ? u : 0); // exact: a multiple of u below 2^(e+1)
+    } else {
+      // Q is exact; R/m to -k fraction bits: d = round_half_even(R·2^-k / m), by 16-bit steps.
+      let rem = R;
+      let d = 0;
+      for (let left = -k; left > 0; ) {
+        const step = Math.min(16, left);
+        const cur = rem * 2 ** step; // < m · 2^16 < 2^48
+        const digit = Math.floor(cur / m);
+        rem = cur - digit * m;
+        d = d * 2 ** step + digit;
+        left -= step;
+      }
+      if (2 * rem > m || (2 * rem === m && d % 2 === 1)) d += 1;
+      v = qHi * TWO32 + qLo + d * 2 ** k; // exact: a multiple of 2^k up to Q + 1
+    }
+  }
+  return neg ? -v : v;
 }

@@ -54,7 +54,8 @@ import {
   intMeanRounded,
   intPrefix,
   intSumAvg,
-  wideToNumber,
+  meanOfWide,
+  wideMean,
   type FloatSumJob,
   type IntPrefix,
 } from './window-sum.js';
@@ -561,22 +562,8 @@ function intNaive(ctx: Ctx, col: ResolvedWindowColumn, mc: KeyColumn, valid: Uin
     if (isSum) {
       o32![2 * r] = l;
       o32![2 * r + 1] = mm;
-    } else if (durationAvg) {
-      const exact = (BigInt(h) << 64n) + (BigInt(mm) << 32n) + BigInt(l);
-      const q = roundHalfEven(exact, BigInt(c));
-      (out as BigInt64Array)[r] = BigInt.asIntN(64, q);
-    } else (out as Float64Array)[r] = wideToNumber(h, mm, l) / c;
+    } else if (durationAvg) meanOfWide(h, mm, l, c, o32!, r);
+    else (out as Float64Array)[r] = wideMean(h, mm, l, c);
   }
   return values(col, out, valid);
-}
-
-function roundHalfEven(a: bigint, b: bigint): bigint {
-  let q = a / b;
-  let r = a % b;
-  if (r < 0n) {
-    q -= 1n;
-    r += b;
-  }
-  if (2n * r > b || (2n * r === b && (q & 1n) === 1n)) q += 1n;
-  return q;
 }

@@ -7,7 +7,7 @@
  *   default, NaN above every number, -0 = +0, strings in UTF-8 byte order;
  * - groupBy: a Map keyed by the key tuple (NULL keys one group, NaN = NaN, -0 = 0), groups in
  *   order of first appearance; sums in exact BigInt then wrapped to int64 (uint64 for uint64),
- *   int avg = Number(exact sum) / count; float sums are checked against the exact sum within
+ *   int avg = the float64 nearest the exact mean (ties to even); float sums are checked against the exact sum within
  *   (m - 1)·2^-53·Σ|x| (window-reference's bound); first/last by input order, NULL included;
  *   count() rows, count(x) and countDistinct(x) non-NULL values;
  * - join: nested loops over both sides, keys equal as groupBy compares them (integers by value
@@ -17,7 +17,7 @@
  */
 import type { FieldDesc, TypeDesc } from '../../src/types/column.js';
 import type { JsValue } from './tables.js';
-import { cmpValues, floatAvgWithinBound, floatSumWithinBound } from './window-reference.js';
+import { cmpValues, floatAvgWithinBound, floatSumWithinBound, nearestDouble } from './window-reference.js';
 
 export type Row = Record<string, JsValue>;
 
@@ -126,7 +126,7 @@ function aggregate(rows: Row[], members: number[], agg: RefAgg, schema: FieldDes
       if (type!.kind === 'float') return { kind: agg.fn === 'sum' ? 'floatSum' : 'floatAvg', values: nonNull as number[] };
       let s = 0n;
       for (const v of nonNull) s += BigInt(v as number | bigint);
-      if (agg.fn === 'avg') return { kind: 'exact', value: Number(s) / nonNull.length };
+      if (agg.fn === 'avg') return { kind: 'exact', value: nearestDouble(s, BigInt(nonNull.length)) };
       const unsigned = type!.kind === 'int' && type!.bits === 64 && !type!.signed;
       return { kind: 'exact', value: unsigned ? BigInt.asUintN(64, s) : BigInt.asIntN(64, s) };
     }

@@ -21,9 +21,9 @@
  *   peer group and are reached by other rows only through an unbounded side. Bounds that are only
  *   CURRENT ROW / UNBOUNDED make a RANGE or GROUPS frame of peer groups (any keys).
  * - functions: as listed in API.md; each frame is folded from scratch: integer sums in exact
- *   BigInt then wrapped to 64 bits; decimal sums exact (NULL beyond 38 digits); int avg =
- *   Number(exact sum) / count; decimal avg and every integer/decimal variance = the correctly
- *   rounded exact rational (own BigInt rounding); duration avg = exact mean rounded half to even;
+ *   BigInt then wrapped to 64 bits; decimal sums exact (NULL beyond 38 digits); int and
+ *   decimal avg and every integer/decimal variance = the correctly rounded exact rational (own
+ *   BigInt rounding); duration avg = exact mean rounded half to even;
  *   float sums/avg/variances are checked against exact rationals within error bounds.
  * - plan errors: refPlanErrors() gives the PlanError code the contract demands for a call (or
  *   null); the differential tests demand the engine throw exactly when the reference does.
@@ -761,7 +761,7 @@ export function referenceWindowDetailed(rows: RefRow[], schema: FieldDesc[], o: 
         } else if (fn === 'avg') {
           if (t!.kind === 'decimal') out[target] = nearestDouble(S, m * 10n ** scale);
           else if (t!.kind === 'duration') out[target] = roundHalfEven(S, m);
-          else out[target] = Number(S) / xs.length;
+          else out[target] = nearestDouble(S, m);
         } else {
           const S2 = xs.reduce((a, b) => a + b * b, 0n);
           const N2 = m * S2 - S * S;
