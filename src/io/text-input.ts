@@ -109,6 +109,14 @@ function firstInvalid(b: Uint8Array): number {
   return b.length;
 }
 
+/** A binary format the first bytes of an input announce (Parquet, Arrow IPC file or stream), or null. */
+function binaryFormatOf(b: Uint8Array): { name: string; reader: string; cli: string } | null {
+  const head = Buffer.from(b.buffer, b.byteOffset, Math.min(8, b.length)).toString('latin1');
+  if (head.startsWith('PAR1')) return { name: 'Parquet', reader: 'readParquet', cli: 'parquet' };
+  if (head.startsWith('ARROW1') || (b[0] === 0xff && b[1] === 0xff && b[2] === 0xff && b[3] === 0xff)) return { name: 'Arrow IPC', reader: 'readIpc', cli: 'arrow' };
+  return null;
+}
+
 /**
  * UTF-8 text pieces of `path` (a multi-byte character cut by a piece boundary waits for the
  * next). Bytes that are not UTF-8 are `INPUT_MALFORMED` naming their offset, as DuckDB and
@@ -126,7 +134,11 @@ export async function* textPieces(path: string, format: FormatName): AsyncGenera
   let carry: Buffer | null = null; // an incomplete sequence at the end of the previous chunk
   const refuse = (bytes: Uint8Array, base: number): never => {
     const at = base + firstInvalid(bytes);
-    throw malformed(path, format, `bytes at offset ${at} are not UTF-8 (convert the file first, e.g. \`iconv -f latin1 -t utf-8\`)`, { offset: at });
+    const binary = base === 0 ? binaryFormatOf(bytes) : null;
+    const hint = binary
+      ? `the input starts like ${binary.name}, not text: read it as ${binary.name} (${binary.reader}; CLI: --input-format ${binary.cli}, or no --input-format)`
+      : 'convert the file first, e.g. `iconv -f latin1 -t utf-8`';
+    throw malformed(path, format, `bytes at offset ${at} are not UTF-8 (${hint})`, { offset: at });
   };
   try {
     for await (const chunk of stream as AsyncIterable<Buffer | string>) {

@@ -67,6 +67,20 @@ describe('UTF-8 text inputs', () => {
     expect(err.message).toMatch(/Malformed NDJSON input .*offset 6 are not UTF-8/);
   });
 
+  it('a Parquet or Arrow IPC file read as text says what it looks like instead of suggesting iconv', async () => {
+    const pq = join(dir, 'really.parquet.csv');
+    await writeFile(pq, Buffer.concat([Buffer.from('PAR1'), Buffer.from([0x15, 0x04, 0x15, 0xff, 0xfe, 0x00])]));
+    const e1 = await failure(engine.readCsv(pq).execute());
+    expect(e1.message).toMatch(/not UTF-8 \(the input starts like Parquet, not text: read it as Parquet \(readParquet; CLI: --input-format parquet/);
+    const ipc = join(dir, 'really.arrows.ndjson');
+    await writeFile(ipc, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x10, 0x00, 0x00, 0x00, 0xfe]));
+    expect((await failure(engine.readNdjson(ipc).execute())).message).toMatch(/starts like Arrow IPC, not text/);
+    // text with a bad byte later still gets the iconv hint
+    const latin = join(dir, 'latin.csv');
+    await writeFile(latin, Buffer.concat([Buffer.from('a\ncaf'), Buffer.from([0xe9])]));
+    expect((await failure(engine.readCsv(latin).execute())).message).toMatch(/iconv/);
+  });
+
   it('a file appended to while it is read is INPUT_CHANGED at its end', async () => {
     const path = join(dir, 'growing.csv');
     await writeFile(path, `id,s\n${bigText(60_000).join('\n')}\n`);
