@@ -491,13 +491,19 @@ function withoutCaret(err: SluiceError): string {
 }
 
 /** The one-line error report (without the trailing newline). */
-export function errorLine(err: unknown, cmd?: string): string {
+export function errorLine(err: unknown, cmd?: string, argv: readonly string[] = []): string {
   if (err instanceof CommanderError) {
     const hint = `(see 'sluice${cmd ? ` ${cmd}` : ''} --help')`;
     if (err.code === 'commander.help') return `sluice: error: missing command: demo, run, explain, head, schema or describe ${hint}`;
     const message = oneLine(err.message.replace(/^error:\s*/, ''));
     const known = err.code === 'commander.unknownOption' && !/Did you mean/.test(message) ? /'(--[^'=]+)/.exec(message)?.[1] : undefined;
     const synonym = known !== undefined ? OPTION_SYNONYMS[known] : undefined;
+    // `sluice -n 2 head f.csv`: an option given before the command, where commander knows only the global ones
+    const option = err.code === 'commander.unknownOption' && !/Did you mean/.test(message) && synonym === undefined ? /'([^'=]+)/.exec(message)?.[1] : undefined;
+    if (cmd !== undefined && option !== undefined) {
+      const at = argv.findIndex((a) => a === option || a.startsWith(`${option}=`));
+      if (at >= 0 && at < argv.indexOf(cmd)) return `sluice: error: ${message} before the command: options of ${cmd} go after it (sluice ${cmd} ... ${option}) ${hint}`;
+    }
     return `sluice: error: ${message}${synonym ? ` (Did you mean ${synonym}?)` : ''} ${hint}`;
   }
   if (err instanceof SluiceError) return `sluice: error: ${err.name} [${err.code}]: ${oneLine(withoutCaret(err))}`;
@@ -551,7 +557,7 @@ export async function runCli(argv: string[], ioIn: Partial<CliIO> = {}): Promise
     inv.progress.stop();
     const code = exitCodeFor(err, inv);
     if (code === 130) stderr.write('sluice: error: interrupted\n');
-    else if (code !== 0) stderr.write(`${errorLine(helpTopicError(err, argv), commandOf(argv))}\n`);
+    else if (code !== 0) stderr.write(`${errorLine(helpTopicError(err, argv), commandOf(argv), argv)}\n`);
     if (process.env.SLUICE_DEBUG && err instanceof Error) stderr.write(`${err.stack ?? ''}\n`);
     return code;
   }

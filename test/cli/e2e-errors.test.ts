@@ -57,6 +57,7 @@ const CASES: Case[] = [
   ['no command', () => [], 2, /^sluice: error: missing command/],
   ['missing argument', () => ['run'], 2, /^sluice: error: missing required argument 'job' \(see 'sluice run --help'\)$/],
   ['unknown option', () => ['demo', '--no-such-flag'], 2, /^sluice: error: unknown option '--no-such-flag'/],
+  ['a command\'s option before the command', () => ['-n', '2', 'head', 'x.csv'], 2, /^sluice: error: unknown option '-n' before the command: options of head go after it \(sluice head \.\.\. -n\) \(see 'sluice head --help'\)$/],
   ['another tool\'s word for a flag', () => ['--memory', '1g', 'demo'], 2, /^sluice: error: unknown option '--memory' \(Did you mean --memory-limit\?\) \(see 'sluice demo --help'\)$/],
   ['the library\'s option name', () => ['demo', '--spill-dir', '/tmp'], 2, /^sluice: error: unknown option '--spill-dir' \(Did you mean --temp-dir\?\)/],
   ['bad --threads', () => ['--threads', 'two', 'demo'], 2, /^sluice: error: option '--threads <n>' argument 'two' is invalid/],
