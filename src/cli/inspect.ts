@@ -24,6 +24,7 @@ import { finished, pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import { Bool, Int64, makeData, Table, Utf8, Vector, type Schema } from 'apache-arrow';
 import { InputError, type DataFrame, type Engine, type RunStats } from '../index.js';
+import { UsageError } from './errors.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
 import { typeName } from '../io/text/type-names.js';
 import { TableSummary } from './column-summary.js';
@@ -76,18 +77,16 @@ export function sniffFormat(head: Uint8Array): InputFormat {
   return 'csv';
 }
 
-async function firstFile(dir: string): Promise<string | undefined> {
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
+/** The formats of the data files under `dir` (hidden and `_` entries skipped), with a count of each. */
+async function folderFormats(dir: string, into = new Map<InputFormat, number>()): Promise<Map<InputFormat, number>> {
+  for (const e of await readdir(dir, { withFileTypes: true })) {
     if (e.name.startsWith('.') || e.name.startsWith('_')) continue;
     const p = join(dir, e.name);
-    if (e.isFile() && fromExtension(p)) return p;
-    if (e.isDirectory()) {
-      const f = await firstFile(p);
-      if (f) return f;
-    }
+    const f = e.isFile() ? fromExtension(p) : undefined;
+    if (f) into.set(f, (into.get(f) ?? 0) + 1);
+    else if (e.isDirectory()) await folderFormats(p, into);
   }
-  return undefined;
+  return into;
 }
 
 /** Bytes read to tell a file's format by its content. */
@@ -132,8 +131,13 @@ export async function detectFormat(path: string): Promise<InputFormat> {
     return 'csv'; // a glob or a missing file: the reader reports what is wrong
   }
   if (st.isDirectory()) {
-    const f = await firstFile(path);
-    return f ? fromExtension(f)! : 'csv';
+    const formats = await folderFormats(path);
+    if (formats.size > 1) {
+      // Reading one format's files would drop the others without a word.
+      const held = [...formats].map(([f, n]) => `${n} ${f} file${n === 1 ? '' : 's'}`).join(', ');
+      throw new UsageError(`folder ${JSON.stringify(path)} mixes formats (${held}): pass --input-format to read one of them, or a glob such as ${JSON.stringify(join(path, '**', '*.parquet'))}`);
+    }
+    return formats.keys().next().value ?? 'csv';
   }
   const h = await open(path, 'r');
   try {

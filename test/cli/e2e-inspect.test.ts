@@ -153,6 +153,20 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     expect(r.stderr).toMatch(/InputError \[SCHEMA_MISMATCH\]: CSV file .*2\.csv has columns \(a, c\) but the first file .*1\.csv has \(a, b\)/);
   });
 
+  it('a folder mixing formats is a usage error naming them; --input-format reads one of them', async () => {
+    const fold = `${dir}/mixedfold`;
+    await mkdir(`${fold}/sub`, { recursive: true });
+    await writeFile(`${fold}/a.csv`, 'a,b\n1,2\n');
+    await writeFile(`${fold}/sub/b.csv`, 'a,b\n3,4\n');
+    await writeFile(`${fold}/c.ndjson`, '{"a":5}\n');
+    const r = await sluice(['--threads', '0', 'describe', fold]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/mixes formats \(2 csv files, 1 ndjson file\): pass --input-format/);
+    const csv = await sluice(['--threads', '0', 'head', fold, '--input-format', 'csv']);
+    expect(csv.code).toBe(0);
+    expect(parseCsv(csv.stdout.toString())).toHaveLength(3);
+  });
+
   it('tells formats by content: TSV on stdin, gzip on stdin, and a file whose extension says another format', async () => {
     const tsv = await sluice(['--threads', '0', 'schema', '-'], { stdin: Buffer.from('a\tb\n1\tx\n') });
     expect(parseCsv(tsv.stdout.toString())).toEqual([['column', 'type', 'nullable'], ['a', 'int64', 'true'], ['b', 'utf8', 'true']]);
