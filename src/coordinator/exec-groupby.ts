@@ -79,6 +79,7 @@ function algorithm(fn: GroupOutputSpec['fn'], type: GroupOutputSpec['type']): st
   switch (fn) {
     case 'sum':
     case 'avg':
+      if (type.kind === 'decimal') return 'exact 128-bit running prefix (NULL past 38 digits)';
       return type.kind === 'float' && fn === 'sum'
         ? 'pairwise blocks in input order (window\'s canonical order)'
         : fn === 'avg'
@@ -263,7 +264,11 @@ export async function* execGroupBy(
     });
     return;
   }
-  if (!keyed && !fitsOneTask(ctx, plan, exchange) && plan.outputs.every((o) => o.fn !== 'countDistinct')) {
+  // Partial aggregates per piece merge counts, integer and float sums, min/max, first/last:
+  // countDistinct and decimal sums need the whole input in one task.
+  const schema = schemaFromArrow(inputSchema);
+  const pieceable = plan.resolved.outputs.every((o) => o.fn !== 'countDistinct' && !((o.fn === 'sum' || o.fn === 'avg') && o.column >= 0 && schema[o.column]!.type.kind === 'decimal'));
+  if (!keyed && !fitsOneTask(ctx, plan, exchange) && pieceable) {
     yield* wholeInputInPieces(ctx, plan, exchange, rows);
     return;
   }

@@ -21,6 +21,7 @@ import type { Allocator, KeyColumn } from '../types/keys.js';
 import { valueCompare } from './sort-compare.js';
 import { makeLess } from './window-minmax.js';
 import { countPrefix, floatBase, intPrefix, intSumAvg } from './window-sum.js';
+import { decimalPrefix, decimalSumAvg } from './window-decimal.js';
 
 export interface GroupRuns {
   n: number;
@@ -95,6 +96,25 @@ export function groupIntSum(runs: GroupRuns, col: KeyColumn, avg: boolean, alloc
   const out = col.values instanceof BigUint64Array ? alloc(BigUint64Array, groups) : alloc(BigInt64Array, groups);
   intSumAvg(prefix, lo, hi, new Uint32Array(out.buffer, out.byteOffset, groups * 2), null, counts);
   return { values: out, valid };
+}
+
+/**
+ * sum (decimal128(38, s), exact; NULL past 38 digits, as window's) or avg (float64, the
+ * correctly rounded exact mean) of a decimal measure, by window-decimal's running prefix.
+ */
+export function groupDecimalSum(runs: GroupRuns, col: KeyColumn, avg: boolean, alloc: Allocator): { values: Uint32Array | Float64Array; valid: Uint8Array | null } {
+  const { n, groups, starts } = runs;
+  if (col.type.kind !== 'decimal') throw new Error(`internal: groupDecimalSum of ${col.type.kind}`);
+  const prefix = decimalPrefix(col, n);
+  const lo = new Int32Array(starts.buffer, starts.byteOffset, groups);
+  const hi = new Int32Array(starts.buffer, starts.byteOffset + 4, groups);
+  const counts = col.valid ? countPrefix(col.valid, n) : null;
+  const out = avg ? null : alloc(Uint32Array, 4 * groups);
+  const mean = avg ? alloc(Float64Array, groups) : null;
+  const makeValid = (): Uint8Array => alloc(Uint8Array, groups).fill(1);
+  // Groups without a non-NULL value (fewer than 1) are NULL.
+  const valid = decimalSumAvg(prefix, lo, hi, counts, col.type.scale, 1, out, mean, makeValid);
+  return { values: out ?? mean!, valid };
 }
 
 /** Pairwise sum of x[start, start + size) for a power-of-two size, by a binary counter over pairs. */

@@ -14,7 +14,7 @@
 import type { WindowFn } from '../expr/aggregates.js';
 import { PlanError, show } from '../errors.js';
 import { isNumeric, typeToString, type FieldDesc, type TypeDesc } from '../types/column.js';
-import { findColumn, findKey, isKeyType, type KeyRef } from './key-types.js';
+import { findColumn, findGroupKey, isGroupKeyType, type KeyRef } from './key-types.js';
 
 export type GroupFnName = 'sum' | 'count' | 'avg' | 'min' | 'max' | 'first' | 'last' | 'countDistinct';
 const GROUP_FNS: readonly GroupFnName[] = ['sum', 'count', 'avg', 'min', 'max', 'first', 'last', 'countDistinct'];
@@ -45,7 +45,7 @@ const UINT64: TypeDesc = { kind: 'int', bits: 64, signed: false };
 const FLOAT64: TypeDesc = { kind: 'float', bits: 64 };
 
 function isMinMaxType(t: TypeDesc): boolean {
-  return isKeyType(t) && t.kind !== 'null';
+  return isGroupKeyType(t) && t.kind !== 'null';
 }
 
 function fail(code: string, message: string, details: Record<string, unknown> = {}): never {
@@ -96,18 +96,23 @@ function resolveOne(name: string, raw: unknown, schema: FieldDesc[]): GroupOutpu
     case 'count':
       return { name, fn: f, column: ref.index, ignoreNulls, type: INT64, nullable: false, text };
     case 'countDistinct':
-      if (!isKeyType(ref.type)) bad('a column of a key type (integer, float, bool, string, binary, date, timestamp, duration)');
+      if (!isGroupKeyType(ref.type)) bad('a column of a key type (integer, float, decimal, bool, string, binary, date, timestamp, duration)');
       return { name, fn: f, column: ref.index, ignoreNulls, type: INT64, nullable: false, text };
     case 'sum':
     case 'avg': {
       const t = ref.type;
-      if (!isNumeric(t) || (t.kind === 'float' && t.bits === 16)) bad('an integer, float32 or float64 column');
+      if (t.kind === 'decimal') {
+        // exact: a sum of more than 38 digits is NULL (as window's); avg the correctly rounded mean
+        const type: TypeDesc = f === 'avg' ? FLOAT64 : { kind: 'decimal', precision: 38, scale: t.scale };
+        return { name, fn: f, column: ref.index, ignoreNulls, type, nullable: true, text };
+      }
+      if (!isNumeric(t) || (t.kind === 'float' && t.bits === 16)) bad('an integer, decimal, float32 or float64 column');
       const type = f === 'avg' || t.kind === 'float' ? FLOAT64 : t.kind === 'int' && t.bits === 64 && !t.signed ? UINT64 : INT64;
       return { name, fn: f, column: ref.index, ignoreNulls, type, nullable: true, text };
     }
     case 'min':
     case 'max':
-      if (!isMinMaxType(ref.type)) bad('a numeric (not float16), bool, string, binary, date, timestamp or duration column');
+      if (!isMinMaxType(ref.type)) bad('a numeric (not float16), decimal, bool, string, binary, date, timestamp or duration column');
       return { name, fn: f, column: ref.index, ignoreNulls, type: ref.type, nullable: true, text };
     case 'first':
     case 'last':
@@ -129,7 +134,7 @@ export type AggregateInput = WindowFn | { fn: string };
 
 export function resolveGroupBy(keyNames: string[], aggs: Array<[string, AggregateInput]>, schema: FieldDesc[]): ResolvedGroupBy {
   const where = keyNames.length > 0 ? 'groupBy()' : 'agg()';
-  const keys = keyNames.map((k) => findKey(schema, k, where));
+  const keys = keyNames.map((k) => findGroupKey(schema, k, where));
   if (keys.length === 0 && aggs.length === 0) fail('NO_AGGREGATES', 'agg(): expected at least one aggregate, e.g. agg({ n: count() })');
   const outputs: GroupOutput[] = keys.map((k) => ({ name: k.name, fn: 'first', column: k.index, ignoreNulls: false, type: k.type, nullable: k.nullable, text: `key ${k.name}` }));
   const taken = new Set(keys.map((k) => k.name));
@@ -147,7 +152,7 @@ export function resolveGroupBy(keyNames: string[], aggs: Array<[string, Aggregat
 /** distinct(...names): the whole first row of each distinct tuple of the named (default: all) columns. */
 export function resolveDistinct(names: string[], schema: FieldDesc[]): ResolvedGroupBy {
   const keyNames = names.length > 0 ? names : schema.map((f) => f.name);
-  const keys = keyNames.map((k) => findKey(schema, k, 'distinct()'));
+  const keys = keyNames.map((k) => findGroupKey(schema, k, 'distinct()'));
   const outputs: GroupOutput[] = schema.map((f, i) => ({ name: f.name, fn: 'first', column: i, ignoreNulls: false, type: f.type, nullable: f.nullable, text: f.name }));
   return { keys, outputs, output: schema.map((f) => ({ ...f })), distinct: true };
 }

@@ -52,6 +52,27 @@ export function findColumn(schema: FieldDesc[], name: unknown, what: string): Ke
   return { index, name, type: f.type, nullable: f.nullable };
 }
 
+/**
+ * Group-by and distinct keys also take DECIMAL128 (grouped and hashed by its 128-bit words; one
+ * column has one scale). Sort and join keys do not yet (README, limits).
+ */
+export function isGroupKeyType(t: TypeDesc): boolean {
+  return isKeyType(t) || t.kind === 'decimal';
+}
+
+/** findColumn, and the column must be a group key type (isGroupKeyType). */
+export function findGroupKey(schema: FieldDesc[], name: unknown, what: string): KeyRef {
+  const ref = findColumn(schema, name, what);
+  if (!isGroupKeyType(ref.type)) {
+    throw new PlanError(
+      'UNSUPPORTED_KEY_TYPE',
+      `${what}: column ${show(ref.name)} has type ${typeToString(ref.type)}, which cannot be a key; expected an integer, float32/float64, decimal, bool, string, binary, date, timestamp or duration column`,
+      { column: ref.name, type: typeToString(ref.type) },
+    );
+  }
+  return ref;
+}
+
 /** findColumn, and the column must be a key type. */
 export function findKey(schema: FieldDesc[], name: unknown, what: string): KeyRef {
   const ref = findColumn(schema, name, what);

@@ -17,7 +17,7 @@ import { toKeyColumn } from '../columns/shared.js';
 import * as A from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';
 import { countById, firstLastById, intSumById, minMaxById } from '../ops/group-accumulate.js';
-import { groupCounts, groupFirstLast, groupFloatSum, groupIntSum, groupMinMax, type GroupRuns } from '../ops/group-agg.js';
+import { groupCounts, groupDecimalSum, groupFirstLast, groupFloatSum, groupIntSum, groupMinMax, type GroupRuns } from '../ops/group-agg.js';
 import { countingScatter } from '../shuffle/hash.js';
 import type { KeyColumn } from '../types/keys.js';
 import type { GroupByTask, GroupOutputSpec, KernelResult, OutputRouting, WindowGroupByTask } from '../types/tasks.js';
@@ -167,8 +167,8 @@ class GroupedPartition {
       case 'sum':
       case 'avg': {
         const m = this.measure(o.column);
-        const isFloat = m.type.kind === 'float';
-        const r = isFloat ? groupFloatSum(runs, m, o.fn === 'avg', scratchAlloc) : groupIntSum(runs, m, o.fn === 'avg', scratchAlloc);
+        const avg = o.fn === 'avg';
+        const r = m.type.kind === 'float' ? groupFloatSum(runs, m, avg, scratchAlloc) : m.type.kind === 'decimal' ? groupDecimalSum(runs, m, avg, scratchAlloc) : groupIntSum(runs, m, avg, scratchAlloc);
         return computedData(o.type, r.values, r.valid, groups);
       }
       case 'countDistinct':
