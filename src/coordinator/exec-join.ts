@@ -247,6 +247,8 @@ async function* partitionedJoin(ctx: RunContext, plan: JoinStagePlan, leftStage:
 
 /** A key column as the shared (USING) column's wider type. */
 function widen(data: A.Data, from: TypeDesc, to: TypeDesc, n: number): A.Data {
+  // decimals of one scale: the same unscaled words under the wider precision
+  if (from.kind === 'decimal' && to.kind === 'decimal') return data.clone(typeToArrow(to));
   return cast(from, to, data, n, sharedAlloc);
 }
 

@@ -14,7 +14,7 @@
 import type { WindowFn } from '../expr/aggregates.js';
 import { PlanError, show } from '../errors.js';
 import { isNumeric, typeToString, type FieldDesc, type TypeDesc } from '../types/column.js';
-import { findColumn, findGroupKey, isGroupKeyType, type KeyRef } from './key-types.js';
+import { findColumn, findKey, isKeyType, type KeyRef } from './key-types.js';
 
 export type GroupFnName = 'sum' | 'count' | 'avg' | 'min' | 'max' | 'first' | 'last' | 'countDistinct';
 const GROUP_FNS: readonly GroupFnName[] = ['sum', 'count', 'avg', 'min', 'max', 'first', 'last', 'countDistinct'];
@@ -45,7 +45,7 @@ const UINT64: TypeDesc = { kind: 'int', bits: 64, signed: false };
 const FLOAT64: TypeDesc = { kind: 'float', bits: 64 };
 
 function isMinMaxType(t: TypeDesc): boolean {
-  return isGroupKeyType(t) && t.kind !== 'null';
+  return isKeyType(t) && t.kind !== 'null';
 }
 
 function fail(code: string, message: string, details: Record<string, unknown> = {}): never {
@@ -96,7 +96,7 @@ function resolveOne(name: string, raw: unknown, schema: FieldDesc[]): GroupOutpu
     case 'count':
       return { name, fn: f, column: ref.index, ignoreNulls, type: INT64, nullable: false, text };
     case 'countDistinct':
-      if (!isGroupKeyType(ref.type)) bad('a column of a key type (integer, float, decimal, bool, string, binary, date, timestamp, duration)');
+      if (!isKeyType(ref.type)) bad('a column of a key type (integer, float, decimal, bool, string, binary, date, timestamp, duration)');
       return { name, fn: f, column: ref.index, ignoreNulls, type: INT64, nullable: false, text };
     case 'sum':
     case 'avg': {
@@ -134,7 +134,7 @@ export type AggregateInput = WindowFn | { fn: string };
 
 export function resolveGroupBy(keyNames: string[], aggs: Array<[string, AggregateInput]>, schema: FieldDesc[]): ResolvedGroupBy {
   const where = keyNames.length > 0 ? 'groupBy()' : 'agg()';
-  const keys = keyNames.map((k) => findGroupKey(schema, k, where));
+  const keys = keyNames.map((k) => findKey(schema, k, where));
   if (keys.length === 0 && aggs.length === 0) fail('NO_AGGREGATES', 'agg(): expected at least one aggregate, e.g. agg({ n: count() })');
   const outputs: GroupOutput[] = keys.map((k) => ({ name: k.name, fn: 'first', column: k.index, ignoreNulls: false, type: k.type, nullable: k.nullable, text: `key ${k.name}` }));
   const taken = new Set(keys.map((k) => k.name));
@@ -152,7 +152,7 @@ export function resolveGroupBy(keyNames: string[], aggs: Array<[string, Aggregat
 /** distinct(...names): the whole first row of each distinct tuple of the named (default: all) columns. */
 export function resolveDistinct(names: string[], schema: FieldDesc[]): ResolvedGroupBy {
   const keyNames = names.length > 0 ? names : schema.map((f) => f.name);
-  const keys = keyNames.map((k) => findGroupKey(schema, k, 'distinct()'));
+  const keys = keyNames.map((k) => findKey(schema, k, 'distinct()'));
   const outputs: GroupOutput[] = schema.map((f, i) => ({ name: f.name, fn: 'first', column: i, ignoreNulls: false, type: f.type, nullable: f.nullable, text: f.name }));
   return { keys, outputs, output: schema.map((f) => ({ ...f })), distinct: true };
 }

@@ -80,6 +80,9 @@ function keyClass(t: TypeDesc): string {
       return 'binary';
     case 'timestamp':
       return t.timezone === null ? 'timestamp (zone-less)' : 'timestamp (zoned)';
+    case 'decimal':
+      // compared by their unscaled 128-bit words: only at one scale
+      return `decimal of scale ${t.scale}`;
     default:
       return t.kind;
   }
@@ -119,6 +122,7 @@ function widerType(l: TypeDesc, r: TypeDesc): TypeDesc | null {
     return { kind: 'int', bits: (u.bits * 2) as 16 | 32 | 64, signed: true };
   }
   if (l.kind === 'float' && r.kind === 'float') return { kind: 'float', bits: Math.max(l.bits, r.bits) as 32 | 64 };
+  if (l.kind === 'decimal' && r.kind === 'decimal' && l.scale === r.scale) return { kind: 'decimal', precision: Math.max(l.precision, r.precision), scale: l.scale };
   if (l.kind === 'date' && r.kind === 'date') return { kind: 'date', unit: 'ms' };
   if (l.kind === 'timestamp' && r.kind === 'timestamp') {
     const fine = UNIT_NS[l.unit] <= UNIT_NS[r.unit] ? l.unit : r.unit;

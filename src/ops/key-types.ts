@@ -3,8 +3,8 @@
  * key columns are looked up by name, with the PlanErrors they raise before any row is read.
  *
  * Keys are hashed, grouped and sorted as typed arrays in the workers: integers of any width,
- * float32/float64, bool, utf8/binary (large ones too), date, timestamp, duration, and the
- * all-NULL `null` type. Nested types (lists, structs, maps) and float16 are not keys.
+ * float32/float64, decimal128 (by its 128-bit words: one column has one scale), bool,
+ * utf8/binary (large ones too), date, timestamp, duration, and the all-NULL `null` type. Nested types (lists, structs, maps) and float16 are not keys.
  */
 import { PlanError, show } from '../errors.js';
 import { typeToString, type FieldDesc, type TypeDesc } from '../types/column.js';
@@ -28,6 +28,7 @@ export function isKeyType(t: TypeDesc): boolean {
     case 'date':
     case 'timestamp':
     case 'duration':
+    case 'decimal':
     case 'null':
       return true;
     case 'float':
@@ -52,34 +53,13 @@ export function findColumn(schema: FieldDesc[], name: unknown, what: string): Ke
   return { index, name, type: f.type, nullable: f.nullable };
 }
 
-/**
- * Group-by and distinct keys also take DECIMAL128 (grouped and hashed by its 128-bit words; one
- * column has one scale). Sort and join keys do not yet (README, limits).
- */
-export function isGroupKeyType(t: TypeDesc): boolean {
-  return isKeyType(t) || t.kind === 'decimal';
-}
-
-/** findColumn, and the column must be a group key type (isGroupKeyType). */
-export function findGroupKey(schema: FieldDesc[], name: unknown, what: string): KeyRef {
-  const ref = findColumn(schema, name, what);
-  if (!isGroupKeyType(ref.type)) {
-    throw new PlanError(
-      'UNSUPPORTED_KEY_TYPE',
-      `${what}: column ${show(ref.name)} has type ${typeToString(ref.type)}, which cannot be a key; expected an integer, float32/float64, decimal, bool, string, binary, date, timestamp or duration column`,
-      { column: ref.name, type: typeToString(ref.type) },
-    );
-  }
-  return ref;
-}
-
 /** findColumn, and the column must be a key type. */
 export function findKey(schema: FieldDesc[], name: unknown, what: string): KeyRef {
   const ref = findColumn(schema, name, what);
   if (!isKeyType(ref.type)) {
     throw new PlanError(
       'UNSUPPORTED_KEY_TYPE',
-      `${what}: column ${show(ref.name)} has type ${typeToString(ref.type)}, which cannot be a key; expected an integer, float32/float64, bool, string, binary, date, timestamp or duration column`,
+      `${what}: column ${show(ref.name)} has type ${typeToString(ref.type)}, which cannot be a key; expected an integer, float32/float64, decimal, bool, string, binary, date, timestamp or duration column`,
       { column: ref.name, type: typeToString(ref.type) },
     );
   }

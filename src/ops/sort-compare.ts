@@ -2,7 +2,7 @@
  * Row comparison for a global sort's range boundaries: rows of key columns compared in the
  * order of the radix sort keys (src/worker/sort-keys): integers by value (64-bit through their
  * 32-bit halves), floats with -0 = +0 and every NaN equal and above every number, bool false <
- * true, dates/timestamps/durations as their signed counts, strings and binaries by unsigned
+ * true, dates/timestamps/durations as their signed counts, decimals as 128-bit integers, strings and binaries by unsigned
  * bytes; DESC reverses values only; NULLs first or last as asked; ties broken by row id, so
  * every row has a distinct position. Used on a few thousand sample rows and by the range
  * router's binary search (O(log ranges) comparisons per row); the sort itself is a radix sort.
@@ -67,6 +67,23 @@ export function valueCompare(A: KeyColumn, B: KeyColumn): ValueCompare {
       const hb = signed ? wb[2 * b + 1]! | 0 : wb[2 * b + 1]!;
       if (ha !== hb) return ha < hb ? -1 : 1;
       return cmpNum(wa[2 * a]!, wb[2 * b]!);
+    };
+  }
+  if (A.type.kind === 'decimal') {
+    // 128-bit two's complement, four little-endian words a row: the signed top word, then the
+    // others unsigned (one column has one scale, so unscaled values compare as the values)
+    const wa = va as Uint32Array;
+    const wb = vb as Uint32Array;
+    return (a, b) => {
+      const ha = wa[4 * a + 3]! | 0;
+      const hb = wb[4 * b + 3]! | 0;
+      if (ha !== hb) return ha < hb ? -1 : 1;
+      for (let k = 2; k >= 0; k--) {
+        const x = wa[4 * a + k]!;
+        const y = wb[4 * b + k]!;
+        if (x !== y) return x < y ? -1 : 1;
+      }
+      return 0;
     };
   }
   const na = va as unknown as ArrayLike<number>;
