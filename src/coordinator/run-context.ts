@@ -195,10 +195,10 @@ export class RunContext {
    * the task ends, may reuse a free buffer up to twice their size (no fresh pages to touch).
    */
   async loans(name: string, sizes: number[], kept: readonly number[] = []): Promise<Loan[]> {
-    // As reserved: pooled buffers come in sizes a little above the request (bufferSize).
-    const total = sizes.reduce((s, b) => s + bufferSize(b), 0);
-    // More than the whole budget can never be lent: say so before any waiting or spilling.
-    if (total > this.budget.limit) {
+    const total = sizes.reduce((s, b) => s + b, 0);
+    // More than the whole budget can never be lent (as reserved: pooled buffers come in sizes a
+    // little above the request): say so before any waiting or spilling.
+    if (sizes.reduce((s, b) => s + bufferSize(b), 0) > this.budget.limit) {
       // The task runs alone, next to what spillable consumers may still hold: twice its need.
       throw budgetTooSmall(this.budget.limit, Math.ceil((2 * total) / 2 ** 20) * 2 ** 20, `one ${name} task needs ${formatBytes(total)} of working memory`);
     }
