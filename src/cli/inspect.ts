@@ -18,14 +18,15 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { open, readdir, stat, unlink } from 'node:fs/promises';
 import os from 'node:os';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import { Bool, Int64, makeData, Table, Utf8, Vector, type Schema } from 'apache-arrow';
-import { InputError, type DataFrame, type Engine, type RunStats } from '../index.js';
+import { ExecutionError, InputError, type DataFrame, type Engine, type RunStats } from '../index.js';
 import { UsageError } from './errors.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
+import { formatOfPath, type FileFormat } from '../io/dataset.js';
 import { typeName } from '../io/text/type-names.js';
 import { TableSummary } from './column-summary.js';
 
@@ -77,14 +78,23 @@ export function sniffFormat(head: Uint8Array): InputFormat {
   return 'csv';
 }
 
-/** The formats of the data files under `dir` (hidden and `_` entries skipped), with a count of each. */
-async function folderFormats(dir: string, into = new Map<InputFormat, number>()): Promise<Map<InputFormat, number>> {
-  for (const e of await readdir(dir, { withFileTypes: true })) {
+/**
+ * The formats of the files under `dir` that a folder read takes (src/io/dataset: hidden and `_`
+ * entries skipped, `.txt` and other extensions ignored), each with a count and a first file.
+ */
+async function folderFormats(dir: string, into = new Map<FileFormat, { count: number; first: string }>()): Promise<Map<FileFormat, { count: number; first: string }>> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
     if (e.name.startsWith('.') || e.name.startsWith('_')) continue;
     const p = join(dir, e.name);
-    const f = e.isFile() ? fromExtension(p) : undefined;
-    if (f) into.set(f, (into.get(f) ?? 0) + 1);
-    else if (e.isDirectory()) await folderFormats(p, into);
+    if (e.isDirectory()) await folderFormats(p, into);
+    else {
+      const f = formatOfPath(p);
+      if (f === undefined) continue;
+      const seen = into.get(f);
+      if (seen) seen.count++;
+      else into.set(f, { count: 1, first: p });
+    }
   }
   return into;
 }
@@ -131,13 +141,13 @@ export async function detectFormat(path: string): Promise<InputFormat> {
     return 'csv'; // a glob or a missing file: the reader reports what is wrong
   }
   if (st.isDirectory()) {
-    const formats = await folderFormats(path);
-    if (formats.size > 1) {
+    const formats = [...(await folderFormats(path)).values()];
+    if (formats.length > 1) {
       // Reading one format's files would drop the others without a word.
-      const held = [...formats].map(([f, n]) => `${n} ${f} file${n === 1 ? '' : 's'}`).join(', ');
-      throw new UsageError(`folder ${JSON.stringify(path)} mixes formats (${held}): pass --input-format to read one of them, or a glob such as ${JSON.stringify(join(path, '**', '*.parquet'))}`);
+      const held = formats.map(({ count, first }) => `${count} ${fromExtension(first)} file${count === 1 ? '' : 's'}`).join(', ');
+      throw new UsageError(`folder ${JSON.stringify(path)} mixes formats (${held}): pass --input-format to read one of them, or a glob such as ${JSON.stringify(join(path, '**', `*${extname(formats[0]!.first)}`))}`);
     }
-    return formats.keys().next().value ?? 'csv';
+    return formats.length === 1 ? fromExtension(formats[0]!.first)! : 'csv';
   }
   const h = await open(path, 'r');
   try {
@@ -161,10 +171,10 @@ export interface InputOptions {
   /** told the path of the copy of stdin, when one is made (messages name it standard input) */
   onStdinCopy?: (path: string) => void;
   /**
-   * Text read from stdin is needed up to this many lines only (head -n: its rows, the header
-   * and room for quoted line breaks): the copy stops there, so an endless stream still ends.
+   * Text read from stdin is needed up to this many records only (head -n: its rows and the
+   * header): the copy stops there, so an endless stream still ends.
    */
-  stdinLines?: number;
+  stdinRecords?: number;
 }
 
 /** Arrow IPC from stdin when its first bytes say so; otherwise CSV from stdin ('-'). */
@@ -213,34 +223,62 @@ async function openStdin(engine: Engine, opts: InputOptions): Promise<DataFrame>
       .catch(() => {})
       .then(() => atExit.forget()),
   );
-  if (opts.stdinLines !== undefined && compressed === '' && format !== 'parquet') await copyLines(stdin, temp, opts.stdinLines);
-  else await pipeline(stdin, createWriteStream(temp, { flags: 'wx' }));
+  try {
+    if (opts.stdinRecords !== undefined && compressed === '' && format !== 'parquet') await copyRecords(stdin, temp, opts.stdinRecords, format === 'csv' || format === 'tsv');
+    else await pipeline(stdin, createWriteStream(temp, { flags: 'wx' }));
+  } catch (err) {
+    if (err instanceof Error && 'code' in err && typeof (err as NodeJS.ErrnoException).syscall === 'string') {
+      const folder = opts.tempDir ?? os.tmpdir();
+      throw new ExecutionError('WRITE_FAILED', `Copying standard input to a temp file in ${folder} failed: ${err.message} (choose another folder with --temp-dir)`, { path: folder }, { cause: err });
+    }
+    throw err;
+  }
   return openFile(engine, temp, format, opts);
 }
 
-/** Copies `stdin` to a new file `path` up to and including its `lines`-th line break (all of it when shorter), then stops reading. */
-async function copyLines(stdin: Readable, path: string, lines: number): Promise<void> {
+/**
+ * Copies `stdin` to a new file `path` up to and including the line break that ends its
+ * `records`-th record (all of it when shorter), then stops reading. `quoted` (CSV, TSV): line
+ * breaks inside double quotes do not end a record.
+ */
+async function copyRecords(stdin: Readable, path: string, records: number, quoted: boolean): Promise<void> {
   const out = createWriteStream(path, { flags: 'wx' });
+  // An error of the file (a read-only or full temp folder) fails the copy, never the process.
+  let failed: Error | null = null;
+  out.on('error', (err) => (failed ??= err));
   const write = async (b: Buffer): Promise<void> => {
-    if (!out.write(b)) await once(out, 'drain');
+    if (failed) throw failed;
+    if (!out.write(b)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+    if (failed) throw failed;
   };
   try {
     let seen = 0;
+    let inQuotes = false;
     // Leaving the loop early destroys stdin: nothing more of it is read.
     for await (const chunk of stdin as AsyncIterable<Buffer>) {
-      let at = -1;
-      while (seen < lines && (at = chunk.indexOf(10, at + 1)) >= 0) seen++;
-      if (seen < lines) {
+      let end = -1;
+      for (let i = 0; i < chunk.length; i++) {
+        const c = chunk[i]!;
+        if (quoted && c === 0x22) inQuotes = !inQuotes;
+        else if (c === 0x0a && !inQuotes && ++seen === records) {
+          end = i + 1;
+          break;
+        }
+      }
+      if (end < 0) {
         await write(chunk);
         continue;
       }
-      await write(chunk.subarray(0, at + 1));
+      await write(chunk.subarray(0, end));
       break;
     }
   } finally {
     out.end();
-    await finished(out);
+    await finished(out).catch((err: unknown) => {
+      failed ??= err as Error;
+    });
   }
+  if (failed) throw failed;
 }
 
 function openFile(engine: Engine, path: string, format: InputFormat, opts: InputOptions): DataFrame {

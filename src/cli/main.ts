@@ -420,9 +420,8 @@ ${HELP_FOOTER}`,
             tempDir: g.tempDir,
             onCleanup: (fn) => cleanups.push(fn),
             onStdinCopy: (path) => (stdinCopy = path),
-            // head reads the first rows of stdin only (its header, the rows, and room for
-            // quoted line breaks): an endless stream still ends
-            ...(name === 'head' ? { stdinLines: 2 * (opts.rows + 1) + 64 } : {}),
+            // head reads the first records of stdin only (its header and rows): an endless stream still ends
+            ...(name === 'head' ? { stdinRecords: opts.rows + 1 } : {}),
           });
           await df.schema();
           inv.running = true;

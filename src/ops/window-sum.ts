@@ -460,7 +460,9 @@ export function wideMean(h: number, mm: number, l: number, m: number): number {
         d = d * 2 ** step + digit;
         left -= step;
       }
-      if (2 * rem > m || (2 * rem === m && d % 2 === 1)) d += 1;
+      // A tie goes to the even result: its last bit is d's, or Q's own when there are no fraction bits.
+      const odd = k === 0 ? qLo % 2 === 1 : d % 2 === 1;
+      if (2 * rem > m || (2 * rem === m && odd)) d += 1;
       v = qHi * TWO32 + qLo + d * 2 ** k; // exact: a multiple of 2^k up to Q + 1
     }
   }

@@ -9,7 +9,7 @@ import { tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
 import { expectedSummary, ROWS, writeFixtures } from './fixtures.js';
-import { BUILT, sluice } from './spawn.js';
+import { BUILT, errorLines, sluice } from './spawn.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -79,9 +79,18 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     const nd = await sluice(['--threads', '0', 'head', '-', '-n', '3', '--input-format', 'ndjson', '--format', 'csv'], { stdinForever: '{"x":7}\n' });
     expect(nd.code).toBe(0);
     expect(nd.stdout.toString()).toBe('x\n7\n7\n7\n');
-    // a quoted line break inside the rows shown is not cut
-    const quoted = await sluice(['--threads', '0', 'head', '-', '-n', '2', '--format', 'ndjson'], { stdin: 'a,b\n1,"x\ny"\n', stdinForever: '3,4\n' });
-    expect(quoted.stdout.toString()).toBe('{"a":1,"b":"x\\ny"}\n{"a":3,"b":"4"}\n');
+    // quoted line breaks (many a record) do not end a record: the rows shown are whole
+    const quoted = await sluice(['--threads', '0', 'head', '-', '-n', '2', '--format', 'ndjson'], { stdin: 'a,b\n1,"x\ny"\n', stdinForever: '3,"p\nq\nr\ns\nt"\n' });
+    expect(quoted.code).toBe(0);
+    expect(quoted.stdout.toString()).toBe('{"a":1,"b":"x\\ny"}\n{"a":3,"b":"p\\nq\\nr\\ns\\nt"}\n');
+  });
+
+  it('head - into a temp folder where no file can be made (/proc): a clean error line, no stack', async () => {
+    const r = await sluice(['--threads', '0', '--temp-dir', '/proc', 'head', '-'], { stdin: 'a,b\n', stdinForever: '1,2\n' });
+    expect(r.timedOut).toBe(false);
+    expect([1, 2]).toContain(r.code);
+    expect(errorLines(r.stderr)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^sluice: error: ExecutionError \[WRITE_FAILED\]: Copying standard input to a temp file in \/proc failed: .*--temp-dir/);
   });
 
   it('Arrow IPC stream on stdin: head - and describe -', async () => {
@@ -159,6 +168,7 @@ describe.skipIf(!BUILT)('sluice head / schema / describe', () => {
     await writeFile(`${fold}/a.csv`, 'a,b\n1,2\n');
     await writeFile(`${fold}/sub/b.csv`, 'a,b\n3,4\n');
     await writeFile(`${fold}/c.ndjson`, '{"a":5}\n');
+    await writeFile(`${fold}/README.txt`, 'notes: not read by a folder read, not counted\n');
     const r = await sluice(['--threads', '0', 'describe', fold]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/mixes formats \(2 csv files, 1 ndjson file\): pass --input-format/);

@@ -94,6 +94,18 @@ describe('wideMean: the correctly rounded mean of an exact integer sum', () => {
     );
   });
 
+  it('equals the reference for means near every power of two, halves included', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 62 }), fc.bigInt({ min: -64n, max: 64n }), fc.integer({ min: 1, max: 8 }), fc.boolean(), (p, off, m, neg) => {
+        const mean2 = (2n ** BigInt(p) * 2n + off) * BigInt(m); // twice the mean, times m: halves when odd
+        const sum = (neg ? -mean2 : mean2) / 2n;
+        if (sum >= BigInt(m) * 2n ** 63n || sum < -BigInt(m) * 2n ** 63n) return;
+        expect(wideMean(...words(sum), m)).toBe(reference(sum, BigInt(m)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('ties round to even, at and below 2^53', () => {
     for (const [sum, m] of [
       [5n, 2n], // 2.5 -> 2.5 (exact)
@@ -103,6 +115,11 @@ describe('wideMean: the correctly rounded mean of an exact integer sum', () => {
       [2n * (2n ** 54n + 1n) + 1n, 2n], // just above the tie -> up
       [2n ** 53n + 1n, 2n], // 2^52 + 0.5, exact
       [-(2n ** 54n + 1n), 1n],
+      // quotients in [2^52, 2^53): ulp 1, a tie goes to the even integer (found in review)
+      [2n ** 53n + 3n, 2n], // 2^52 + 1.5 -> 2^52 + 2
+      [2n ** 53n + 1n, 2n], // 2^52 + 0.5 -> 2^52
+      [-(2n ** 53n + 3n), 2n],
+      [3n * (2n ** 52n + 7n) + 1n, 3n], // not a tie
     ] as const) {
       expect(wideMean(...words(sum), Number(m))).toBe(reference(sum, m));
     }
