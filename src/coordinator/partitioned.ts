@@ -191,7 +191,9 @@ export class OutputRanges {
     const assembleBytes = (ex: Exchange, p: number): number => loadBytesOf(ex, p) + 8 * ex.rowsOf(p) + 2 * LOAN_SLACK;
     async function* unitsOf(ex: Exchange, p: number, base: number, end: number, shift: number): AsyncGenerator<SparseUnit> {
       const bytes = assembleBytes(ex, p);
-      if (ex.rowsOf(p) === 0 || bytes <= ctx.limits.taskBytes || end - base <= 1 || shift === 0) {
+      // Above its share an assemble task waits to run alone, next to what the exchanges hold:
+      // only a range that could not get half the budget then is cut (a cut moves its rows again).
+      if (ex.rowsOf(p) === 0 || bytes <= Math.max(ctx.limits.taskBytes, ctx.budget.limit / 2) || end - base <= 1 || shift === 0) {
         yield { ex, p, base, end };
         return;
       }
