@@ -118,7 +118,7 @@ describe('asofJoin with a `by` group larger than the budget', () => {
           expect(small.budget.used).toBe(0);
         },
       ),
-      { numRuns: 6 },
+      { numRuns: 4 },
     );
   });
 

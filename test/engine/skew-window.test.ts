@@ -183,7 +183,7 @@ describe('window over a partition larger than the budget', () => {
           expect(small.budget.used).toBe(0);
         },
       ),
-      { numRuns: 6 },
+      { numRuns: 4 },
     );
   });
 
