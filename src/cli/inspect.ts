@@ -26,6 +26,7 @@ import { Bool, Int64, makeData, Table, Utf8, Vector, type Schema } from 'apache-
 import { ExecutionError, InputError, type DataFrame, type Engine, type RunStats } from '../index.js';
 import { UsageError } from './errors.js';
 import { removeAtExit } from '../io/exit-cleanup.js';
+import { binaryFormat } from '../io/text-input.js';
 import { formatOfPath, type FileFormat } from '../io/dataset.js';
 import { typeName } from '../io/text/type-names.js';
 import { TableSummary } from './column-summary.js';
@@ -44,15 +45,6 @@ const BY_EXTENSION: Array<[RegExp, InputFormat]> = [
 function fromExtension(path: string): InputFormat | undefined {
   for (const [re, f] of BY_EXTENSION) if (re.test(path)) return f;
   return undefined;
-}
-
-/** Parquet or Arrow IPC by their magic bytes, or null. */
-function binaryFormat(head: Uint8Array): 'parquet' | 'arrow' | null {
-  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 8)).toString('latin1');
-  if (text.startsWith('PAR1')) return 'parquet';
-  if (text.startsWith('ARROW1')) return 'arrow';
-  if (head.length >= 4 && head[0] === 0xff && head[1] === 0xff && head[2] === 0xff && head[3] === 0xff) return 'arrow';
-  return null;
 }
 
 /** gzip or zstd by their magic bytes, as the text readers' file suffix, or ''. */

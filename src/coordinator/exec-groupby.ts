@@ -116,7 +116,9 @@ function groupTableBytes(outputs: GroupOutputSpec[], rows: number): number {
  * groups (group, value) pairs in a second table), then per output.
  */
 function groupScratchPerRow(outputs: GroupOutputSpec[]): number {
-  return 56 + outputs.reduce((s, o) => s + (o.fn === 'first' ? 8 : (fixedWidth(o.type) || 16) + 9) + (o.fn === 'countDistinct' ? 56 : 0), 0);
+  // a decimal sum's running prefix: four words and a fifth, and the NULL counts (src/ops/group-agg)
+  const decimalPrefix = (o: GroupOutputSpec): number => (o.fn === 'sum' && o.type.kind === 'decimal' ? 24 : 0);
+  return 56 + outputs.reduce((s, o) => s + (o.fn === 'first' ? 8 : (fixedWidth(o.type) || 16) + 9) + (o.fn === 'countDistinct' ? 56 : 0) + decimalPrefix(o), 0);
 }
 
 /** The keys' positions among the partial outputs (each group's first row's key values), or null: no split. */

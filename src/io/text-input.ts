@@ -109,13 +109,19 @@ function firstInvalid(b: Uint8Array): number {
   return b.length;
 }
 
-/** A binary format the first bytes of an input announce (Parquet, Arrow IPC file or stream), or null. */
-function binaryFormatOf(b: Uint8Array): { name: string; reader: string; cli: string } | null {
-  const head = Buffer.from(b.buffer, b.byteOffset, Math.min(8, b.length)).toString('latin1');
-  if (head.startsWith('PAR1')) return { name: 'Parquet', reader: 'readParquet', cli: 'parquet' };
-  if (head.startsWith('ARROW1') || (b[0] === 0xff && b[1] === 0xff && b[2] === 0xff && b[3] === 0xff)) return { name: 'Arrow IPC', reader: 'readIpc', cli: 'arrow' };
+/** Parquet or Arrow IPC (file or stream) by the magic of an input's first bytes, or null. */
+export function binaryFormat(head: Uint8Array): 'parquet' | 'arrow' | null {
+  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 8)).toString('latin1');
+  if (text.startsWith('PAR1')) return 'parquet';
+  if (text.startsWith('ARROW1')) return 'arrow';
+  if (head.length >= 4 && head[0] === 0xff && head[1] === 0xff && head[2] === 0xff && head[3] === 0xff) return 'arrow';
   return null;
 }
+
+const BINARY_HINT = {
+  parquet: { name: 'Parquet', reader: 'readParquet' },
+  arrow: { name: 'Arrow IPC', reader: 'readIpc' },
+} as const;
 
 /**
  * UTF-8 text pieces of `path` (a multi-byte character cut by a piece boundary waits for the
@@ -134,9 +140,10 @@ export async function* textPieces(path: string, format: FormatName): AsyncGenera
   let carry: Buffer | null = null; // an incomplete sequence at the end of the previous chunk
   const refuse = (bytes: Uint8Array, base: number): never => {
     const at = base + firstInvalid(bytes);
-    const binary = base === 0 ? binaryFormatOf(bytes) : null;
+    const magic = base === 0 ? binaryFormat(bytes) : null;
+    const binary = magic === null ? null : BINARY_HINT[magic];
     const hint = binary
-      ? `the input starts like ${binary.name}, not text: read it as ${binary.name} (${binary.reader}; CLI: --input-format ${binary.cli}, or no --input-format)`
+      ? `the input starts like ${binary.name}, not text: read it as ${binary.name} (${binary.reader}; CLI: --input-format ${magic}, or no --input-format)`
       : 'convert the file first, e.g. `iconv -f latin1 -t utf-8`';
     throw malformed(path, format, `bytes at offset ${at} are not UTF-8 (${hint})`, { offset: at });
   };

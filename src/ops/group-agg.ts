@@ -105,10 +105,11 @@ export function groupIntSum(runs: GroupRuns, col: KeyColumn, avg: boolean, alloc
 export function groupDecimalSum(runs: GroupRuns, col: KeyColumn, avg: boolean, alloc: Allocator): { values: Uint32Array | Float64Array; valid: Uint8Array | null } {
   const { n, groups, starts } = runs;
   if (col.type.kind !== 'decimal') throw new Error(`internal: groupDecimalSum of ${col.type.kind}`);
-  const prefix = decimalPrefix(col, n);
+  // In the task's scratch (counted by its loan; overflow reported), not the worker's heap.
+  const prefix = decimalPrefix(col, n, alloc);
   const lo = new Int32Array(starts.buffer, starts.byteOffset, groups);
   const hi = new Int32Array(starts.buffer, starts.byteOffset + 4, groups);
-  const counts = col.valid ? countPrefix(col.valid, n) : null;
+  const counts = col.valid ? countPrefix(col.valid, n, alloc) : null;
   const out = avg ? null : alloc(Uint32Array, 4 * groups);
   const mean = avg ? alloc(Float64Array, groups) : null;
   const makeValid = (): Uint8Array => alloc(Uint8Array, groups).fill(1);
