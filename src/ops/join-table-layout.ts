@@ -1,11 +1,38 @@
 /**
  * The memory of a broadcast-join table (src/worker/join-table builds it, the coordinator
  * reserves it): open-addressing slots for twice the build rows (so the table never grows and
- * stays where it was built), four int32 words each, the rows grouped by key (order), and per
- * key column the arrays a key view needs beyond the input's
+ * stays where it was built), four int32 words each (eight in the str layout), the rows grouped
+ * by key (order), and per key column the arrays a key view needs beyond the input's
  * own buffers (NULL bytes, bool or null-type value bytes, 32-bit offsets of large strings).
  */
 import type { TypeDesc } from '../types/column.js';
+
+/**
+ * How a table's slots hold their keys (src/worker/join-table): `int` one integer-like key pair
+ * compared as two words in the slot (fastIntKey); `str` one string (or binary) key pair whose
+ * first bytes lie in the slot; `generic` a hash and the build row, compared with the build's
+ * columns.
+ */
+export type JoinTableLayout = 'int' | 'str' | 'generic';
+
+/** The layout of a table over these key pairs (`scaled`: the pair's common type when scaled). */
+export function joinTableLayout(pairs: Array<{ left: TypeDesc; right: TypeDesc; scaled: TypeDesc | null }>): JoinTableLayout {
+  if (pairs.length !== 1) return 'generic';
+  const { left, right, scaled } = pairs[0]!;
+  if (fastIntKey(left, right, scaled)) return 'int';
+  const strClass = (t: TypeDesc): string | null => (t.kind === 'utf8' || t.kind === 'largeUtf8' ? 'utf8' : t.kind === 'binary' || t.kind === 'largeBinary' ? 'binary' : null);
+  return scaled === null && strClass(left) !== null && strClass(left) === strClass(right) ? 'str' : 'generic';
+}
+
+/** Words of a str-layout key clustered for building or probing: its hash, byte length and first 12 bytes. */
+export const REC_WORDS = 5;
+/** Scratch bytes a row takes while it is clustered (src/worker/join-table): its key's words and its row number. */
+export const STR_SCRATCH_PER_ROW = 4 * REC_WORDS + 4;
+
+/** int32 words per slot of a layout. */
+export function joinSlotWords(layout: JoinTableLayout): number {
+  return layout === 'str' ? 8 : 4;
+}
 
 /** What one build key column needs in the table besides views of its input buffers. */
 export interface JoinTableKeyNeeds {
@@ -30,9 +57,9 @@ export function joinTableKeyBytes(rows: number, key: JoinTableKeyNeeds): number 
   return bytes;
 }
 
-/** Bytes of the whole table: four int32 words per slot, the rows in group order, the key arrays. */
-export function joinTableBytes(rows: number, keys: JoinTableKeyNeeds[]): number {
-  return 16 * joinTableSlots(rows) + aligned(4 * rows) + keys.reduce((t, k) => t + joinTableKeyBytes(rows, k), 0);
+/** Bytes of the whole table: the slots' words, the rows in group order, the key arrays. */
+export function joinTableBytes(rows: number, keys: JoinTableKeyNeeds[], layout: JoinTableLayout): number {
+  return 4 * joinSlotWords(layout) * joinTableSlots(rows) + aligned(4 * rows) + keys.reduce((t, k) => t + joinTableKeyBytes(rows, k), 0);
 }
 
 /** 64-bit key representations (BigInt64Array / BigUint64Array views), by type. */

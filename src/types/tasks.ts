@@ -17,6 +17,7 @@ import type { HaloCarry, HaloSuffix } from '../ops/window-halo.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
 import type { GroupFnName } from '../ops/groupby-spec.js';
 import type { JoinHow, KeyScale } from '../ops/join-spec.js';
+import type { JoinTableLayout } from '../ops/join-table-layout.js';
 import type { BatchDesc, BufRef, ColumnDesc, SchemaDesc, TypeDesc } from './column.js';
 
 /** A run of rows of one partition: key/payload columns plus the global row id of each row. */
@@ -523,8 +524,8 @@ export interface JoinBuildTask {
   keys: number[];
   scales: KeyScale[];
   nullsEqual: boolean;
-  /** The table's int layout (src/ops/join-table-layout fastIntKey). */
-  int: boolean;
+  /** The table's slot layout (src/ops/join-table-layout joinTableLayout). */
+  layout: JoinTableLayout;
   table: SharedArrayBuffer;
   scratch: SharedArrayBuffer | null;
 }
@@ -535,9 +536,9 @@ export interface JoinTableDesc {
   groups: number;
   /** Most right rows of one key: bounds the output rows per left row. */
   maxGroup: number;
-  /** The int layout (one integer-like key pair, src/ops/join-table-layout fastIntKey). */
-  int: boolean;
-  /** int layout with nullsEqual: the NULL-key rows (len 0: none). */
+  /** The slot layout (src/ops/join-table-layout joinTableLayout). */
+  layout: JoinTableLayout;
+  /** int and str layouts with nullsEqual: the NULL-key rows (len 0: none). */
   nullRun: number;
   nullLen: number;
   /** Direct layout of the int keys (src/worker/join-table): the least key and the span (0: hashed). */

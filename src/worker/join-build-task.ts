@@ -11,7 +11,7 @@
  */
 import { SharedArena } from '../columns/arena.js';
 import { bufRefOf, rebuildData } from '../columns/shared.js';
-import { joinTableSlots } from '../ops/join-table-layout.js';
+import { joinSlotWords, joinTableSlots } from '../ops/join-table-layout.js';
 import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import type { JoinBuildTask, JoinTableDesc, SharedKeyColumn, TypedArrayName } from '../types/tasks.js';
 import { sideKeys } from './join-keys.js';
@@ -24,8 +24,8 @@ export function runJoinBuildTask(task: JoinBuildTask): JoinTableDesc {
   const keys = sideKeys(columns, n, task.keys, task.scales, 'right');
   if (keys.never !== null) throw new Error('internal: a broadcast join scales no right key');
   const arena = new SharedArena(1 << 16, task.table, true);
-  const t = { slots: arena.alloc(Int32Array, 4 * joinTableSlots(n)), order: arena.alloc(Uint32Array, n) };
-  const built = buildJoinTable(keys.columns, n, task.nullsEqual, task.int, t, scratchAlloc(Int32Array, n), scratchAlloc(Uint32Array, n));
+  const t = { slots: arena.alloc(Int32Array, joinSlotWords(task.layout) * joinTableSlots(n)), order: arena.alloc(Uint32Array, n) };
+  const built = buildJoinTable(keys.columns, n, task.nullsEqual, task.layout, t, scratchAlloc(Int32Array, n), scratchAlloc(Uint32Array, n), scratchAlloc);
 
   const inputs = new Set<ArrayBufferLike>();
   for (const c of columns) for (const b of [c.values, c.valueOffsets, c.nullBitmap] as Array<ArrayBufferView | undefined>) if (b) inputs.add(b.buffer);
@@ -37,7 +37,7 @@ export function runJoinBuildTask(task: JoinBuildTask): JoinTableDesc {
   };
   const shared = keys.columns.map((k) => sharedKey(k, keep));
   if (arena.reserved > 0) throw new Error(`internal: the join table needed ${arena.allocated} bytes, more than the ${task.table.byteLength} reserved`);
-  return { rows: n, ...built, int: task.int, keys: shared, slots: bufRefOf(t.slots), order: bufRefOf(t.order) };
+  return { rows: n, ...built, layout: task.layout, keys: shared, slots: bufRefOf(t.slots), order: bufRefOf(t.order) };
 }
 
 function sharedKey(k: KeyColumn, keep: <T extends TypedArray>(a: T) => T): SharedKeyColumn {

@@ -53,8 +53,8 @@ export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   const lk = sideKeys(columns, n, task.leftKeys, task.scales, 'left');
   const run = scratchAlloc(Int32Array, n);
   const len = scratchAlloc(Int32Array, n);
-  const table = { slots: viewOf(Int32Array, t.slots), int: t.int, nullRun: t.nullRun, nullLen: t.nullLen, directMin: t.directMin, directSpan: t.directSpan };
-  probeJoinTable(t.keys.map(keyView), table, lk.columns, n, task.nullsEqual, lk.never, run, len, scratchAlloc(Uint32Array, n));
+  const table = { slots: viewOf(Int32Array, t.slots), layout: t.layout, nullRun: t.nullRun, nullLen: t.nullLen, directMin: t.directMin, directSpan: t.directSpan };
+  probeJoinTable(t.keys.map(keyView), table, lk.columns, n, task.nullsEqual, lk.never, run, len, scratchAlloc(Uint32Array, n), scratchAlloc);
   const order = viewOf(Uint32Array, t.order);
 
   const how = task.how;

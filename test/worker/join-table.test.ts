@@ -1,41 +1,17 @@
 // The broadcast join table (src/worker/join-table): every probe row's build rows, in build
 // order, equal a naive Map's, for int64 and int32 keys that are dense (the direct layout) or
 // spread (hashed), with NULLs (nullsEqual on and off), duplicates, negative keys and probe keys
-// far outside the build range (high words beyond the direct layout's bound).
+// far outside the build range (high words beyond the direct layout's bound); and for string
+// keys in the str layout (bytes in the slot) and the generic one, around the 12 inline bytes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { joinTableSlots } from '../../src/ops/join-table-layout.js';
 import type { KeyColumn } from '../../src/types/keys.js';
-import { buildJoinTable, probeJoinTable } from '../../src/worker/join-table.js';
+import { naive, strings, viaTable } from '../support/join-table-probe.js';
 
 function column(vals: Array<bigint | null>, wide: boolean): KeyColumn {
   const valid = vals.some((v) => v === null) ? Uint8Array.from(vals, (v) => (v === null ? 0 : 1)) : null;
   const values = wide ? BigInt64Array.from(vals, (v) => v ?? 5n) : Int32Array.from(vals, (v) => Number(v ?? 5n));
   return { type: { kind: 'int', bits: wide ? 64 : 32, signed: true }, length: vals.length, values, offsets: null, valid };
-}
-
-/** Per probe row: its build rows in build order, through the table. */
-function viaTable(build: KeyColumn, probe: KeyColumn, nullsEqual: boolean): { rows: number[][]; direct: boolean } {
-  const n = build.length;
-  const slots = new Int32Array(4 * joinTableSlots(n));
-  const order = new Uint32Array(n);
-  const built = buildJoinTable([build], n, nullsEqual, true, { slots, order }, new Int32Array(n), new Uint32Array(n));
-  const np = probe.length;
-  const run = new Int32Array(np);
-  const len = new Int32Array(np);
-  probeJoinTable([build], { slots, int: true, ...built }, [probe], np, nullsEqual, null, run, len, new Uint32Array(np));
-  const rows = Array.from({ length: np }, (_, i) => (len[i] === 1 ? [run[i]!] : Array.from(order.subarray(run[i]!, run[i]! + len[i]!))));
-  return { rows, direct: built.directSpan > 0 };
-}
-
-function naive(build: Array<bigint | null>, probe: Array<bigint | null>, nullsEqual: boolean): number[][] {
-  const by = new Map<string, number[]>();
-  build.forEach((v, j) => {
-    if (v === null && !nullsEqual) return;
-    const k = String(v);
-    by.set(k, [...(by.get(k) ?? []), j]);
-  });
-  return probe.map((v) => (v === null && !nullsEqual ? [] : (by.get(String(v)) ?? [])));
 }
 
 const far = [2n ** 62n, -(2n ** 62n), 2n ** 52n + 3n, -(2n ** 53n), 2n ** 32n * 1048576n];
@@ -65,6 +41,23 @@ describe('join table', () => {
       );
       expect(seen.direct).toBeGreaterThan(0);
       expect(seen.hashed).toBeGreaterThan(0);
+    });
+  }
+
+  for (const layout of ['str', 'generic'] as const) {
+    it(`string keys (${layout} layout): the naive build rows per probe row, around the 12 bytes kept in the slot`, () => {
+      // Keys share long prefixes and lengths, so slots agree on the first 12 bytes and differ after.
+      const stems = ['', 'a', 'abcdefghijk', 'abcdefghijkl', 'abcdefghijklm', 'é€𝄞', 'k00586284'];
+      const key = fc.tuple(fc.nat(stems.length - 1), fc.constantFrom('', 'x', 'y', 'xy', 'yx', '0123456789ab', '\u0000'));
+      const text = ([s, t]: [number, string]): string => stems[s]! + t;
+      fc.assert(
+        fc.property(fc.array(fc.option(key, { freq: 8 }), { maxLength: 200 }), fc.array(fc.option(key, { freq: 8 }), { maxLength: 200 }), fc.boolean(), (b, p, nullsEqual) => {
+          const build = b.map((k) => (k === null ? null : text(k)));
+          const probe = p.map((k) => (k === null ? null : text(k)));
+          expect(viaTable(strings(build), strings(probe), nullsEqual, layout).rows).toEqual(naive(build, probe, nullsEqual));
+        }),
+        { numRuns: 300 },
+      );
     });
   }
 });
