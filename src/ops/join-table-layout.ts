@@ -26,8 +26,11 @@ export function joinTableLayout(pairs: Array<{ left: TypeDesc; right: TypeDesc; 
 
 /** Words of a str-layout key clustered for building or probing: its hash, byte length and first 12 bytes. */
 export const REC_WORDS = 5;
-/** Scratch bytes a row takes while it is clustered (src/worker/join-table): its key's words and its row number. */
-export const STR_SCRATCH_PER_ROW = 4 * REC_WORDS + 4;
+/**
+ * Scratch bytes a row takes while the str or int layout clusters it (src/worker/join-table): its
+ * key's words (five; an int key two, and its two words read end to end first) and its row number.
+ */
+export const CLUSTER_SCRATCH_PER_ROW = 4 * REC_WORDS + 4;
 
 /** int32 words per slot of a layout. */
 export function joinSlotWords(layout: JoinTableLayout): number {

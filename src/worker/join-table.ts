@@ -6,7 +6,8 @@
  * it was built). A slot whose `len` word is 0 is empty. Two layouts:
  * - int: one integer-like key on both sides with the same representation (src/ops/
  *   join-table-layout fastIntKey): [lo, hi, run, len], the key's two 32-bit words compared in
- *   place: one slot read per probe, no second lookup;
+ *   place: one slot read per probe, no second lookup; built and probed cluster by cluster as
+ *   the str layout is (1M sparse int64 keys, 1M probes: 70 -> 35 ns a row);
  * - direct: the int layout's keys when they are dense (max - min below twice the slots, every
  *   key within ±2^52): [run, len] at word 2 × (key - min), no hash and no compare, and a
  *   quarter of the memory a probe touches (DuckDB's perfect hash join);
@@ -147,10 +148,46 @@ function clusterStrKeys(k: KeyColumn, n: number, hashes: Uint32Array, mask: numb
   return { rec, rows, count };
 }
 
+/** The non-NULL rows' int keys as two words each, grouped (stably) by the cluster of their home slot (see clusterStrKeys). */
+function clusterIntKeys(k: IntKey, n: number, mask: number, alloc: Allocator): { rec: Int32Array; rows: Uint32Array; count: number } {
+  // The key's words first, end to end (64-bit keys as stored, narrower ones sign-extended):
+  // the passes below then read one array whatever the key's width.
+  const words = alloc(Int32Array, 2 * n, 'overwritten');
+  if (k.w !== null) words.set(new Int32Array(k.w.buffer, k.w.byteOffset, 2 * n));
+  else {
+    const num = k.num;
+    for (let i = 0; i < n; i++) {
+      const x = num[i]! | 0;
+      words[2 * i] = x;
+      words[2 * i + 1] = x < 0 ? -1 : 0;
+    }
+  }
+  const slotBits = 31 - Math.clz32(mask + 1);
+  const bits = Math.min(CLUSTER_BITS, slotBits);
+  const shift = slotBits - bits;
+  const starts = new Uint32Array((1 << bits) + 1);
+  const valid = k.valid;
+  for (let i = 0; i < n; i++) if (valid === null || valid[i] !== 0) starts[((hash64(words[2 * i]!, words[2 * i + 1]!) & mask) >>> shift) + 1]!++;
+  for (let c = 0; c < 1 << bits; c++) starts[c + 1]! += starts[c]!;
+  const count = starts[1 << bits]!;
+  const rec = alloc(Int32Array, 2 * count, 'overwritten');
+  const rows = alloc(Uint32Array, count, 'overwritten');
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) continue;
+    const lo = words[2 * i]!;
+    const hi = words[2 * i + 1]!;
+    const at = starts[(hash64(lo, hi) & mask) >>> shift]!++;
+    rec[2 * at] = lo;
+    rec[2 * at + 1] = hi;
+    rows[at] = i;
+  }
+  return { rec, rows, count };
+}
+
 /**
  * Builds the table over rows 0..n-1 of `keys` into `t` (slots zeroed by the caller's
  * allocator); `ids` and `hashes` are scratch of n entries, `alloc` gives the str layout's
- * clustered keys (src/ops/join-table-layout STR_SCRATCH_PER_ROW).
+ * clustered keys (src/ops/join-table-layout CLUSTER_SCRATCH_PER_ROW).
  */
 export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean, layout: JoinTableLayout, t: JoinTableArrays, ids: Int32Array, hashes: Uint32Array, alloc: Allocator): BuiltJoinTable {
   const slots = t.slots;
@@ -214,15 +251,18 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
     const { valid } = k;
     direct = denseRange(k, n, slots.length / 2);
     const min = direct === null ? 0 : direct[0];
-    for (let j = 0; j < n; j++) {
-      if (valid !== null && valid[j] === 0) {
+    if (valid !== null) {
+      for (let j = 0; j < n; j++) {
+        if (valid[j] !== 0) continue;
         if (nullsEqual) {
           if (nullGroup < 0) nullGroup = groups++;
           ids[j] = nullGroup;
         } else ids[j] = -1;
-        continue;
       }
-      if (direct !== null) {
+    }
+    if (direct !== null) {
+      for (let j = 0; j < n; j++) {
+        if (valid !== null && valid[j] === 0) continue;
         // Entry e: [group, seen] until the runs are set below.
         const e = 2 * (keyValue(k, j) - min);
         if (slots[e + 1] === 0) {
@@ -230,26 +270,30 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
           slots[e + 1] = 1;
           ids[j] = groups++;
         } else ids[j] = slots[e]!;
-        continue;
       }
-      const lo = keyLo(k, j);
-      const hi = keyHi(k, j);
-      let p = hash64(lo, hi) & mask;
-      for (;;) {
-        const s = p << 2;
-        if (slots[s + 3] === 0) {
-          slots[s] = lo;
-          slots[s + 1] = hi;
-          slots[s + 2] = groups;
-          slots[s + 3] = 1;
-          ids[j] = groups++;
-          break;
+    } else {
+      const { rec, rows, count } = clusterIntKeys(k, n, mask, alloc);
+      for (let t = 0; t < count; t++) {
+        const lo = rec[2 * t]!;
+        const hi = rec[2 * t + 1]!;
+        const j = rows[t]!;
+        let p = hash64(lo, hi) & mask;
+        for (;;) {
+          const s = p << 2;
+          if (slots[s + 3] === 0) {
+            slots[s] = lo;
+            slots[s + 1] = hi;
+            slots[s + 2] = groups;
+            slots[s + 3] = 1;
+            ids[j] = groups++;
+            break;
+          }
+          if (slots[s] === lo && slots[s + 1] === hi) {
+            ids[j] = slots[s + 2]!;
+            break;
+          }
+          p = (p + 1) & mask;
         }
-        if (slots[s] === lo && slots[s + 1] === hi) {
-          ids[j] = slots[s + 2]!;
-          break;
-        }
-        p = (p + 1) & mask;
       }
     }
   } else {
@@ -352,34 +396,7 @@ export function probeJoinTable(
     hashColumns(probe, np, GROUP_SEED, hashes);
     probeStr(buildKeys[0]!, table, probe[0]!, np, nullsEqual, run, len, hashes, mask, alloc);
   } else if (table.layout === 'int') {
-    const k = intKey(probe[0]!);
-    const { valid } = k;
-    const { nullRun, nullLen } = table;
-    for (let i = 0; i < np; i++) {
-      if (valid !== null && valid[i] === 0) {
-        run[i] = nullRun;
-        len[i] = nullsEqual ? nullLen : 0;
-        continue;
-      }
-      const lo = keyLo(k, i);
-      const hi = keyHi(k, i);
-      let p = hash64(lo, hi) & mask;
-      let found = 0;
-      let at = 0;
-      for (;;) {
-        const s = p << 2;
-        const l = slots[s + 3]!;
-        if (l === 0) break;
-        if (slots[s] === lo && slots[s + 1] === hi) {
-          found = l;
-          at = slots[s + 2]!;
-          break;
-        }
-        p = (p + 1) & mask;
-      }
-      run[i] = at;
-      len[i] = found;
-    }
+    probeInt(table, intKey(probe[0]!), np, nullsEqual, run, len, mask, alloc);
   } else {
     const baccs = buildKeys.map(accessor);
     const paccs = probe.map(accessor);
@@ -450,6 +467,43 @@ function probeStr(b: KeyColumn, table: { slots: Int32Array; nullRun: number; nul
         slots[s] === h && slots[s + 4] === n && slots[s + 5] === w0 && slots[s + 6] === w1 && slots[s + 7] === w2 &&
         (n <= INLINE_BYTES || bytesEqual(bytes, offs[rows[t]!]! + INLINE_BYTES, bBytes, bOffs[slots[s + 1]!]! + INLINE_BYTES, n - INLINE_BYTES))
       ) {
+        found = l;
+        at = slots[s + 2]!;
+        break;
+      }
+      p = (p + 1) & mask;
+    }
+    const i = rows[t]!;
+    run[i] = at;
+    len[i] = found;
+  }
+}
+
+/** probeJoinTable of the hashed int layout, cluster by cluster of the home slot (see probeStr). */
+function probeInt(table: { slots: Int32Array; nullRun: number; nullLen: number }, k: IntKey, np: number, nullsEqual: boolean, run: Int32Array, len: Int32Array, mask: number, alloc: Allocator): void {
+  const slots = table.slots;
+  const { valid } = k;
+  if (valid !== null) {
+    const nullRun = table.nullRun;
+    const nullLen = nullsEqual ? table.nullLen : 0;
+    for (let i = 0; i < np; i++) {
+      if (valid[i] !== 0) continue;
+      run[i] = nullRun;
+      len[i] = nullLen;
+    }
+  }
+  const { rec, rows, count } = clusterIntKeys(k, np, mask, alloc);
+  for (let t = 0; t < count; t++) {
+    const lo = rec[2 * t]!;
+    const hi = rec[2 * t + 1]!;
+    let p = hash64(lo, hi) & mask;
+    let found = 0;
+    let at = 0;
+    for (;;) {
+      const s = p << 2;
+      const l = slots[s + 3]!;
+      if (l === 0) break;
+      if (slots[s] === lo && slots[s + 1] === hi) {
         found = l;
         at = slots[s + 2]!;
         break;
