@@ -66,6 +66,18 @@ describe('hashColumns', () => {
     expect(h1(col(I(64, false), BigUint64Array.of(2n ** 63n - 1n)))).toEqual(h1(col(I(64, true), BigInt64Array.of(2n ** 63n - 1n))));
   });
 
+  it('hashes NULLs of one 64-bit column (its one-pass path) as narrower integer columns do', () => {
+    fc.assert(
+      fc.property(fc.array(fc.option(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { freq: 3 }), { minLength: 1, maxLength: 40 }), fc.integer(), (xs, seed) => {
+        const valid = Uint8Array.from(xs, (x) => (x === null ? 0 : 1));
+        const wide = col(I(64, true), BigInt64Array.from(xs, (x) => BigInt(x ?? 99)), valid);
+        const narrow = col(I(32, true), Int32Array.from(xs, (x) => x ?? -5), valid);
+        expect(h1(wide, seed)).toEqual(h1(narrow, seed));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('hashes floats canonically: -0 == +0, all NaNs equal, float32 == float64 for equal values', () => {
     const f64 = new Float64Array([0, -0, NaN, NaN, NaN, 1.5, Infinity, -Infinity]);
     const w = new Uint32Array(f64.buffer);
