@@ -157,8 +157,9 @@ function clusterIntKeys(k: IntKey, n: number, mask: number, alloc: Allocator): {
   else {
     const num = k.num;
     for (let i = 0; i < n; i++) {
-      const x = num[i]! | 0;
-      words[2 * i] = x;
+      // As keyLo / keyHi: the sign of the value itself (a uint32 above 2^31 is not negative).
+      const x = num[i]!;
+      words[2 * i] = x | 0;
       words[2 * i + 1] = x < 0 ? -1 : 0;
     }
   }

@@ -45,6 +45,8 @@ const PAIRS: Array<[string, string]> = [
   ['s', 's'],
   ['i8', 'k64'],
   ['u32', 'k64'],
+  // uint32 4294967295 against int8 -1: the same 32 bits, unequal values
+  ['u32', 'i8'],
   ['d', 'd64'],
   ['ts', 'tus'],
   ['f64', 'f64'],

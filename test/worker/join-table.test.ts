@@ -44,6 +44,27 @@ describe('join table', () => {
     });
   }
 
+  it('uint32 keys at and above 2^31 against int32 and int8 keys (hashed and direct): by value, not by their bits', () => {
+    const u32 = (vals: Array<number | null>): KeyColumn => ({
+      type: { kind: 'int', bits: 32, signed: false },
+      length: vals.length,
+      values: Uint32Array.from(vals, (v) => v ?? 0),
+      offsets: null,
+      valid: vals.some((v) => v === null) ? Uint8Array.from(vals, (v) => (v === null ? 0 : 1)) : null,
+    });
+    const i32 = (vals: number[]): KeyColumn => ({ type: { kind: 'int', bits: 32, signed: true }, length: vals.length, values: Int32Array.from(vals), offsets: null, valid: null });
+    const i8 = (vals: number[]): KeyColumn => ({ type: { kind: 'int', bits: 8, signed: true }, length: vals.length, values: Int8Array.from(vals), offsets: null, valid: null });
+    // 3000000000 and -1294967296 share their 32 bits, as 4294967295 and -1 do.
+    const build = [3000000000, 5, 4294967295, null, 2147483648, 7];
+    const probe = [-1294967296, 5, -1, 3, 7, -2147483648];
+    const want = probe.map((p) => build.flatMap((b, j) => (b === p ? [j] : [])));
+    expect(viaTable(u32(build), i32(probe), false).rows).toEqual(want);
+    expect(viaTable(u32([255, 5, 4294967295]), i8([-1, 5, 127]), false).rows).toEqual([[], [1], []]);
+    // both sides unsigned, and the dense (direct) layout of small keys with one big one apart
+    expect(viaTable(u32(build), u32([3000000000, 4294967295, 1]), false).rows).toEqual([[0], [2], []]);
+    expect(viaTable(u32([1, 2, 3, 2]), i32([2, -4294967294 | 0, 3]), true).rows).toEqual([[1, 3], [1, 3], [2]]);
+  });
+
   for (const layout of ['str', 'generic'] as const) {
     it(`string keys (${layout} layout): the naive build rows per probe row, around the 12 bytes kept in the slot`, () => {
       // Keys share long prefixes and lengths, so slots agree on the first 12 bytes and differ after.
