@@ -51,16 +51,18 @@ export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   const columns = task.batch.columns.map(rebuildData);
   const t = task.table;
   const lk = sideKeys(columns, n, task.leftKeys, task.scales, 'left');
-  const run = scratchAlloc(Int32Array, n);
-  const len = scratchAlloc(Int32Array, n);
+  // Every entry of these is written below (probeJoinTable sets run and len of every row), so
+  // none is cleared first: zeroing them was 5-10% of a probe task.
+  const run = scratchAlloc(Int32Array, n, 'overwritten');
+  const len = scratchAlloc(Int32Array, n, 'overwritten');
   const table = { slots: viewOf(Int32Array, t.slots), layout: t.layout, nullRun: t.nullRun, nullLen: t.nullLen, directMin: t.directMin, directSpan: t.directSpan };
-  probeJoinTable(t.keys.map(keyView), table, lk.columns, n, task.nullsEqual, lk.never, run, len, scratchAlloc(Uint32Array, n), scratchAlloc);
+  probeJoinTable(t.keys.map(keyView), table, lk.columns, n, task.nullsEqual, lk.never, run, len, scratchAlloc(Uint32Array, n, 'overwritten'), scratchAlloc);
   const order = viewOf(Uint32Array, t.order);
 
   const how = task.how;
   const total = outputRows(how, len, n);
-  const leftRows = scratchAlloc(Int32Array, total);
-  const pick = how === 'semi' || how === 'anti' ? null : scratchAlloc(Int32Array, total);
+  const leftRows = scratchAlloc(Int32Array, total, 'overwritten');
+  const pick = how === 'semi' || how === 'anti' ? null : scratchAlloc(Int32Array, total, 'overwritten');
   if (pick === null) filterRows(how === 'semi', len, n, leftRows);
   else expandMatches(how === 'left', run, len, order, n, leftRows, pick);
   const identity = total === n && isIdentity(leftRows, total);

@@ -23,8 +23,9 @@ export function viaTable(build: KeyColumn, probe: KeyColumn, nullsEqual: boolean
   const order = new Uint32Array(n);
   const built = buildJoinTable([build], n, nullsEqual, layout, { slots, order }, new Int32Array(n), new Uint32Array(n), localAlloc);
   const np = probe.length;
-  const run = new Int32Array(np);
-  const len = new Int32Array(np);
+  // Garbage first: the probe must set run and len of every row (the probe task does not clear them).
+  const run = new Int32Array(np).fill(-12345);
+  const len = new Int32Array(np).fill(77);
   probeJoinTable([build], { slots, layout, ...built }, [probe], np, nullsEqual, null, run, len, new Uint32Array(np), localAlloc);
   const rows = Array.from({ length: np }, (_, i) => (len[i] === 1 ? [run[i]!] : Array.from(order.subarray(run[i]!, run[i]! + len[i]!))));
   return { rows, direct: built.directSpan > 0 };
