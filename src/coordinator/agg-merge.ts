@@ -1,7 +1,8 @@
 /**
  * The final pass of a whole-input aggregate computed piece by piece (src/worker/agg-partial-task):
  * counts added; exact integer sums added limb by limb, then wrapped to 64 bits (sum) or divided
- * by the count (avg); float sums rebuilt from the canonical tree nodes of every piece
+ * by the count (avg); exact decimal sums added word by word, then NULL past 38 digits (sum) or
+ * divided (avg) as one task's frame would be (src/ops/window-decimal); float sums rebuilt from the canonical tree nodes of every piece
  * (src/ops/group-agg mergeFloatNodes: bit-identical to one task over all rows); first/last the
  * candidate with the least/greatest row id, min/max the least/greatest candidate value in
  * window's order, first among equals by row id. The result is the one output row.
@@ -13,6 +14,7 @@ import { typeToArrow } from '../columns/arrow-types.js';
 import { build, concatData, gatherData } from '../columns/gather.js';
 import { rebuildData, toKeyColumn } from '../columns/shared.js';
 import { lessOf, mergeFloatNodes } from '../ops/group-agg.js';
+import { decimalMergedSumAvg } from '../ops/window-decimal.js';
 import { wideMean } from '../ops/window-sum.js';
 import type { TypeDesc } from '../types/column.js';
 import type { AggPartialResult, GroupOutputSpec } from '../types/tasks.js';
@@ -27,6 +29,7 @@ export function mergePartials(outputs: GroupOutputSpec[], pieces: AggPartialResu
         return int64(parts.reduce((t, p) => t + (p.kind === 'count' ? p.n : 0), 0), o.type);
       case 'sum':
       case 'avg': {
+        if (o.column >= 0 && parts.every((p) => p.kind === 'decimalSum')) return decimalMerged(o, parts);
         if (parts.every((p) => p.kind === 'floatSum')) {
           const count = parts.reduce((t, p) => t + (p.kind === 'floatSum' ? p.count : 0), 0);
           const sum = mergeFloatNodes(parts.flatMap((p) => (p.kind === 'floatSum' ? p.nodes : [])));
@@ -67,6 +70,23 @@ export function mergePartials(outputs: GroupOutputSpec[], pieces: AggPartialResu
         throw new Error('internal: countDistinct has no partial aggregate');
     }
   });
+}
+
+/** Decimal sums of the pieces added exactly; sum and avg by window's rules (src/ops/window-decimal). */
+function decimalMerged(o: GroupOutputSpec, parts: AggPartialResult['parts']): A.Data {
+  const totals = parts.flatMap((p) => (p.kind === 'decimalSum' ? [p] : []));
+  const count = totals.reduce((t, p) => t + p.count, 0);
+  if (count === 0) return nullOf(o.type);
+  const scale = totals[0]!.scale;
+  if (o.fn === 'avg') {
+    const mean = new Float64Array(1);
+    decimalMergedSumAvg(totals, count, scale, null, mean);
+    return float64(mean[0]!);
+  }
+  const words = new Uint32Array(4);
+  const valid = decimalMergedSumAvg(totals, count, scale, words, null);
+  if (valid !== null && valid[0] === 0) return nullOf(o.type);
+  return build({ type: typeToArrow(o.type), length: 1, nullCount: 0, data: words });
 }
 
 function chooseCandidate(o: GroupOutputSpec, parts: AggPartialResult['parts']): A.Data {

@@ -266,12 +266,13 @@ export async function* execGroupBy(
     });
     return;
   }
-  // Partial aggregates per piece merge counts, integer and float sums, min/max, first/last:
-  // countDistinct and decimal sums need the whole input in one task.
+  // Partial aggregates per piece merge counts, integer, decimal and float sums, min/max,
+  // first/last: countDistinct needs the whole input in one task.
   const schema = schemaFromArrow(inputSchema);
-  const pieceable = plan.resolved.outputs.every((o) => o.fn !== 'countDistinct' && !((o.fn === 'sum' || o.fn === 'avg') && o.column >= 0 && schema[o.column]!.type.kind === 'decimal'));
+  const pieceable = plan.resolved.outputs.every((o) => o.fn !== 'countDistinct');
+  const decimalSums = plan.resolved.outputs.filter((o) => (o.fn === 'sum' || o.fn === 'avg') && o.column >= 0 && schema[o.column]!.type.kind === 'decimal').length;
   if (!keyed && !fitsOneTask(ctx, plan, exchange) && pieceable) {
-    yield* wholeInputInPieces(ctx, plan, exchange, rows);
+    yield* wholeInputInPieces(ctx, plan, exchange, rows, decimalSums);
     return;
   }
   const units: PartitionUnit[] = (keyed ? exchange.nonEmpty() : [0]).map((p) => ({ sides: [exchange], p, level: 0 }));
@@ -324,9 +325,11 @@ function fitsOneTask(ctx: RunContext, plan: GroupByStagePlan, ex: Exchange): boo
  * one partition (src/worker/agg-partial-task), merged here into the one row (./agg-merge);
  * results are bit-identical to one task over all rows.
  */
-async function* wholeInputInPieces(ctx: RunContext, plan: GroupByStagePlan, ex: Exchange, rows: number): AsyncGenerator<A.RecordBatch> {
+async function* wholeInputInPieces(ctx: RunContext, plan: GroupByStagePlan, ex: Exchange, rows: number, decimalSums: number): AsyncGenerator<A.RecordBatch> {
   try {
-    const perRow = 24; // row ids and positions in scratch (window-sum's prefix helpers allocate their own)
+    // Row ids and positions in scratch (window-sum's prefix helpers allocate their own); a
+    // decimal sum's or avg's prefix is in scratch too (four words and a fifth a row, src/ops/window-decimal).
+    const perRow = 24 + 20 * decimalSums;
     const pieces = ex.piecesOf(0, (bytes, n) => 2 * bytes + n * perRow + LOAN_SLACK <= ctx.limits.taskBytes);
     ctx.progress.announce('kernel', rows);
     ctx.progress.start('kernel');

@@ -73,6 +73,51 @@ export function decimalPrefix(col: KeyColumn, n: number, alloc: Allocator = (cto
   return { kind: 'limbs', L, H };
 }
 
+/**
+ * The exact sum of rows [0, n) of a prefix as five words: four unsigned (least significant
+ * first) and a signed fifth, the limbs path's representation (a float64 prefix's total is an
+ * integer below 2^52 in magnitude).
+ */
+export function decimalTotal(prefix: DecimalPrefix, n: number): { words: [number, number, number, number]; top: number } {
+  if (prefix.kind === 'limbs') {
+    const L = prefix.L;
+    return { words: [L[4 * n]!, L[4 * n + 1]!, L[4 * n + 2]!, L[4 * n + 3]!], top: prefix.H[n]! };
+  }
+  const s = prefix.P[n]!;
+  const hw = Math.floor(s / TWO32);
+  const ext = hw < 0 ? TWO32 - 1 : 0;
+  return { words: [s - hw * TWO32, hw < 0 ? hw + TWO32 : hw, ext, ext], top: hw < 0 ? -1 : 0 };
+}
+
+/**
+ * Sums of pieces (decimalTotal's words) added into one, then sum and/or avg of that total over
+ * `count` values exactly as decimalSumAvg gives them for one frame (NULL past 38 digits or
+ * without a value): what a whole-input aggregate merged piece by piece returns.
+ */
+export function decimalMergedSumAvg(
+  totals: Array<{ words: readonly number[]; top: number }>,
+  count: number,
+  scale: number,
+  out: Uint32Array | null,
+  avg: Float64Array | null,
+): Uint8Array | null {
+  const w = [0, 0, 0, 0];
+  let top = 0;
+  for (const t of totals) {
+    let carry = 0;
+    for (let k = 0; k < 4; k++) {
+      const x = w[k]! + t.words[k]! + carry;
+      carry = x >= TWO32 ? 1 : 0;
+      w[k] = carry ? x - TWO32 : x;
+    }
+    top += t.top + carry;
+  }
+  // A prefix of two entries: zero, then the total (|total| < 2^159: the fifth word is an int32).
+  const L = Uint32Array.of(0, 0, 0, 0, w[0]!, w[1]!, w[2]!, w[3]!);
+  const H = Int32Array.of(0, top);
+  return decimalSumAvg({ kind: 'limbs', L, H }, Int32Array.of(0), Int32Array.of(1), Int32Array.of(0, count), scale, 1, out, avg, () => new Uint8Array(1).fill(1));
+}
+
 // 10^38 as words, least significant first.
 const E38 = [0x00000000, 0x098a2240, 0x5a86c47a, 0x4b3b4ca8];
 

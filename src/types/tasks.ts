@@ -450,6 +450,8 @@ export type PartialAgg =
   | { kind: 'count'; n: number }
   /** Exact sum h·2^64 + m·2^32 + l (m, l in [0, 2^32)) of `count` non-NULL values. */
   | { kind: 'intSum'; h: number; m: number; l: number; count: number }
+  /** Exact sum of `count` non-NULL decimals of `scale`: four unsigned words (least significant first) and a signed fifth. */
+  | { kind: 'decimalSum'; words: number[]; top: number; count: number; scale: number }
   /** Canonical float-sum tree nodes fully inside the piece: (block, level, index, value) quadruples. */
   | { kind: 'floatSum'; nodes: number[]; count: number }
   /** first/last/min/max: the piece's candidate row (rowId -1: none) and its value (one row). */

@@ -3,7 +3,8 @@
  * than one task), run in a worker: the piece's rows in row-id order as one group (./groupby
  * kernels of src/ops/group-agg), reduced to what merges exactly:
  * - counts; integer sums as exact 96-bit limbs (wrapped to 64 bits, or divided for avg, only
- *   after the merge);
+ *   after the merge); decimal sums as exact 160-bit words (checked against 38 digits, or divided
+ *   for avg, only after the merge);
  * - float sums as the nodes of the canonical pairwise tree lying wholly inside each run of
  *   consecutive row ids (the whole input is one group whose positions are the row ids), so the
  *   merged sum is bit-identical to one task's;
@@ -15,6 +16,7 @@ import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
 import { describeData, toKeyColumn } from '../columns/shared.js';
 import { floatSumNodes, groupFirstLast, groupMinMax, type GroupRuns } from '../ops/group-agg.js';
+import { decimalPrefix, decimalTotal } from '../ops/window-decimal.js';
 import { floatBase, intPrefix } from '../ops/window-sum.js';
 import type { KeyColumn } from '../types/keys.js';
 import type { AggPartialResult, AggPartialTask, PartialAgg } from '../types/tasks.js';
@@ -34,7 +36,7 @@ export async function runAggPartialTask(task: AggPartialTask): Promise<AggPartia
     switch (o.fn) {
       case 'sum':
       case 'avg':
-        return col.type.kind === 'float' ? floatPartial(part, col, task.total) : intPartial(col, n);
+        return col.type.kind === 'float' ? floatPartial(part, col, task.total) : col.type.kind === 'decimal' ? decimalPartial(col, n) : intPartial(col, n);
       case 'first':
       case 'last':
         return pick(part, groupFirstLast(runs, o.ignoreNulls ? col.valid : null, o.fn === 'last', o.ignoreNulls && col.valid !== null, scratchAlloc)[0]!, o.column, arena);
@@ -64,6 +66,13 @@ function intPartial(col: KeyColumn, n: number): PartialAgg {
   const s = prefix.P[n]!; // an exact integer, |s| < 2^52
   const q = Math.floor(s / TWO32);
   return { kind: 'intSum', h: q < 0 ? -1 : 0, m: q < 0 ? q + TWO32 : q, l: s - q * TWO32, count };
+}
+
+/** The exact decimal sum of the piece (the last entry of window's decimal prefix, in scratch). */
+function decimalPartial(col: KeyColumn, n: number): PartialAgg {
+  if (col.type.kind !== 'decimal') throw new Error(`internal: decimalPartial of ${col.type.kind}`);
+  const { words, top } = decimalTotal(decimalPrefix(col, n, scratchAlloc), n);
+  return { kind: 'decimalSum', words, top, count: nonNull(col), scale: col.type.scale };
 }
 
 /** Canonical tree nodes of each run of consecutive row ids (NULL rows add -0, as in one task). */

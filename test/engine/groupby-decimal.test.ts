@@ -102,6 +102,33 @@ describe('decimal keys and measures in groupBy and distinct', () => {
     );
   });
 
+  it('agg() without keys of a decimal sum and avg over an input bigger than one task: merged piece by piece, as one task gives them', async () => {
+    const e = new Engine({ threads: 2, memoryBudget: '2MiB', slabRows: 4096 });
+    try {
+      // 60k rows: small values (the float64 prefix), big ones (limbs), a sum past 38 digits, NULLs
+      const cases: Array<(i: number) => bigint | null> = [
+        (i) => (i % 7 === 0 ? null : BigInt((i * 7919) % 20001) - 10000n),
+        (i) => (i % 5 === 0 ? null : (i % 2 === 0 ? 1n : -1n) * (10n ** 36n + BigInt(i))),
+        (i) => (i === 9 ? null : 10n ** 37n + BigInt(i)),
+      ];
+      for (const make of cases) {
+        const vals = Array.from({ length: 60_000 }, (_, i) => make(i));
+        const table = new A.Table({ d: A.makeVector(decimalData(vals, 38, 4)) });
+        const { table: got, stats } = await e.fromArrow(table).agg({ s: sum('d'), a: avg('d'), n: count('d') }).execute();
+        expect(stats.cpuMs.aggPartial).toBeGreaterThan(0); // piece by piece
+        expect(stats.peakTrackedBytes).toBeLessThanOrEqual(2 * 1024 * 1024);
+        const all = vals.filter((v): v is bigint => v !== null);
+        const total = all.reduce((a, b) => a + b, 0n);
+        const row = got.get(0)!.toJSON() as Record<string, unknown>;
+        expect(unscaled(row.s)).toBe(total >= LIMIT || total <= -LIMIT ? null : total);
+        expect(row.a).toBe(nearestDouble(total, BigInt(all.length) * 10000n));
+        expect(Number(row.n)).toBe(all.length);
+      }
+    } finally {
+      await e.close();
+    }
+  });
+
   it('sort by a decimal key (ASC NULLS FIRST, DESC NULLS LAST, stable) and join on decimal keys of one scale equal the reference', async () => {
     await fc.assert(
       fc.asyncProperty(
