@@ -99,7 +99,9 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
     let columns: A.Data[];
     try {
       if (copied.length > 0) {
-        const [copyLoan] = await ctx.loans('join.build', [bytes + 64 * (chunks.length + 2) * copied.length + LOAN_SLACK], [0]);
+        // `bytes` counts every chunk's buffers padded; the copies add a few words per column
+        // buffer (not per chunk: a right side of many small batches is still one copy a column).
+        const [copyLoan] = await ctx.loans('join.build', [bytes + 256 * copied.length + LOAN_SLACK], [0]);
         copyBuffer = copyLoan!.handOver(copyRes);
       }
       const arena = new SharedArena(1 << 16, copyBuffer, true);

@@ -165,6 +165,24 @@ describe('broadcast join', () => {
     expect(pairsOf(got.table, 'inner')).toEqual(expected(left, r, ['s'], 'inner', false));
   });
 
+  it('a right side of many one-row batches is copied once a column: broadcast within the budget', async () => {
+    // 32 int32 columns in 14,000 one-row batches (~1.8 MB of data): the copy's loan once grew by
+    // 64 bytes a column and batch (29 MB here) and the build failed with MEMORY_EXHAUSTED.
+    const cols = (at: number, n: number): Record<string, A.Vector> => {
+      const c: Record<string, A.Vector> = { k: A.makeVector(Int32Array.from({ length: n }, (_, i) => at + i)) };
+      for (let j = 1; j < 32; j++) c[`c${j}`] = A.makeVector(Int32Array.from({ length: n }, (_, i) => at + i + j));
+      return c;
+    };
+    const right = batches(cols, 14_000, 1);
+    const probe = batches((at, n) => ({ k: A.makeVector(Int32Array.from({ length: n }, (_, i) => 3 * (at + i))) }), 4000, 4000);
+    const e = engine(2, '32MiB');
+    const { table, stats } = await e.fromArrow(probe).join(e.fromArrow(right), { on: 'k' }).execute();
+    expect(stats.cpuMs.joinBuild).toBeGreaterThan(0);
+    expect(stats.peakTrackedBytes).toBeLessThanOrEqual(32 * 2 ** 20);
+    expect(table.numRows).toBe(4000);
+    expect(Array.from(table.getChild('c31')!.toArray() as Int32Array).every((v, i) => v === 3 * i + 31)).toBe(true);
+  });
+
   it('an empty right side: inner and semi give no rows, left and anti every left row', async () => {
     const empty = rightTable(3).slice(0, 0);
     for (const how of ['inner', 'left', 'semi', 'anti'] as How[]) {
