@@ -271,7 +271,10 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
         const inRegion = rows && !plan.task.dropUnmatched ? dataBytesOf(lx!, p) : 0;
         // The borrowed rows are a few candidates per piece the ranges were routed from (how many
         // depends on what spilled): the stable estimate leaves them out (the loans count them).
-        const stable = (): number => scratch(stableLoadBytesOf(lx!, p) - inRegion + stableLoadBytesOf(rx!, p), rx!.rowsOf(p)) + output + 2 * LOAN_SLACK;
+        // It counts the rows' content, not their chunks' bytes (which depend on what spilled).
+        const stableRegion = rows && !plan.task.dropUnmatched ? lx!.contentBytesOf(p) : 0;
+        const stableOutput = rows ? output - dataBytesOf(lx!, p) + lx!.contentBytesOf(p) : output;
+        const stable = (): number => scratch(stableLoadBytesOf(lx!, p) - stableRegion + stableLoadBytesOf(rx!, p), rx!.rowsOf(p)) + stableOutput + 2 * LOAN_SLACK;
         return {
           rows: nL + nR,
           scratchBytes: scratch(loadBytesOf(lx!, p) - inRegion + loadBytesOf(rx!, p), nR),

@@ -390,11 +390,13 @@ export function dataBytesOf(ex: Exchange, p: number): number {
 }
 
 /**
- * A bound of loadBytesOf from the rows' column bytes only (spilled or out of order: one more
- * copy, and the sort by id), the same whether or not they spilled or arrived out of order.
+ * A bound of loadBytesOf from the rows' content only (spilled or out of order: one more copy,
+ * and the sort by id), the same whether or not they spilled or arrived out of order, and however
+ * they were cut into chunks (Exchange.contentBytesOf: chunk and spilled-batch bytes differ by
+ * their padding and framing, which depend on what spilled when).
  */
 export function stableLoadBytesOf(ex: Exchange, p: number): number {
-  return 2 * dataBytesOf(ex, p) + 12 * ex.rowsOf(p);
+  return 2 * ex.contentBytesOf(p) + 12 * ex.rowsOf(p);
 }
 
 /** One kernel task's rows: destination `p` of each side's exchange (left first). */

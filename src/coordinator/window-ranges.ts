@@ -34,7 +34,7 @@ import { needsSuffix, NO_CARRY } from '../ops/window-halo.js';
 import type { SortKeyOrder, WindowCarry, WindowHalo, WindowSuffix } from '../types/tasks.js';
 import { sampleDestination } from './exchange-sample.js';
 import type { WindowStagePlan } from './exec-window.js';
-import { dataBytesOf, loadBytesOf, stableLoadBytesOf, type OversizedSplit, type PartitionUnit } from './partitioned.js';
+import { loadBytesOf, stableLoadBytesOf, type OversizedSplit, type PartitionUnit } from './partitioned.js';
 import { reroute } from './reroute.js';
 import { budgetTooSmall, LOAN_SLACK, type RunContext } from './run-context.js';
 import { SortSampler } from './sort-sample.js';
@@ -134,7 +134,7 @@ export class WindowRanges {
       const loaded = order.slice(Math.max(0, k - 1), k + 2);
       const rows = loaded.reduce((t, r) => t + ex.rowsOf(r), 0);
       const stable = loaded.reduce((t, r) => t + stableLoadBytesOf(ex, r), 0);
-      worst = Math.max(worst, this.rangeTaskBytes(rows, stable, ex.rowsOf(order[k]!), dataBytesOf(ex, order[k]!)));
+      worst = Math.max(worst, this.rangeTaskBytes(rows, stable, ex.rowsOf(order[k]!), ex.contentBytesOf(order[k]!)));
     }
     if (worst > room) {
       throw budgetTooSmall(this.ctx.budget.limit, Math.ceil(worst / ROOM_SHARE / 2 ** 20) * 2 ** 20, `one window task over a sort range of a partition too big for one task, with its two neighbour ranges, needs ${formatBytes(worst)}`);

@@ -83,6 +83,18 @@ export class Exchange {
   private readonly pieces: SpillIndex;
   /** Per destination, the column bytes of its spilled rows (without the IPC framing). */
   private readonly spilledData: number[];
+  /**
+   * Per destination, its rows' content in bytes (fixed widths, 4-byte offsets and the string
+   * bytes, a bit a row per column for validity and bools), counted as the rows arrive: unlike the
+   * bytes of its chunks or spilled batches, the same whatever spilled or how rows were cut into
+   * chunks, so decisions that order a run's output (cuts of a unit too big for a task) can use it.
+   */
+  private readonly content: number[];
+  /** Per row: fixed bytes (row id and fixed widths, 16 for nested or large columns) and bits. */
+  private readonly rowContentBytes: number;
+  private readonly rowContentBits: number;
+  /** Columns whose string bytes are counted from their 32-bit offsets. */
+  private readonly stringColumns: number[];
   /** Per destination, the highest row id added so far, and whether a later chunk began below it. */
   private readonly maxRowId: number[];
   private readonly interleaved: boolean[];
@@ -106,6 +118,11 @@ export class Exchange {
     this.rows = new Array<number>(partitions).fill(0);
     this.pieces = new SpillIndex(partitions, () => this.writer!);
     this.spilledData = new Array<number>(partitions).fill(0);
+    this.content = new Array<number>(partitions).fill(0);
+    const content = rowContent(schema);
+    this.rowContentBytes = content.bytes;
+    this.rowContentBits = content.bits;
+    this.stringColumns = content.strings;
     this.maxRowId = new Array<number>(partitions).fill(-1);
     this.interleaved = new Array<boolean>(partitions).fill(false);
     this.reservation = env.budget.reserve(`${name}.partitions`);
@@ -147,6 +164,13 @@ export class Exchange {
       if (end === start) continue;
       destinations++;
       this.rows[d]! += end - start;
+      let strings = 0;
+      for (const c of this.stringColumns) {
+        const o = result.columns[c]!.offsets!;
+        const offs = new Int32Array(o.sab, o.byteOffset, o.byteLength >>> 2);
+        strings += offs[end]! - offs[start]!;
+      }
+      this.content[d]! += (end - start) * (this.rowContentBytes + this.rowContentBits / 8) + strings;
       // A destination's rows hold ascending ids: its first and last bound them.
       if (ids[start]! < this.maxRowId[d]!) this.interleaved[d] = true;
       this.maxRowId[d] = Math.max(this.maxRowId[d]!, ids[end - 1]!);
@@ -407,6 +431,11 @@ export class Exchange {
     return this.pieces.bytesOf(p);
   }
 
+  /** Destination p's rows' content bytes (see `content`): the same on every run with the same rows. */
+  contentBytesOf(p: number): number {
+    return Math.ceil(this.content[p]!);
+  }
+
   /** Column bytes of destination p's spilled rows, decoded (without the IPC framing). */
   spilledDataBytesOf(p: number): number {
     return this.spilledData[p]!;
@@ -541,4 +570,44 @@ function repoint(c: ColumnDesc, from: SharedArrayBuffer, to: SharedArrayBuffer):
   }
   for (const child of c.children) moved += repoint(child, from, to);
   return moved;
+}
+
+/** The per-row content of a schema's columns (Exchange.content): fixed bytes, bits, and the string columns. */
+function rowContent(schema: SchemaDesc): { bytes: number; bits: number; strings: number[] } {
+  let bytes = 4; // the row id
+  let bits = 0;
+  const strings: number[] = [];
+  schema.forEach((f, c) => {
+    const t = f.type;
+    bits++; // validity
+    switch (t.kind) {
+      case 'null':
+        break;
+      case 'bool':
+        bits++;
+        break;
+      case 'int':
+      case 'float':
+        bytes += t.bits / 8;
+        break;
+      case 'date':
+        bytes += t.unit === 'day' ? 4 : 8;
+        break;
+      case 'timestamp':
+      case 'duration':
+        bytes += 8;
+        break;
+      case 'decimal':
+        bytes += 16;
+        break;
+      case 'utf8':
+      case 'binary':
+        bytes += 4;
+        strings.push(c);
+        break;
+      default:
+        bytes += 16; // large strings, lists, structs, maps: a fixed guess, the same every run
+    }
+  });
+  return { bytes, bits, strings };
 }

@@ -68,3 +68,49 @@ describe('Exchange.piecesOf', () => {
     ex.release();
   });
 });
+
+/** Rows [first, first + n) routed to destination id % 4, with a string of id % 13 bytes each. */
+function stringReply(first: number, n: number): RoutedChunks {
+  const order = Array.from({ length: n }, (_, i) => first + i).sort((a, b) => (a % 4) - (b % 4) || a - b);
+  const bounds = Uint32Array.from({ length: 5 }, (_, d) => order.filter((id) => id % 4 < d).length);
+  const rowIds = describeData(toSharedData(A.makeData({ type: new A.Uint32(), length: n, data: Uint32Array.from(order) })));
+  const s = describeData(toSharedData(A.vectorFromArray(order.map((id) => 'x'.repeat(id % 13)), new A.Utf8()).data[0]!));
+  const v = describeData(toSharedData(A.makeData({ type: new A.Int64(), length: n, data: BigInt64Array.from(order, BigInt) })));
+  return { extraBytes: n * 40, bufferBytes: 0, buffer: null, rowIds, columns: [v, s], bounds };
+}
+
+describe('Exchange.contentBytesOf', () => {
+  it('is the same whether the rows were kept or spilled and however they were cut into replies', async () => {
+    const schema = schemaFromArrow(new A.Schema([new A.Field('v', new A.Int64(), false), new A.Field('s', new A.Utf8(), true)]));
+    const make = (limit: number): Exchange => {
+      const budget = new MemoryBudget(limit);
+      const env: ExchangeEnv = {
+        budget,
+        pool: new BufferPool(budget),
+        leave: () => 0,
+        pieceBytes: 1 << 20,
+        runDir: async () => (dir ??= await createRunDir()),
+        track: () => {},
+        untrack: () => {},
+        spilled: () => {},
+        merge: new MergeBuffer(budget),
+      };
+      return new Exchange(env, 'content', schema, 4);
+    };
+    const kept = make(1 << 30);
+    for (let r = 0; r < 30; r++) await kept.add(stringReply(r * 400, 400), null);
+    const spilled = make(1); // nothing can be kept: every reply spills
+    for (let r = 0; r < 12; r++) await spilled.add(stringReply(r * 1000, 1000), null);
+    await kept.seal();
+    await spilled.seal();
+    for (let d = 0; d < 4; d++) {
+      expect(spilled.rowsOf(d)).toBe(kept.rowsOf(d));
+      expect(spilled.spilledDataBytesOf(d)).toBeGreaterThan(0);
+      expect(spilled.contentBytesOf(d)).toBe(kept.contentBytesOf(d));
+    }
+    // the chunks' and spilled batches' own bytes differ (their framing and padding)
+    expect([0, 1, 2, 3].some((d) => spilled.spilledDataBytesOf(d) !== kept.memoryBytesOf(d))).toBe(true);
+    kept.release();
+    spilled.release();
+  });
+});
