@@ -158,18 +158,17 @@ export class Exchange {
     const { rowIds, bounds } = result;
     let destinations = 0;
     const ids = rowIds ? viewOf(Uint32Array, rowIds.values!) : null;
+    // The string columns' offsets, viewed once the reply has a row (a reply of none may carry no columns).
+    let offsets: Int32Array[] | null = null;
     for (let d = 0; ids && d + 1 < bounds.length; d++) {
       const start = bounds[d]!;
       const end = bounds[d + 1]!;
       if (end === start) continue;
       destinations++;
       this.rows[d]! += end - start;
+      offsets ??= this.stringColumns.map((c) => viewOf(Int32Array, result.columns[c]!.offsets!));
       let strings = 0;
-      for (const c of this.stringColumns) {
-        const o = result.columns[c]!.offsets!;
-        const offs = new Int32Array(o.sab, o.byteOffset, o.byteLength >>> 2);
-        strings += offs[end]! - offs[start]!;
-      }
+      for (const offs of offsets) strings += offs[end]! - offs[start]!;
       this.content[d]! += (end - start) * (this.rowContentBytes + this.rowContentBits / 8) + strings;
       // A destination's rows hold ascending ids: its first and last bound them.
       if (ids[start]! < this.maxRowId[d]!) this.interleaved[d] = true;

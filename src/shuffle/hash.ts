@@ -108,40 +108,11 @@ export function fmix(h: number): number {
 export function hashColumns(columns: KeyColumn[], n: number, seed: number, out?: Uint32Array): Uint32Array {
   const h = out ?? new Uint32Array(n);
   if (h.length < n) throw new RangeError(`hashColumns: out has length ${h.length}, need ${n}`);
-  const start = fmix((seed ^ 0x5bd1e995) | 0);
-  const k = Math.imul(columns.length + 1, 0x27d4eb2f);
-  const only = columns.length === 1 ? columns[0]! : null;
-  if (only !== null && (only.values instanceof BigInt64Array || only.values instanceof BigUint64Array) && intClass(only.type)) {
-    // The usual key (one 64-bit integer column): the same hash in one pass instead of three.
-    hashOneInt64(words64(only.values), only.values instanceof BigUint64Array, only.valid, n, h, keyClass(only.type), start, k);
-    return h;
-  }
-  h.fill(start, 0, n);
+  h.fill(fmix((seed ^ 0x5bd1e995) | 0), 0, n);
   for (const c of columns) hashColumnInto(c, n, h);
+  const k = Math.imul(columns.length + 1, 0x27d4eb2f);
   for (let i = 0; i < n; i++) h[i] = fmix(h[i]! ^ k);
   return h;
-}
-
-/** Classes hashColumnInto hashes as integer words (not NULL, strings, decimals or floats). */
-function intClass(t: TypeDesc): boolean {
-  const cls = keyClass(t);
-  return cls !== KeyClass.Null && cls !== KeyClass.Utf8 && cls !== KeyClass.Binary && cls !== KeyClass.Decimal && cls !== KeyClass.Float;
-}
-
-/** hashColumns of one 64-bit integer column: hashInt64's words from `start`, then the final mix. */
-function hashOneInt64(w: Uint32Array, unsigned: boolean, valid: Uint8Array | null, n: number, h: Uint32Array, cls: number, start: number, k: number): void {
-  for (let i = 0; i < n; i++) {
-    let x = start;
-    if (valid !== null && valid[i] === 0) x = mix(x, NULL_CODE);
-    else {
-      const hi = w[2 * i + 1]! | 0;
-      if (cls !== 0) x = mix(x, cls);
-      x = mix(x, w[2 * i]! | 0);
-      x = mix(x, hi);
-      if (unsigned && hi < 0) x = mix(x, BIG_U64);
-    }
-    h[i] = fmix(x ^ k);
-  }
 }
 
 function hashColumnInto(c: KeyColumn, n: number, h: Uint32Array): void {

@@ -7,7 +7,7 @@
  * - int: one integer-like key on both sides with the same representation (src/ops/
  *   join-table-layout fastIntKey): [lo, hi, run, len], the key's two 32-bit words compared in
  *   place: one slot read per probe, no second lookup; built and probed cluster by cluster as
- *   the str layout is (1M sparse int64 keys, 1M probes: 70 -> 35 ns a row);
+ *   the str layout is (1M sparse int64 keys, 1M probes: 70 -> 50 ns a row);
  * - direct: the int layout's keys when they are dense (max - min below twice the slots, every
  *   key within ±2^52): [run, len] at word 2 × (key - min), no hash and no compare, and a
  *   quarter of the memory a probe touches (DuckDB's perfect hash join);
@@ -17,7 +17,8 @@
  *   12 bytes too): one miss a row where the generic layout has three (the slot, the build
  *   offsets, its bytes). Rows are built and probed cluster by cluster of their home slot
  *   (clusterStrKeys), so those misses stay in a part of the table the caches hold (1M keys of
- *   9 bytes, 1M probes: 130 ns a row probed in input order, 35 ns clustered);
+ *   9 bytes, 1M probes, one thread: 130-270 ns a row probed in input order, 86-100 ns
+ *   clustered, hashing and clustering included);
  * - generic: [hash, first build row, run, len]; on equal hashes the rows compare with
  *   ./group-ids rowsEqual (NaN = NaN, -0 = 0, integers by value across widths, bytes).
  * `run` is the build row itself when `len` is 1, else the start of the group's rows in `order`
@@ -111,22 +112,62 @@ function bytesEqual(x: Uint8Array, a: number, y: Uint8Array, b: number, len: num
   return true;
 }
 
+/**
+ * Whether str-layout slot `s` holds the key of hash `h`, byte length `len` and first words
+ * w0..w2 whose bytes start at bytes[at]; past 12 bytes the rest is compared with the slot's
+ * first build row (in bBytes / bOffs).
+ */
+function strSlotHolds(slots: Int32Array, s: number, h: number, len: number, w0: number, w1: number, w2: number, bytes: Uint8Array, at: number, bBytes: Uint8Array, bOffs: Int32Array): boolean {
+  if (slots[s] !== h || slots[s + 4] !== len || slots[s + 5] !== w0 || slots[s + 6] !== w1 || slots[s + 7] !== w2) return false;
+  return len <= INLINE_BYTES || bytesEqual(bytes, at + INLINE_BYTES, bBytes, bOffs[slots[s + 1]!]! + INLINE_BYTES, len - INLINE_BYTES);
+}
+
+/**
+ * The ids of the build rows with a NULL key (the int and str layouts set them apart): one group
+ * numbered `next` when NULLs are equal, else -1 each. Returns that group, or -1 when none.
+ */
+function nullKeyIds(valid: Uint8Array | null, n: number, nullsEqual: boolean, ids: Int32Array, next: number): number {
+  let group = -1;
+  if (valid === null) return group;
+  for (let j = 0; j < n; j++) {
+    if (valid[j] !== 0) continue;
+    if (nullsEqual) group = next;
+    ids[j] = group;
+  }
+  return group;
+}
+
+/** The probe rows with a NULL key get the NULL rows' run (`len` 0 when NULLs match nothing). */
+function nullProbes(valid: Uint8Array | null, np: number, nullRun: number, nullLen: number, run: Int32Array, len: Int32Array): void {
+  if (valid === null) return;
+  for (let i = 0; i < np; i++) {
+    if (valid[i] !== 0) continue;
+    run[i] = nullRun;
+    len[i] = nullLen;
+  }
+}
+
 /** Bits of the home slot the str layout clusters rows by. */
 const CLUSTER_BITS = 7;
+
+/** Clusters of a table of mask + 1 slots (the top CLUSTER_BITS of a home slot), and the shift that gives a slot's cluster. */
+function clusterShape(mask: number): { shift: number; clusters: number } {
+  const slotBits = 31 - Math.clz32(mask + 1);
+  const bits = Math.min(CLUSTER_BITS, slotBits);
+  return { shift: slotBits - bits, clusters: 1 << bits };
+}
 
 /**
  * The non-NULL rows' keys as str-layout words, grouped (stably) by the top CLUSTER_BITS of their
  * home slot: one sequential pass over the key bytes, then lookups cluster by cluster.
  */
 function clusterStrKeys(k: KeyColumn, n: number, hashes: Uint32Array, mask: number, alloc: Allocator): { rec: Int32Array; rows: Uint32Array; count: number } {
-  const slotBits = 31 - Math.clz32(mask + 1);
-  const bits = Math.min(CLUSTER_BITS, slotBits);
-  const shift = slotBits - bits;
-  const starts = new Uint32Array((1 << bits) + 1);
+  const { shift, clusters } = clusterShape(mask);
+  const starts = new Uint32Array(clusters + 1);
   const valid = k.valid;
   for (let i = 0; i < n; i++) if (valid === null || valid[i] !== 0) starts[((hashes[i]! & mask) >>> shift) + 1]!++;
-  for (let c = 0; c < 1 << bits; c++) starts[c + 1]! += starts[c]!;
-  const count = starts[1 << bits]!;
+  for (let c = 0; c < clusters; c++) starts[c + 1]! += starts[c]!;
+  const count = starts[clusters]!;
   const rec = alloc(Int32Array, REC_WORDS * count, 'overwritten');
   const rows = alloc(Uint32Array, count, 'overwritten');
   const bytes = k.values as Uint8Array;
@@ -163,14 +204,12 @@ function clusterIntKeys(k: IntKey, n: number, mask: number, alloc: Allocator): {
       words[2 * i + 1] = x < 0 ? -1 : 0;
     }
   }
-  const slotBits = 31 - Math.clz32(mask + 1);
-  const bits = Math.min(CLUSTER_BITS, slotBits);
-  const shift = slotBits - bits;
-  const starts = new Uint32Array((1 << bits) + 1);
+  const { shift, clusters } = clusterShape(mask);
+  const starts = new Uint32Array(clusters + 1);
   const valid = k.valid;
   for (let i = 0; i < n; i++) if (valid === null || valid[i] !== 0) starts[((hash64(words[2 * i]!, words[2 * i + 1]!) & mask) >>> shift) + 1]!++;
-  for (let c = 0; c < 1 << bits; c++) starts[c + 1]! += starts[c]!;
-  const count = starts[1 << bits]!;
+  for (let c = 0; c < clusters; c++) starts[c + 1]! += starts[c]!;
+  const count = starts[clusters]!;
   const rec = alloc(Int32Array, 2 * count, 'overwritten');
   const rows = alloc(Uint32Array, count, 'overwritten');
   for (let i = 0; i < n; i++) {
@@ -202,16 +241,8 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
     const k = keys[0]!;
     const bytes = k.values as Uint8Array;
     const offs = k.offsets!;
-    const valid = k.valid;
-    if (valid !== null) {
-      for (let j = 0; j < n; j++) {
-        if (valid[j] !== 0) continue;
-        if (nullsEqual) {
-          if (nullGroup < 0) nullGroup = groups++;
-          ids[j] = nullGroup;
-        } else ids[j] = -1;
-      }
-    }
+    nullGroup = nullKeyIds(k.valid, n, nullsEqual, ids, groups);
+    if (nullGroup >= 0) groups++;
     hashColumns(keys, n, GROUP_SEED, hashes);
     const { rec, rows, count } = clusterStrKeys(k, n, hashes, mask, alloc);
     for (let t = 0; t < count; t++) {
@@ -237,10 +268,7 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
           ids[j] = groups++;
           break;
         }
-        if (
-          slots[s] === h && slots[s + 4] === len && slots[s + 5] === w0 && slots[s + 6] === w1 && slots[s + 7] === w2 &&
-          (len <= INLINE_BYTES || bytesEqual(bytes, offs[j]! + INLINE_BYTES, bytes, offs[slots[s + 1]!]! + INLINE_BYTES, len - INLINE_BYTES))
-        ) {
+        if (strSlotHolds(slots, s, h, len, w0, w1, w2, bytes, offs[j]!, bytes, offs)) {
           ids[j] = slots[s + 2]!;
           break;
         }
@@ -252,15 +280,8 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
     const { valid } = k;
     direct = denseRange(k, n, slots.length / 2);
     const min = direct === null ? 0 : direct[0];
-    if (valid !== null) {
-      for (let j = 0; j < n; j++) {
-        if (valid[j] !== 0) continue;
-        if (nullsEqual) {
-          if (nullGroup < 0) nullGroup = groups++;
-          ids[j] = nullGroup;
-        } else ids[j] = -1;
-      }
-    }
+    nullGroup = nullKeyIds(valid, n, nullsEqual, ids, groups);
+    if (nullGroup >= 0) groups++;
     if (direct !== null) {
       for (let j = 0; j < n; j++) {
         if (valid !== null && valid[j] === 0) continue;
@@ -440,15 +461,7 @@ function probeStr(b: KeyColumn, table: { slots: Int32Array; nullRun: number; nul
   const valid = k.valid;
   const bBytes = b.values as Uint8Array;
   const bOffs = b.offsets!;
-  if (valid !== null) {
-    const nullRun = table.nullRun;
-    const nullLen = nullsEqual ? table.nullLen : 0;
-    for (let i = 0; i < np; i++) {
-      if (valid[i] !== 0) continue;
-      run[i] = nullRun;
-      len[i] = nullLen;
-    }
-  }
+  nullProbes(valid, np, table.nullRun, nullsEqual ? table.nullLen : 0, run, len);
   const { rec, rows, count } = clusterStrKeys(k, np, hashes, mask, alloc);
   for (let t = 0; t < count; t++) {
     const r = REC_WORDS * t;
@@ -464,10 +477,7 @@ function probeStr(b: KeyColumn, table: { slots: Int32Array; nullRun: number; nul
       const s = p << 3;
       const l = slots[s + 3]!;
       if (l === 0) break;
-      if (
-        slots[s] === h && slots[s + 4] === n && slots[s + 5] === w0 && slots[s + 6] === w1 && slots[s + 7] === w2 &&
-        (n <= INLINE_BYTES || bytesEqual(bytes, offs[rows[t]!]! + INLINE_BYTES, bBytes, bOffs[slots[s + 1]!]! + INLINE_BYTES, n - INLINE_BYTES))
-      ) {
+      if (strSlotHolds(slots, s, h, n, w0, w1, w2, bytes, offs[rows[t]!]!, bBytes, bOffs)) {
         found = l;
         at = slots[s + 2]!;
         break;
@@ -483,16 +493,7 @@ function probeStr(b: KeyColumn, table: { slots: Int32Array; nullRun: number; nul
 /** probeJoinTable of the hashed int layout, cluster by cluster of the home slot (see probeStr). */
 function probeInt(table: { slots: Int32Array; nullRun: number; nullLen: number }, k: IntKey, np: number, nullsEqual: boolean, run: Int32Array, len: Int32Array, mask: number, alloc: Allocator): void {
   const slots = table.slots;
-  const { valid } = k;
-  if (valid !== null) {
-    const nullRun = table.nullRun;
-    const nullLen = nullsEqual ? table.nullLen : 0;
-    for (let i = 0; i < np; i++) {
-      if (valid[i] !== 0) continue;
-      run[i] = nullRun;
-      len[i] = nullLen;
-    }
-  }
+  nullProbes(k.valid, np, table.nullRun, nullsEqual ? table.nullLen : 0, run, len);
   const { rec, rows, count } = clusterIntKeys(k, np, mask, alloc);
   for (let t = 0; t < count; t++) {
     const lo = rec[2 * t]!;

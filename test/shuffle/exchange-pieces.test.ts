@@ -16,6 +16,22 @@ afterEach(async () => {
   dir = null;
 });
 
+/** An exchange environment over a budget of `limit` bytes (1: nothing can be kept, every reply spills). */
+function testEnv(limit: number, spilled: (bytes: number) => void = () => {}): ExchangeEnv {
+  const budget = new MemoryBudget(limit);
+  return {
+    budget,
+    pool: new BufferPool(budget),
+    leave: () => 0,
+    pieceBytes: 1 << 20,
+    runDir: async () => (dir ??= await createRunDir()),
+    track: () => {},
+    untrack: () => {},
+    spilled,
+    merge: new MergeBuffer(budget),
+  };
+}
+
 /** One routing reply: rows [first, first + n) with value = row id, destinations taking equal blocks in turn. */
 function reply(first: number, n: number, partitions: number): RoutedChunks {
   const ids = Uint32Array.from({ length: n }, (_, i) => first + i);
@@ -28,21 +44,11 @@ function reply(first: number, n: number, partitions: number): RoutedChunks {
 
 describe('Exchange.piecesOf', () => {
   it("groups a destination's many small spilled batches into inputs of about maxBytes, rows in order and each once", async () => {
-    const budget = new MemoryBudget(1); // nothing can be kept: every reply spills
     let spilledBytes = 0;
-    const env: ExchangeEnv = {
-      budget,
-      pool: new BufferPool(budget),
-      leave: () => 0,
-      pieceBytes: 1 << 20,
-      runDir: async () => (dir ??= await createRunDir()),
-      track: () => {},
-      untrack: () => {},
-      spilled: (bytes) => {
-        spilledBytes += bytes;
-      },
-      merge: new MergeBuffer(budget),
-    };
+    // nothing can be kept: every reply spills
+    const env = testEnv(1, (bytes) => {
+      spilledBytes += bytes;
+    });
     const schema = schemaFromArrow(new A.Schema([new A.Field('v', new A.Float64(), false)]));
     const ex = new Exchange(env, 'test', schema, 4);
     // 60 replies of 400 rows: each spill writes a 100-row batch per destination, and a
@@ -82,21 +88,7 @@ function stringReply(first: number, n: number): RoutedChunks {
 describe('Exchange.contentBytesOf', () => {
   it('is the same whether the rows were kept or spilled and however they were cut into replies', async () => {
     const schema = schemaFromArrow(new A.Schema([new A.Field('v', new A.Int64(), false), new A.Field('s', new A.Utf8(), true)]));
-    const make = (limit: number): Exchange => {
-      const budget = new MemoryBudget(limit);
-      const env: ExchangeEnv = {
-        budget,
-        pool: new BufferPool(budget),
-        leave: () => 0,
-        pieceBytes: 1 << 20,
-        runDir: async () => (dir ??= await createRunDir()),
-        track: () => {},
-        untrack: () => {},
-        spilled: () => {},
-        merge: new MergeBuffer(budget),
-      };
-      return new Exchange(env, 'content', schema, 4);
-    };
+    const make = (limit: number): Exchange => new Exchange(testEnv(limit), 'content', schema, 4);
     const kept = make(1 << 30);
     for (let r = 0; r < 30; r++) await kept.add(stringReply(r * 400, 400), null);
     const spilled = make(1); // nothing can be kept: every reply spills
