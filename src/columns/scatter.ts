@@ -8,19 +8,23 @@
  * 211k rows, 8 destinations: 1.2 against 2.4 ns a row for 8-byte values from the caches, and
  * the routing's gathers took 14 ns a row in the pipeline, where the slab arrives cold.
  *
- * Only the 'fixed' and 'dictionary' layouts (./gather valueLayout) scatter: others return null
- * and the caller gathers. The layout conventions are ./gather's (values sliced, bitmaps at
+ * The 'fixed' and 'dictionary' layouts and strings/binary with 32-bit offsets scatter (the
+ * strings in three passes: lengths to their places, their prefix sums, then the bytes, read
+ * front to back: 10M rows of ~10-byte strings to 8 destinations, 0.6 s of routing gathers went
+ * to ~0.1 s); other layouts return null and the caller gathers. The layout conventions are ./gather's (values sliced, bitmaps at
  * `data.offset`); the output has offset 0, the same nullCount (the same rows move), a bitmap
  * only when nullCount > 0, buffers from `alloc`.
  */
 import type { Data } from 'apache-arrow';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import { bitmapBytes, build, nullsOf, rowWords, valueLayout } from './gather.js';
+import { bitmapBytes, build, copyBytes, nullsOf, rowWords, valueLayout } from './gather.js';
 
 /** `pos` is a permutation of 0..n-1 (n = data.length); null for another layout (or length). */
 export function scatterData(data: Data, pos: Uint32Array, alloc: Allocator): Data | null {
   const layout = valueLayout(data.type);
-  if ((layout !== 'fixed' && layout !== 'dictionary') || data.length !== pos.length) return null;
+  if (data.length !== pos.length) return null;
+  if (layout === 'varbinary') return data.valueOffsets instanceof Int32Array ? scatterVarBinary(data, pos, alloc) : null;
+  if (layout !== 'fixed' && layout !== 'dictionary') return null;
   const n = data.length;
   const stride = layout === 'dictionary' ? 1 : data.stride;
   const nullBitmap = scatterValidity(data, pos, alloc);
@@ -32,6 +36,28 @@ export function scatterData(data: Data, pos: Uint32Array, alloc: Allocator): Dat
     ...(nullBitmap ? { nullBitmap } : {}),
     data: values,
     ...(layout === 'dictionary' ? { dictionary: data.dictionary } : {}),
+  });
+}
+
+function scatterVarBinary(data: Data, pos: Uint32Array, alloc: Allocator): Data {
+  const n = data.length;
+  const offs = (data.valueOffsets as Int32Array).subarray(0, n + 1);
+  const bytes = data.values as Uint8Array;
+  const nullBitmap = scatterValidity(data, pos, alloc);
+  // outOffs[pos[i] + 1] = length of row i, then prefix sums: where each moved row starts
+  const outOffs = alloc(Int32Array, n + 1, 'overwritten');
+  outOffs[0] = 0;
+  for (let i = 0; i < n; i++) outOffs[pos[i]! + 1] = offs[i + 1]! - offs[i]!;
+  for (let k = 0; k < n; k++) outOffs[k + 1] += outOffs[k]!;
+  const out = alloc(Uint8Array, outOffs[n]!, 'overwritten');
+  for (let i = 0; i < n; i++) copyBytes(bytes, offs[i]!, offs[i + 1]!, out, outOffs[pos[i]!]!);
+  return build({
+    type: data.type,
+    length: n,
+    nullCount: nullBitmap ? data.nullCount : 0,
+    ...(nullBitmap ? { nullBitmap } : {}),
+    data: out,
+    valueOffsets: outOffs,
   });
 }
 

@@ -13,7 +13,7 @@ function permutation(n: number, keys: number[]): Uint32Array {
   return Uint32Array.from(ids);
 }
 
-describe('scatterData: output row pos[i] = input row i, for fixed-width layouts; null for the others', () => {
+describe('scatterData: output row pos[i] = input row i, for fixed-width layouts and 32-bit-offset strings; null for the others', () => {
   for (const c of allCases) {
     it(c.label, () => {
       fc.assert(
@@ -22,7 +22,8 @@ describe('scatterData: output row pos[i] = input row i, for fixed-width layouts;
           const pos = permutation(data.length, keys);
           const out = scatterData(data, pos, dirtyWhenOverwritten);
           const layout = valueLayout(data.type);
-          if (layout !== 'fixed' && layout !== 'dictionary') {
+          const large = layout === 'varbinary' && !(data.valueOffsets instanceof Int32Array);
+          if ((layout !== 'fixed' && layout !== 'dictionary' && layout !== 'varbinary') || large) {
             expect(out).toBeNull();
             return;
           }
