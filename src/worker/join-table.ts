@@ -114,12 +114,33 @@ function bytesEqual(x: Uint8Array, a: number, y: Uint8Array, b: number, len: num
 
 /**
  * Whether str-layout slot `s` holds the key of hash `h`, byte length `len` and first words
- * w0..w2 whose bytes start at bytes[at]; past 12 bytes the rest is compared with the slot's
- * first build row (in bBytes / bOffs).
+ * w0..w2 of row `row` of (bytes, offs); past 12 bytes the rest is compared with the slot's
+ * first build row (in bBytes / bOffs). The row's offset is read only then: in cluster order
+ * it is a random read, a cache miss a probe for keys that fit the slot.
  */
-function strSlotHolds(slots: Int32Array, s: number, h: number, len: number, w0: number, w1: number, w2: number, bytes: Uint8Array, at: number, bBytes: Uint8Array, bOffs: Int32Array): boolean {
+function strSlotHolds(slots: Int32Array, s: number, h: number, len: number, w0: number, w1: number, w2: number, bytes: Uint8Array, offs: Int32Array, row: number, bBytes: Uint8Array, bOffs: Int32Array): boolean {
   if (slots[s] !== h || slots[s + 4] !== len || slots[s + 5] !== w0 || slots[s + 6] !== w1 || slots[s + 7] !== w2) return false;
-  return len <= INLINE_BYTES || bytesEqual(bytes, at + INLINE_BYTES, bBytes, bOffs[slots[s + 1]!]! + INLINE_BYTES, len - INLINE_BYTES);
+  return len <= INLINE_BYTES || bytesEqual(bytes, offs[row]! + INLINE_BYTES, bBytes, bOffs[slots[s + 1]!]! + INLINE_BYTES, len - INLINE_BYTES);
+}
+
+/** Probes whose home slots are read ahead of the lookups (see touchSlots). */
+const TOUCH_AHEAD = 16;
+/** Where the touched words go, so that the reads are not optimized away. */
+const touchSink = new Int32Array(1);
+
+/**
+ * XOR of the length word of the home slot of clustered probes from..to-1 (`slotWords` words a
+ * slot, the hash at rec[stride * t] or, for int keys, the key words there). Independent loads
+ * without branches: their cache misses overlap, where the lookup loop, one unpredictable branch
+ * after another, waits for them one at a time.
+ */
+function touchSlots(slots: Int32Array, rec: Int32Array, stride: number, intKeys: boolean, mask: number, slotWords: number, from: number, to: number): number {
+  let x = 0;
+  for (let t = from; t < to; t++) {
+    const h = intKeys ? hash64(rec[stride * t]!, rec[stride * t + 1]!) : rec[stride * t]!;
+    x ^= slots[(h & mask) * slotWords + 3]!;
+  }
+  return x;
 }
 
 /**
@@ -268,7 +289,7 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
           ids[j] = groups++;
           break;
         }
-        if (strSlotHolds(slots, s, h, len, w0, w1, w2, bytes, offs[j]!, bytes, offs)) {
+        if (strSlotHolds(slots, s, h, len, w0, w1, w2, bytes, offs, j, bytes, offs)) {
           ids[j] = slots[s + 2]!;
           break;
         }
@@ -463,7 +484,12 @@ function probeStr(b: KeyColumn, table: { slots: Int32Array; nullRun: number; nul
   const bOffs = b.offsets!;
   nullProbes(valid, np, table.nullRun, nullsEqual ? table.nullLen : 0, run, len);
   const { rec, rows, count } = clusterStrKeys(k, np, hashes, mask, alloc);
+  let touchedTo = 0;
   for (let t = 0; t < count; t++) {
+    if (t >= touchedTo) {
+      touchedTo = Math.min(count, t + TOUCH_AHEAD);
+      touchSink[0] ^= touchSlots(slots, rec, REC_WORDS, false, mask, 8, t, touchedTo);
+    }
     const r = REC_WORDS * t;
     const h = rec[r]!;
     const n = rec[r + 1]!;
@@ -477,7 +503,7 @@ function probeStr(b: KeyColumn, table: { slots: Int32Array; nullRun: number; nul
       const s = p << 3;
       const l = slots[s + 3]!;
       if (l === 0) break;
-      if (strSlotHolds(slots, s, h, n, w0, w1, w2, bytes, offs[rows[t]!]!, bBytes, bOffs)) {
+      if (strSlotHolds(slots, s, h, n, w0, w1, w2, bytes, offs, rows[t]!, bBytes, bOffs)) {
         found = l;
         at = slots[s + 2]!;
         break;
@@ -495,7 +521,12 @@ function probeInt(table: { slots: Int32Array; nullRun: number; nullLen: number }
   const slots = table.slots;
   nullProbes(k.valid, np, table.nullRun, nullsEqual ? table.nullLen : 0, run, len);
   const { rec, rows, count } = clusterIntKeys(k, np, mask, alloc);
+  let touchedTo = 0;
   for (let t = 0; t < count; t++) {
+    if (t >= touchedTo) {
+      touchedTo = Math.min(count, t + TOUCH_AHEAD);
+      touchSink[0] ^= touchSlots(slots, rec, 2, true, mask, 4, t, touchedTo);
+    }
     const lo = rec[2 * t]!;
     const hi = rec[2 * t + 1]!;
     let p = hash64(lo, hi) & mask;
