@@ -28,6 +28,7 @@
  */
 import { Data, Type, makeData } from 'apache-arrow';
 import type { DataType } from 'apache-arrow';
+import { readAheadSink } from './read-ahead.js';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { sharedAlloc } from './arena.js';
 import { countSet } from './bits.js';
@@ -296,8 +297,6 @@ export function copyBytes(src: Uint8Array, a: number, b: number, dst: Uint8Array
 
 /** Rows whose values are touched ahead of the copy in gatherVarBinary. */
 const TOUCH_AHEAD = 32;
-/** Where the touched bytes go, so that the reads are not optimized away. */
-const touchSink = new Int32Array(1);
 
 /** XOR of the first byte of each non-empty value of rows idx[from..to). */
 function touchValues(offs: Int32Array | Float64Array, bytes: Uint8Array, idx: Int32Array, from: number, to: number): number {
@@ -335,7 +334,7 @@ function gatherVarBinary(data: Data, idx: Int32Array, n: number, alloc: Allocato
     // 125 -> 50 ns a row, measured). Cheap when rows are consecutive.
     if (j >= touchedTo) {
       touchedTo = Math.min(n, j + TOUCH_AHEAD);
-      touchSink[0] ^= touchValues(offs, bytes, idx, j, touchedTo);
+      readAheadSink[0] ^= touchValues(offs, bytes, idx, j, touchedTo);
     }
     const r = idx[j];
     if (r < 0) {

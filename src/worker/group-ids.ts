@@ -16,6 +16,7 @@
  */
 import type { Allocator, KeyColumn } from '../types/keys.js';
 import { localAlloc } from '../columns/arena.js';
+import { readAheadSink } from '../columns/read-ahead.js';
 import type { TypeDesc } from '../types/column.js';
 import { FIRST_TABLE_KEYS, hashColumns, keyClass, KeyClass, openTableSlots, words64 } from '../shuffle/hash.js';
 
@@ -253,7 +254,12 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
   let mask = t.mask;
   let inTable = 0;
   let groups = 0;
+  let readTo = 0;
   for (let i = 0; i < n; i++) {
+    if (i >= readTo) {
+      readTo = Math.min(n, i + READ_AHEAD);
+      readAheadSink[0] ^= readAheadGroups(slots, mask, hashes, ghash, first, i, readTo);
+    }
     if (nulls !== null && nulls[i] === 1) {
       if (fresh) {
         first[groups] = i;
@@ -287,6 +293,30 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
   }
   t.groups = groups;
   return t;
+}
+
+/** Rows whose slots and groups the builds read ahead (src/columns/read-ahead). */
+const READ_AHEAD = 16;
+
+/** The generic build's reading ahead: rows from..to-1's home slots, and their groups' hash and first row. */
+function readAheadGroups(slots: Int32Array, mask: number, hashes: Uint32Array, ghash: Uint32Array, first: Uint32Array, from: number, to: number): number {
+  let x = 0;
+  for (let i = from; i < to; i++) {
+    const g = slots[hashes[i]! & mask]!;
+    const at = g < 0 ? 0 : g;
+    x ^= ghash[at]! ^ first[at]!;
+  }
+  return x;
+}
+
+/** groupIds64's and groupIds32's reading ahead: rows from..to-1's home slots and their groups' key. */
+function readAheadKeys(slots: Int32Array, mask: number, w: Uint32Array | Int32Array, wide: boolean, keys: Uint32Array | Int32Array, from: number, to: number): number {
+  let x = 0;
+  for (let i = from; i < to; i++) {
+    const g = slots[(wide ? hash64(w[2 * i]!, w[2 * i + 1]!) : hash64(w[i]! | 0, 0)) & mask]!;
+    x ^= keys[g < 0 ? 0 : g]!;
+  }
+  return x;
 }
 
 export function hash64(lo: number, hi: number): number {
@@ -332,7 +362,12 @@ function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
   let inTable = 0;
   let groups = 0;
   let nullGroup = -1;
+  let readTo = 0;
   for (let i = 0; i < n; i++) {
+    if (i >= readTo) {
+      readTo = Math.min(n, i + READ_AHEAD);
+      readAheadSink[0] ^= readAheadKeys(slots, mask, w, true, keyLo, i, readTo);
+    }
     if (valid !== null && valid[i] === 0) {
       if (!nullsEqual) ids[i] = groups++;
       else {
@@ -377,7 +412,12 @@ function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
   let inTable = 0;
   let groups = 0;
   let nullGroup = -1;
+  let readTo = 0;
   for (let i = 0; i < n; i++) {
+    if (i >= readTo) {
+      readTo = Math.min(n, i + READ_AHEAD);
+      readAheadSink[0] ^= readAheadKeys(slots, mask, v, false, keys, i, readTo);
+    }
     if (valid !== null && valid[i] === 0) {
       if (!nullsEqual) ids[i] = groups++;
       else {

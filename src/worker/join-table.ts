@@ -29,6 +29,7 @@
  */
 import { joinSlotWords, REC_WORDS, type JoinTableLayout } from '../ops/join-table-layout.js';
 import { countingScatter, hashColumns, words64 } from '../shuffle/hash.js';
+import { readAheadSink } from '../columns/read-ahead.js';
 import type { Allocator, KeyColumn } from '../types/keys.js';
 import { accessor, GROUP_SEED, hash64, nullRows, rowsEqual } from './group-ids.js';
 
@@ -125,14 +126,11 @@ function strSlotHolds(slots: Int32Array, s: number, h: number, len: number, w0: 
 
 /** Probes whose home slots are read ahead of the lookups (see touchSlots). */
 const TOUCH_AHEAD = 16;
-/** Where the touched words go, so that the reads are not optimized away. */
-const touchSink = new Int32Array(1);
 
 /**
  * XOR of the length word of the home slot of clustered probes from..to-1 (`slotWords` words a
- * slot, the hash at rec[stride * t] or, for int keys, the key words there). Independent loads
- * without branches: their cache misses overlap, where the lookup loop, one unpredictable branch
- * after another, waits for them one at a time.
+ * slot, the hash at rec[stride * t] or, for int keys, the key words there): the probes' reading
+ * ahead (src/columns/read-ahead).
  */
 function touchSlots(slots: Int32Array, rec: Int32Array, stride: number, intKeys: boolean, mask: number, slotWords: number, from: number, to: number): number {
   let x = 0;
@@ -488,7 +486,7 @@ function probeStr(b: KeyColumn, table: { slots: Int32Array; nullRun: number; nul
   for (let t = 0; t < count; t++) {
     if (t >= touchedTo) {
       touchedTo = Math.min(count, t + TOUCH_AHEAD);
-      touchSink[0] ^= touchSlots(slots, rec, REC_WORDS, false, mask, 8, t, touchedTo);
+      readAheadSink[0] ^= touchSlots(slots, rec, REC_WORDS, false, mask, 8, t, touchedTo);
     }
     const r = REC_WORDS * t;
     const h = rec[r]!;
@@ -525,7 +523,7 @@ function probeInt(table: { slots: Int32Array; nullRun: number; nullLen: number }
   for (let t = 0; t < count; t++) {
     if (t >= touchedTo) {
       touchedTo = Math.min(count, t + TOUCH_AHEAD);
-      touchSink[0] ^= touchSlots(slots, rec, 2, true, mask, 4, t, touchedTo);
+      readAheadSink[0] ^= touchSlots(slots, rec, 2, true, mask, 4, t, touchedTo);
     }
     const lo = rec[2 * t]!;
     const hi = rec[2 * t + 1]!;
