@@ -42,6 +42,7 @@ export interface Acc {
 const EMPTY_U32 = new Uint32Array(0);
 const EMPTY_U8 = new Uint8Array(0);
 const EMPTY_I32 = new Int32Array(0);
+const ONE_WORD = new Uint32Array(1);
 
 /** A key column's values as the equality below reads them. */
 export function accessor(c: KeyColumn): Acc {
@@ -255,10 +256,11 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
   let inTable = 0;
   let groups = 0;
   let readTo = 0;
+  const keyWords = accs.map(keyWordsOf);
   for (let i = 0; i < n; i++) {
     if (i >= readTo) {
       readTo = Math.min(n, i + READ_AHEAD);
-      readAheadSink[0] ^= readAheadGroups(slots, mask, hashes, ghash, first, i, readTo);
+      readAheadSink[0] ^= readAheadGroups(slots, mask, hashes, ghash, first, keyWords, i, readTo);
     }
     if (nulls !== null && nulls[i] === 1) {
       if (fresh) {
@@ -298,15 +300,34 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
 /** Rows whose slots and groups the builds read ahead (src/columns/read-ahead). */
 const READ_AHEAD = 16;
 
-/** The generic build's reading ahead: rows from..to-1's home slots, and their groups' hash and first row. */
-function readAheadGroups(slots: Int32Array, mask: number, hashes: Uint32Array, ghash: Uint32Array, first: Uint32Array, from: number, to: number): number {
+/** The generic build's reading ahead: rows from..to-1's home slots, their groups' hash and first row, and that row's key words. */
+function readAheadGroups(slots: Int32Array, mask: number, hashes: Uint32Array, ghash: Uint32Array, first: Uint32Array, keyWords: KeyWords[], from: number, to: number): number {
   let x = 0;
   for (let i = from; i < to; i++) {
     const g = slots[hashes[i]! & mask]!;
     const at = g < 0 ? 0 : g;
-    x ^= ghash[at]! ^ first[at]!;
+    const f = first[at]!;
+    x ^= ghash[at]!;
+    for (let c = 0; c < keyWords.length; c++) {
+      const k = keyWords[c]!;
+      x ^= k.words[k.stride * f]!;
+    }
   }
   return x;
+}
+
+/** A key column's 32-bit words (values, or a string's offsets) and words per row, for reading a group's first row ahead. */
+interface KeyWords {
+  words: Uint32Array | Int32Array;
+  stride: number;
+}
+
+function keyWordsOf(a: Acc): KeyWords {
+  if (a.repr === R_I64) return { words: a.w, stride: 2 };
+  if (a.repr === R_DEC) return { words: a.w, stride: 4 };
+  if (a.repr === R_BYTES) return { words: a.offs, stride: 1 };
+  return { words: ONE_WORD, stride: 0 }; // numbers and NULL columns: nothing read ahead
+
 }
 
 /** groupIds64's and groupIds32's reading ahead: rows from..to-1's home slots and their groups' key. */
