@@ -27,14 +27,15 @@ export function rangesOfRows(
   const first = S > 0 && keys.length > 0 ? integerWords(keys[0]!) : null;
   const splitFirst = first ? integerWords(split[0]!) : null;
   if (first && splitFirst && !hasNull(split[0]!, S)) {
-    // Splitters' first keys as (high, low) words; a descending key compares them reversed.
+    // Splitters' first keys as (high, low) words, both negated for a descending key (exact in
+    // doubles): the words then always compare ascending.
+    const dir = orders[0]!.descending ? -1 : 1;
     const sHi = new Float64Array(S);
     const sLo = new Float64Array(S);
     for (let s = 0; s < S; s++) {
-      sHi[s] = highOf(splitFirst, s);
-      sLo[s] = splitFirst.wide === null ? 0 : splitFirst.wide[2 * s]!;
+      sHi[s] = dir * highOf(splitFirst, s);
+      sLo[s] = dir * (splitFirst.wide === null ? 0 : splitFirst.wide[2 * s]!);
     }
-    const dir = orders[0]!.descending ? -1 : 1;
     const valid = keys[0]!.valid;
     // The row's words read inline (no call a row): 64-bit words, or one narrow value.
     const { wide, signed, narrow } = first;
@@ -43,24 +44,31 @@ export function rangesOfRows(
         dest[i] = splittersAtOrBefore(compare, S, i);
         continue;
       }
-      const hi = wide === null ? narrow![i]! : signed ? wide[2 * i + 1]! | 0 : wide[2 * i + 1]!;
-      const lo = wide === null ? 0 : wide[2 * i]!;
-      let a = 0;
-      let b = S;
-      while (a < b) {
-        const mid = (a + b) >>> 1;
-        const h = sHi[mid]!;
-        const l = sLo[mid]!;
-        const d = (h !== hi ? (h < hi ? -1 : 1) : l !== lo ? (l < lo ? -1 : 1) : 0) * dir;
-        if ((d === 0 ? compare(mid, i) : d) <= 0) a = mid + 1;
-        else b = mid;
+      const hi = dir * (wide === null ? narrow![i]! : signed ? wide[2 * i + 1]! | 0 : wide[2 * i + 1]!);
+      const lo = dir * (wide === null ? 0 : wide[2 * i]!);
+      // Branch-free search for the splitters whose first key sorts before the row's: a fixed
+      // number of halvings, each step's answer as 0 or 1 (a branch on it mispredicts half the
+      // time, and `||` is a branch too: 41 -> 24 ns a row). When the next splitter's first key equals the row's (the
+      // first such splitter, as they are sorted), the full comparison decides: searched again.
+      let base = 0;
+      let len = S;
+      while (len > 1) {
+        const half = len >>> 1;
+        base += sortsBefore(sHi[base + half]!, sLo[base + half]!, hi, lo) * half;
+        len -= half;
       }
-      dest[i] = a;
+      const at = base + sortsBefore(sHi[base]!, sLo[base]!, hi, lo);
+      dest[i] = at < S && sHi[at] === hi && sLo[at] === lo ? splittersAtOrBefore(compare, S, i) : at;
     }
   } else {
     for (let i = 0; i < n; i++) dest[i] = splittersAtOrBefore(compare, S, i);
   }
   return dest;
+}
+
+/** 1 when the words (h, l) are below (hi, lo), else 0: bit operations on the comparisons, no branch. */
+function sortsBefore(h: number, l: number, hi: number, lo: number): number {
+  return +(h < hi) | (+(h === hi) & +(l < lo));
 }
 
 /** The number of splitters at or before row i, by binary search (compare(s, i) <= 0: splitter s is at or before row i). */
