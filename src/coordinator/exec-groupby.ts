@@ -63,7 +63,7 @@ export function planGroupBy(resolved: ResolvedGroupBy): GroupByStagePlan {
       const lines = [
         `${indent}${head}`,
         `${next}partitioning: ${partitioning}`,
-        `${next}grouping per partition: open-addressing hash table of the key tuple (NULL keys one group, NaN = NaN, -0 = 0), groups numbered by first appearance, rows grouped by one stable counting scatter`,
+        `${next}grouping per partition: open-addressing hash table of the key tuple (one integer key whose values span at most twice the rows: a table indexed by value; NULL keys one group, NaN = NaN, -0 = 0), groups numbered by first appearance, rows grouped by one stable counting scatter`,
       ];
       if (partialKeys(keyPos, outputs) && !reuse) lines.push(`${next}partial aggregation per slab before the exchange (its groups are routed, not its rows; kept when the first slab shrinks 10x, else every row is routed), merged per partition`);
       if (!resolved.distinct) {

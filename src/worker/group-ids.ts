@@ -16,6 +16,7 @@
  */
 import type { Allocator, KeyColumn } from '../types/keys.js';
 import { localAlloc } from '../columns/arena.js';
+import { denseGroupIds, denseKeySpan, denseMatchIds } from '../ops/dense-int-keys.js';
 import { readAheadSink } from '../columns/read-ahead.js';
 import type { TypeDesc } from '../types/column.js';
 import { FIRST_TABLE_KEYS, hashColumns, keyClass, KeyClass, openTableSlots, words64 } from '../shuffle/hash.js';
@@ -482,6 +483,9 @@ export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true, all
   if (columns.length === 1) {
     const c = columns[0]!;
     if (groupIdsValueKeyed([c.type])) {
+      // A small value range: a table indexed by value (no more bytes than the hashed table's keys).
+      const dense = denseKeySpan(c, n, 2 * n);
+      if (dense !== null) return { ids, groups: denseGroupIds(c, n, nullsEqual, ids, dense, alloc) };
       const v = c.values;
       const groups =
         v instanceof BigInt64Array || v instanceof BigUint64Array ? groupIds64(c, n, nullsEqual, ids, alloc) : groupIds32(c, n, nullsEqual, ids, alloc);
@@ -581,6 +585,9 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
   const cls = keyClass(b.type);
   if (cls !== keyClass(p.type) || cls === KeyClass.Float || cls === KeyClass.Utf8 || cls === KeyClass.Binary || cls === KeyClass.Null || cls === KeyClass.Decimal) return -1;
   if (b.values.constructor !== p.values.constructor) return -1;
+  // A small value range on the build side: a table indexed by value (at most the bytes of keyLo and keyHi below).
+  const dense = denseKeySpan(b, nb, 2 * nb);
+  if (dense !== null) return denseMatchIds(b, p, nb, np, nullsEqual, buildIds, probeIds, dense, alloc);
   const wide = b.values instanceof BigInt64Array || b.values instanceof BigUint64Array;
   const bw = wide ? words64(b.values as BigInt64Array) : null;
   const pw = wide ? words64(p.values as BigInt64Array) : null;

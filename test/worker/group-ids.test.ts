@@ -169,6 +169,60 @@ describe('groupIds', () => {
   });
 });
 
+describe('groupIds and matchGroupIds on a small value range (the table indexed by value, 4,096 rows and more)', () => {
+  const WIDE: Array<[TypeDesc, (x: number) => V]> = [
+    [{ kind: 'int', bits: 64, signed: true }, (x) => BigInt(x)],
+    // high words at the edge of the exact range (+-2^20), and one past it
+    [{ kind: 'int', bits: 64, signed: true }, (x) => BigInt(x) - 2n ** 52n],
+    [{ kind: 'int', bits: 64, signed: true }, (x) => BigInt(x) + 2n ** 52n + 2n ** 32n],
+    [{ kind: 'int', bits: 64, signed: false }, (x) => BigInt(x + 200) + 2n ** 32n],
+    [{ kind: 'int', bits: 64, signed: false }, (x) => BigInt(x + 200) + 2n ** 63n],
+    [{ kind: 'timestamp', unit: 'ms', timezone: null }, (x) => 1_700_000_000_000n + BigInt(x)],
+    [{ kind: 'int', bits: 32, signed: true }, (x) => x - 2 ** 31 + 300],
+    [{ kind: 'int', bits: 32, signed: false }, (x) => x + 2 ** 32 - 800],
+    [{ kind: 'int', bits: 16, signed: true }, (x) => x],
+    [{ kind: 'date', unit: 'day' }, (x) => x + 19000],
+  ];
+
+  it('equals the naive grouping, NULLs equal or not, dense or spread values', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: WIDE.length - 1 }),
+        fc.integer({ min: 4096, max: 9000 }),
+        fc.constantFrom(1, 50, 5000, 40000),
+        fc.boolean(),
+        fc.integer(),
+        (t, n, spread, nullsEqual, seed) => {
+          const [type, of] = WIDE[t]!;
+          let x = seed | 0;
+          const next = () => ((x = (Math.imul(x, 1103515245) + 12345) | 0) >>> 8);
+          const vals: V[] = Array.from({ length: n }, () => (next() % 23 === 0 ? null : of((next() % spread) - 100)));
+          const got = groupIds([makeColumn(type, vals)], n, nullsEqual, countingAllocator().alloc);
+          const want = naiveGroups([vals], n, nullsEqual);
+          expect(got.groups).toBe(want.groups);
+          expect(Array.from(got.ids)).toEqual(want.ids);
+          // probes: the build's values, values just outside its range, NULLs
+          const probe: V[] = vals.map((v, i) => (i % 7 === 0 ? of(spread + 5) : i % 11 === 0 ? of(-103) : v));
+          const scratch = countingAllocator();
+          const r = matchGroupIds([makeColumn(type, vals)], [makeColumn(type, probe)], n, n, nullsEqual, scratch.alloc);
+          expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(n, n));
+          const ids = new Map<string, number>();
+          const wantB = vals.map((v) => {
+            if (!nullsEqual && v === null) return -1;
+            const k = canon(v);
+            if (!ids.has(k)) ids.set(k, ids.size);
+            return ids.get(k)!;
+          });
+          expect(r.groups).toBe(ids.size);
+          expect(Array.from(r.buildIds)).toEqual(wantB);
+          expect(Array.from(r.probeIds)).toEqual(probe.map((v) => (!nullsEqual && v === null ? -1 : (ids.get(canon(v)) ?? -1))));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe('matchGroupIds', () => {
   const INTS: TypeDesc[] = [
     { kind: 'int', bits: 8, signed: true },

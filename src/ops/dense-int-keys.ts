@@ -1,0 +1,138 @@
+/**
+ * Group ids of one integer-like key whose values lie in a small range, by a table indexed by
+ * value - min (DuckDB's "perfect hash" aggregate): one load a row, no hashing, no probing.
+ * A hashed table pays a hash and an unpredictable probe a row even when it fits the caches
+ * (groupIds64 on a 1.25M-row partition of 12.5k users over [0, 100k): ~26 ns a row).
+ *
+ * Values are read exactly as doubles: 64-bit words as hi * 2^32 + lo, taken only while every
+ * high word is within +-2^20 (|value| < 2^52); narrower values as they are. The table is used
+ * when the span max - min + 1 is at most `maxSpan` (the callers allow about the bytes a hashed
+ * table of the same rows would take). Group numbering is the hashed tables': first appearance.
+ */
+import type { Allocator, KeyColumn } from '../types/keys.js';
+import { words64 } from './int64-words.js';
+
+/** The least value and the span of a key's non-NULL rows, when dense enough. */
+export interface DenseSpan {
+  min: number;
+  span: number;
+}
+
+/** Fewer rows than this: the hashed tables are as quick, and their first table is smaller. */
+const MIN_ROWS = 4096;
+
+/** The values of a 64-bit or narrower integer column: `wide` as two words a row, else `num`. */
+interface IntValues {
+  wide: Uint32Array | null;
+  signed: boolean;
+  num: ArrayLike<number>;
+}
+
+const NO_NUMBERS: ArrayLike<number> = new Int32Array(0);
+
+function intValues(c: KeyColumn): IntValues {
+  const v = c.values;
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) return { wide: words64(v), signed: v instanceof BigInt64Array, num: NO_NUMBERS };
+  return { wide: null, signed: true, num: v as ArrayLike<number> };
+}
+
+/** Row i's value as a double, or NaN when its high word is past +-2^20 (not exact, or too far apart to matter). */
+function valueAt(k: IntValues, i: number): number {
+  const w = k.wide;
+  if (w === null) return k.num[i]!;
+  const hi = k.signed ? w[2 * i + 1]! | 0 : w[2 * i + 1]!;
+  return hi >= -0x100000 && hi <= 0x100000 ? hi * 4294967296 + w[2 * i]! : NaN;
+}
+
+/** min and span of the non-NULL values of rows 0..n-1, or null when n is small, a value is far out, or span > maxSpan. */
+export function denseKeySpan(c: KeyColumn, n: number, maxSpan: number): DenseSpan | null {
+  if (n < MIN_ROWS) return null;
+  const k = intValues(c);
+  const valid = c.valid;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) continue;
+    const x = valueAt(k, i);
+    if (x !== x) return null;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  if (min > max) return null; // every row NULL
+  const span = max - min + 1;
+  return span <= maxSpan ? { min, span } : null;
+}
+
+/**
+ * ids[i] = the group of row i, numbered by first appearance, through a table of `span` slots
+ * (from `alloc`). NULL rows: one group when nullsEqual (numbered where the first appears), else
+ * a group each. Returns the number of groups.
+ */
+export function denseGroupIds(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array | Int32Array, s: DenseSpan, alloc: Allocator): number {
+  const k = intValues(c);
+  const valid = c.valid;
+  const table = alloc(Int32Array, s.span, 'overwritten').fill(-1);
+  const min = s.min;
+  let groups = 0;
+  let nullGroup = -1;
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) {
+      if (!nullsEqual) ids[i] = groups++;
+      else {
+        if (nullGroup < 0) nullGroup = groups++;
+        ids[i] = nullGroup;
+      }
+      continue;
+    }
+    const at = valueAt(k, i) - min;
+    let g = table[at]!;
+    if (g < 0) {
+      g = groups++;
+      table[at] = g;
+    }
+    ids[i] = g;
+  }
+  return groups;
+}
+
+/**
+ * Shared ids of a build side and a probe side keyed by one integer-like column each (the same
+ * class): build rows numbered by first appearance through the table of the build's span (NULL
+ * build rows: one group when nullsEqual, else -1), probe rows get their value's build group or
+ * -1 (NULL probe rows: the NULL group when nullsEqual, else -1). Returns the number of groups.
+ */
+export function denseMatchIds(b: KeyColumn, p: KeyColumn, nb: number, np: number, nullsEqual: boolean, buildIds: Int32Array, probeIds: Int32Array, s: DenseSpan, alloc: Allocator): number {
+  const table = alloc(Int32Array, s.span, 'overwritten').fill(-1);
+  const min = s.min;
+  const span = s.span;
+  const bk = intValues(b);
+  const bValid = b.valid;
+  let groups = 0;
+  let nullGroup = -1;
+  for (let i = 0; i < nb; i++) {
+    if (bValid !== null && bValid[i] === 0) {
+      if (nullsEqual && nullGroup < 0) nullGroup = groups++;
+      buildIds[i] = nullsEqual ? nullGroup : -1;
+      continue;
+    }
+    const at = valueAt(bk, i) - min;
+    let g = table[at]!;
+    if (g < 0) {
+      g = groups++;
+      table[at] = g;
+    }
+    buildIds[i] = g;
+  }
+  const pk = intValues(p);
+  const pValid = p.valid;
+  for (let i = 0; i < np; i++) {
+    if (pValid !== null && pValid[i] === 0) {
+      probeIds[i] = nullsEqual ? nullGroup : -1;
+      continue;
+    }
+    // Out of the build's range (or far out: NaN) is no build value.
+    const at = valueAt(pk, i) - min;
+    probeIds[i] = at >= 0 && at < span ? table[at]! : -1;
+  }
+  return groups;
+}
