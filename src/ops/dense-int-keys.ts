@@ -57,6 +57,7 @@ export function denseKeySpan(c: KeyColumn, n: number, maxSpan: number): DenseSpa
     if (x !== x) return null;
     if (x < min) min = x;
     if (x > max) max = x;
+    if (max - min >= maxSpan) return null; // the span only grows: stop at the first row that shows it too wide
   }
   if (min > max) return null; // every row NULL
   const span = max - min + 1;

@@ -306,8 +306,9 @@ function readAheadGroups(slots: Int32Array, mask: number, hashes: Uint32Array, g
   let x = 0;
   for (let i = from; i < to; i++) {
     const g = slots[hashes[i]! & mask]!;
+    // An empty slot reads group 0's words and row 0's (in bounds, and never used but XORed).
     const at = g < 0 ? 0 : g;
-    const f = first[at]!;
+    const f = g < 0 ? 0 : first[at]!;
     x ^= ghash[at]!;
     for (let c = 0; c < keyWords.length; c++) {
       const k = keyWords[c]!;

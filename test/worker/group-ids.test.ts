@@ -181,6 +181,10 @@ describe('groupIds and matchGroupIds on a small value range (the table indexed b
     [{ kind: 'int', bits: 32, signed: true }, (x) => x - 2 ** 31 + 300],
     [{ kind: 'int', bits: 32, signed: false }, (x) => x + 2 ** 32 - 800],
     [{ kind: 'int', bits: 16, signed: true }, (x) => x],
+    [{ kind: 'int', bits: 16, signed: false }, (x) => x + 200],
+    [{ kind: 'int', bits: 8, signed: true }, (x) => (x % 100) - 20],
+    [{ kind: 'int', bits: 8, signed: false }, (x) => (x + 200) % 256],
+    [{ kind: 'bool' }, (x) => x % 2 === 0],
     [{ kind: 'date', unit: 'day' }, (x) => x + 19000],
   ];
 
