@@ -16,7 +16,7 @@
  */
 import type { Allocator, KeyColumn } from '../types/keys.js';
 import { localAlloc } from '../columns/arena.js';
-import { denseGroupIds, denseKeySpan, denseMatchIds } from '../ops/dense-int-keys.js';
+import { DENSE_MIN_ROWS, denseGroupIds, denseKeySpan, denseMatchIds } from '../ops/dense-int-keys.js';
 import { readAheadSink } from '../columns/read-ahead.js';
 import type { TypeDesc } from '../types/column.js';
 import { FIRST_TABLE_KEYS, hashColumns, keyClass, KeyClass, openTableSlots, words64 } from '../shuffle/hash.js';
@@ -485,7 +485,7 @@ export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true, all
     const c = columns[0]!;
     if (groupIdsValueKeyed([c.type])) {
       // A small value range: a table indexed by value (no more bytes than the hashed table's keys).
-      const dense = denseKeySpan(c, n, 2 * n);
+      const dense = n >= DENSE_MIN_ROWS ? denseKeySpan(c, n, 2 * n) : null;
       if (dense !== null) return { ids, groups: denseGroupIds(c, n, nullsEqual, ids, dense, alloc) };
       const v = c.values;
       const groups =
@@ -587,7 +587,7 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
   if (cls !== keyClass(p.type) || cls === KeyClass.Float || cls === KeyClass.Utf8 || cls === KeyClass.Binary || cls === KeyClass.Null || cls === KeyClass.Decimal) return -1;
   if (b.values.constructor !== p.values.constructor) return -1;
   // A small value range on the build side: a table indexed by value (at most the bytes of keyLo and keyHi below).
-  const dense = denseKeySpan(b, nb, 2 * nb);
+  const dense = nb >= DENSE_MIN_ROWS ? denseKeySpan(b, nb, 2 * nb) : null;
   if (dense !== null) return denseMatchIds(b, p, nb, np, nullsEqual, buildIds, probeIds, dense, alloc);
   const wide = b.values instanceof BigInt64Array || b.values instanceof BigUint64Array;
   const bw = wide ? words64(b.values as BigInt64Array) : null;

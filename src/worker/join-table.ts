@@ -9,8 +9,9 @@
  *   place: one slot read per probe, no second lookup; built and probed cluster by cluster as
  *   the str layout is (1M sparse int64 keys, 1M probes: 70 -> 50 ns a row);
  * - direct: the int layout's keys when they are dense (max - min below twice the slots, every
- *   key within ±2^52): [run, len] at word 2 × (key - min), no hash and no compare, and a
- *   quarter of the memory a probe touches (DuckDB's perfect hash join);
+ *   key within ±2^52; span and values read by src/ops/dense-int-keys, as the group-id tables
+ *   do): [run, len] at word 2 × (key - min), no hash and no compare, and a quarter of the
+ *   memory a probe touches (DuckDB's perfect hash join);
  * - str: one utf8 (or binary) key on both sides: [hash, first build row, run, len, byte
  *   length, its first 12 bytes as three little-endian words (zero past the end)]: a probe
  *   compares in the slot, and reads the build's bytes only past 12 (DuckDB's string_t inlines
@@ -27,6 +28,7 @@
  * without, they are in no group (and probe NULLs match nothing).
  * Cost: O(build rows) to build, O(1) expected per probe row; no allocation per row.
  */
+import { denseKeySpan, intValues, valueAt, type DenseSpan } from '../ops/dense-int-keys.js';
 import { joinSlotWords, REC_WORDS, type JoinTableLayout } from '../ops/join-table-layout.js';
 import { countingScatter, hashColumns, words64 } from '../shuffle/hash.js';
 import { readAheadSink } from '../columns/read-ahead.js';
@@ -60,41 +62,6 @@ function intKey(c: KeyColumn): IntKey {
   const v = c.values;
   const wide = v instanceof BigInt64Array || v instanceof BigUint64Array;
   return { w: wide ? words64(v) : null, num: wide ? new Uint8Array(0) : (v as ArrayLike<number>), valid: c.valid };
-}
-
-/** Row j's key as two 32-bit words: int64 words as stored, or a 32-bit integer sign-extended. */
-function keyLo(k: IntKey, j: number): number {
-  return k.w !== null ? k.w[2 * j]! | 0 : k.num[j]! | 0;
-}
-
-function keyHi(k: IntKey, j: number): number {
-  return k.w !== null ? k.w[2 * j + 1]! | 0 : k.num[j]! < 0 ? -1 : 0;
-}
-
-const TWO32 = 4294967296;
-/** Keys of the direct layout have |high word| below this (so key = hi × 2^32 + lo is exact). */
-const DIRECT_HI = 1 << 20;
-
-/** Row j's key as one exact number (valid when |keyHi| < DIRECT_HI). */
-function keyValue(k: IntKey, j: number): number {
-  return keyHi(k, j) * TWO32 + (keyLo(k, j) >>> 0);
-}
-
-/** [least key, span] of the non-NULL keys when they fit the direct layout of `entries` entries, else null. */
-function denseRange(k: IntKey, n: number, entries: number): [number, number] | null {
-  let min = Infinity;
-  let max = -Infinity;
-  const { valid } = k;
-  for (let j = 0; j < n; j++) {
-    if (valid !== null && valid[j] === 0) continue;
-    const hi = keyHi(k, j);
-    if (hi >= DIRECT_HI || hi < -DIRECT_HI) return null;
-    const v = hi * TWO32 + (keyLo(k, j) >>> 0);
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
-  if (min > max) return null;
-  return max - min < entries ? [min, max - min + 1] : null;
 }
 
 /** Bytes of a string key the str layout keeps in its slot. */
@@ -217,7 +184,7 @@ function clusterIntKeys(k: IntKey, n: number, mask: number, alloc: Allocator): {
   else {
     const num = k.num;
     for (let i = 0; i < n; i++) {
-      // As keyLo / keyHi: the sign of the value itself (a uint32 above 2^31 is not negative).
+      // The high word is the sign of the value itself (a uint32 above 2^31 is not negative).
       const x = num[i]!;
       words[2 * i] = x | 0;
       words[2 * i + 1] = x < 0 ? -1 : 0;
@@ -255,7 +222,7 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
   if (slots.length / words < 2 * n || (mask & (mask + 1)) !== 0) throw new RangeError(`buildJoinTable: ${slots.length / words} slots for ${n} rows`);
   let groups = 0;
   let nullGroup = -1;
-  let direct: [number, number] | null = null;
+  let direct: DenseSpan | null = null;
   if (layout === 'str') {
     const k = keys[0]!;
     const bytes = k.values as Uint8Array;
@@ -297,15 +264,16 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
   } else if (layout === 'int') {
     const k = intKey(keys[0]!);
     const { valid } = k;
-    direct = denseRange(k, n, slots.length / 2);
-    const min = direct === null ? 0 : direct[0];
+    direct = denseKeySpan(keys[0]!, n, slots.length / 2);
+    const values = intValues(keys[0]!);
+    const min = direct === null ? 0 : direct.min;
     nullGroup = nullKeyIds(valid, n, nullsEqual, ids, groups);
     if (nullGroup >= 0) groups++;
     if (direct !== null) {
       for (let j = 0; j < n; j++) {
         if (valid !== null && valid[j] === 0) continue;
         // Entry e: [group, seen] until the runs are set below.
-        const e = 2 * (keyValue(k, j) - min);
+        const e = 2 * (valueAt(values, j) - min);
         if (slots[e + 1] === 0) {
           slots[e] = groups;
           slots[e + 1] = 1;
@@ -373,7 +341,7 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
   const { offsets } = countingScatter(bucket, groups + 1, t.order);
   const order = t.order;
   const step = direct === null ? words : 2;
-  const end = direct === null ? slots.length : 2 * direct[1];
+  const end = direct === null ? slots.length : 2 * direct.span;
   let maxGroup = 0;
   for (let s = direct === null ? 2 : 0; s < end; s += step) {
     if (slots[s + 1] === 0) continue;
@@ -392,7 +360,7 @@ export function buildJoinTable(keys: KeyColumn[], n: number, nullsEqual: boolean
     if (nullLen === 1) nullRun = order[nullRun]!;
     if (nullLen > maxGroup) maxGroup = nullLen;
   }
-  return { groups, maxGroup, nullRun, nullLen, directMin: direct === null ? 0 : direct[0], directSpan: direct === null ? 0 : direct[1] };
+  return { groups, maxGroup, nullRun, nullLen, directMin: direct === null ? 0 : direct.min, directSpan: direct === null ? 0 : direct.span };
 }
 
 /**
@@ -414,8 +382,8 @@ export function probeJoinTable(
   const slots = table.slots;
   const mask = slots.length / joinSlotWords(table.layout) - 1;
   if (table.directSpan > 0) {
-    const k = intKey(probe[0]!);
-    const { valid } = k;
+    const values = intValues(probe[0]!);
+    const valid = probe[0]!.valid;
     const { nullRun, nullLen, directMin: min, directSpan: span } = table;
     for (let i = 0; i < np; i++) {
       if (valid !== null && valid[i] === 0) {
@@ -423,8 +391,8 @@ export function probeJoinTable(
         len[i] = nullsEqual ? nullLen : 0;
         continue;
       }
-      const hi = keyHi(k, i);
-      const e = hi < DIRECT_HI && hi >= -DIRECT_HI ? hi * TWO32 + (keyLo(k, i) >>> 0) - min : -1;
+      // NaN (a value far out) is no entry, as is a value outside the span.
+      const e = valueAt(values, i) - min;
       if (e >= 0 && e < span) {
         run[i] = slots[2 * e]!;
         len[i] = slots[2 * e + 1]!;
