@@ -52,18 +52,26 @@ export function denseKeySpan(c: KeyColumn, n: number, maxSpan: number): DenseSpa
   const valid = c.valid;
   let min = Infinity;
   let max = -Infinity;
-  for (let i = 0; i < n; i++) {
-    if (valid !== null && valid[i] === 0) continue;
-    const x = valueAt(k, i);
-    if (x !== x) return null;
-    if (x < min) min = x;
-    if (x > max) max = x;
-    if (max - min >= maxSpan) return null; // the span only grows: stop at the first row that shows it too wide
+  // Checked block by block, not row by row (the scan is a pass over every key): a far-out
+  // value (NaN) or a span already too wide ends it at the block's end.
+  for (let from = 0; from < n; from += SPAN_BLOCK) {
+    const to = Math.min(n, from + SPAN_BLOCK);
+    let far = false;
+    for (let i = from; i < to; i++) {
+      if (valid !== null && valid[i] === 0) continue;
+      const x = valueAt(k, i);
+      far ||= x !== x;
+      min = x < min ? x : min;
+      max = x > max ? x : max;
+    }
+    if (far || max - min >= maxSpan) return null;
   }
   if (min > max) return null; // every row NULL
-  const span = max - min + 1;
-  return span <= maxSpan ? { min, span } : null;
+  return { min, span: max - min + 1 };
 }
+
+/** Rows denseKeySpan scans between its checks. */
+const SPAN_BLOCK = 1024;
 
 /**
  * ids[i] = the group of row i, numbered by first appearance, through a table of `span` slots
