@@ -29,14 +29,12 @@ export function scatterData(data: Data, pos: Uint32Array, alloc: Allocator): Dat
   const stride = layout === 'dictionary' ? 1 : data.stride;
   const nullBitmap = scatterValidity(data, pos, alloc);
   const values = scatterFixed(data.values as TypedArray, stride, pos, n, alloc);
-  return build({
-    type: data.type,
-    length: n,
-    nullCount: nullBitmap ? data.nullCount : 0,
-    ...(nullBitmap ? { nullBitmap } : {}),
-    data: values,
-    ...(layout === 'dictionary' ? { dictionary: data.dictionary } : {}),
-  });
+  return scattered(data, nullBitmap, { data: values, ...(layout === 'dictionary' ? { dictionary: data.dictionary } : {}) });
+}
+
+/** The scattered Data: the same type, length and NULL count, the moved bitmap and buffers. */
+function scattered(data: Data, nullBitmap: Uint8Array | undefined, buffers: { data: TypedArray; valueOffsets?: Int32Array; dictionary?: Data['dictionary'] }): Data {
+  return build({ type: data.type, length: data.length, nullCount: nullBitmap ? data.nullCount : 0, ...(nullBitmap ? { nullBitmap } : {}), ...buffers });
 }
 
 function scatterVarBinary(data: Data, pos: Uint32Array, alloc: Allocator): Data {
@@ -51,14 +49,7 @@ function scatterVarBinary(data: Data, pos: Uint32Array, alloc: Allocator): Data 
   for (let k = 0; k < n; k++) outOffs[k + 1] += outOffs[k]!;
   const out = alloc(Uint8Array, outOffs[n]!, 'overwritten');
   for (let i = 0; i < n; i++) copyBytes(bytes, offs[i]!, offs[i + 1]!, out, outOffs[pos[i]!]!);
-  return build({
-    type: data.type,
-    length: n,
-    nullCount: nullBitmap ? data.nullCount : 0,
-    ...(nullBitmap ? { nullBitmap } : {}),
-    data: out,
-    valueOffsets: outOffs,
-  });
+  return scattered(data, nullBitmap, { data: out, valueOffsets: outOffs });
 }
 
 function scatterFixed(values: TypedArray, stride: number, pos: Uint32Array, n: number, alloc: Allocator): TypedArray {

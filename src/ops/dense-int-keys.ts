@@ -79,19 +79,26 @@ const SPAN_BLOCK = 1024;
  * a group each. Returns the number of groups.
  */
 export function denseGroupIds(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array | Int32Array, s: DenseSpan, alloc: Allocator): number {
+  return numberByValue(c, n, nullsEqual, true, ids, s, alloc(Int32Array, s.span, 'overwritten').fill(-1)).groups;
+}
+
+/**
+ * The value-indexed numbering both callers share: ids by first appearance through `table`
+ * (span entries, -1 when empty). NULL rows: one group when nullsEqual; otherwise a fresh group
+ * each (`freshNulls`) or -1.
+ */
+function numberByValue(c: KeyColumn, n: number, nullsEqual: boolean, freshNulls: boolean, ids: Uint32Array | Int32Array, s: DenseSpan, table: Int32Array): { groups: number; nullGroup: number } {
   const k = intValues(c);
   const valid = c.valid;
-  const table = alloc(Int32Array, s.span, 'overwritten').fill(-1);
   const min = s.min;
   let groups = 0;
   let nullGroup = -1;
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) {
-      if (!nullsEqual) ids[i] = groups++;
-      else {
+      if (nullsEqual) {
         if (nullGroup < 0) nullGroup = groups++;
         ids[i] = nullGroup;
-      }
+      } else ids[i] = freshNulls ? groups++ : -1;
       continue;
     }
     const at = valueAt(k, i) - min;
@@ -102,7 +109,7 @@ export function denseGroupIds(c: KeyColumn, n: number, nullsEqual: boolean, ids:
     }
     ids[i] = g;
   }
-  return groups;
+  return { groups, nullGroup };
 }
 
 /**
@@ -113,26 +120,9 @@ export function denseGroupIds(c: KeyColumn, n: number, nullsEqual: boolean, ids:
  */
 export function denseMatchIds(b: KeyColumn, p: KeyColumn, nb: number, np: number, nullsEqual: boolean, buildIds: Int32Array, probeIds: Int32Array, s: DenseSpan, alloc: Allocator): number {
   const table = alloc(Int32Array, s.span, 'overwritten').fill(-1);
+  const { groups, nullGroup } = numberByValue(b, nb, nullsEqual, false, buildIds, s, table);
   const min = s.min;
   const span = s.span;
-  const bk = intValues(b);
-  const bValid = b.valid;
-  let groups = 0;
-  let nullGroup = -1;
-  for (let i = 0; i < nb; i++) {
-    if (bValid !== null && bValid[i] === 0) {
-      if (nullsEqual && nullGroup < 0) nullGroup = groups++;
-      buildIds[i] = nullsEqual ? nullGroup : -1;
-      continue;
-    }
-    const at = valueAt(bk, i) - min;
-    let g = table[at]!;
-    if (g < 0) {
-      g = groups++;
-      table[at] = g;
-    }
-    buildIds[i] = g;
-  }
   const pk = intValues(p);
   const pValid = p.valid;
   for (let i = 0; i < np; i++) {
