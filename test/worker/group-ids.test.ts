@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { TypeDesc } from '../../src/types/column.js';
 import type { KeyColumn } from '../../src/types/keys.js';
-import { GROUP_IDS_BYTES_PER_ROW, groupIds, groupIdsFirstTableBytes, matchGroupIds, matchGroupIdsBytes } from '../../src/worker/group-ids.js';
+import { accessor, GROUP_IDS_BYTES_PER_ROW, groupIds, groupIdsFirstTableBytes, matchGroupIds, matchGroupIdsBytes, sameRowsEqual } from '../../src/worker/group-ids.js';
 import type { Allocator } from '../../src/types/keys.js';
 import { dirtyWhenOverwritten } from '../support/dirty-allocator.js';
 
@@ -166,6 +166,32 @@ describe('groupIds', () => {
       expect(got.groups).toBe(want.groups);
       expect(Array.from(got.ids)).toEqual(want.ids);
     }
+  });
+});
+
+describe('sameRowsEqual', () => {
+  // Through groupIds a wrong comparison hides behind the hash (rows that differ rarely share
+  // one), so every pair of rows is compared here directly.
+  it('compares every pair of rows as the naive canonical rows do, for one to six columns', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }).chain((n) =>
+          fc.tuple(
+            fc.constant(n),
+            fc.array(
+              fc.integer({ min: 0, max: TYPES.length - 1 }).chain((k) => fc.tuple(fc.constant(k), colArb(k, n))),
+              { minLength: 1, maxLength: 6 },
+            ),
+          ),
+        ),
+        ([n, specs]) => {
+          const equal = sameRowsEqual(specs.map(([k, v]) => accessor(makeColumn(TYPES[k]![0], v))));
+          const text = (i: number) => JSON.stringify(specs.map(([, v]) => canon(v[i]!)));
+          for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) expect(equal(a, b)).toBe(text(a) === text(b));
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });
 
