@@ -186,7 +186,7 @@ export class DataFrame {
 
   async execute(options: ActionOptions = {}): Promise<{ table: A.Table; stats: RunStats }> {
     const { signal } = checkApi(actionOptions, options, 'execute()');
-    return this.run(signal, async (stream, stage, ctx) => {
+    return this.run(signal, true, async (stream, stage, ctx) => {
       const batches: A.RecordBatch[] = [];
       for await (const b of stream) {
         batches.push(b);
@@ -251,7 +251,7 @@ export class DataFrame {
     writer: (schema: A.Schema, batches: AsyncIterable<A.RecordBatch>, signal: AbortSignal) => Promise<unknown>,
   ): Promise<RunStats> {
     checkApi(filePath(), path, where, 'path');
-    const { stats } = await this.run(signal, async (stream, stage, ctx) => {
+    const { stats } = await this.run(signal, false, async (stream, stage, ctx) => {
       const counted = (async function* () {
         for await (const b of stream) {
           yield b;
@@ -290,15 +290,17 @@ export class DataFrame {
     return { stage, ctx };
   }
 
+  /** `collected`: `consume` keeps every batch (the result is the caller's memory; see runStage). */
   private async run<T>(
     userSignal: AbortSignal | undefined,
+    collected: boolean,
     consume: (stream: AsyncIterable<A.RecordBatch>, stage: Stage, ctx: RunContext) => Promise<T>,
   ): Promise<{ value: T; stats: RunStats }> {
     const { engine } = this;
     const { stage, ctx } = await this.begin(userSignal);
     // A consumer that fails mid-stream (a writer error) must still end the upstream readers
     // (their files, decoder threads): return the iterator whatever happens.
-    const it = runStage(ctx, stage)[Symbol.asyncIterator]();
+    const it = runStage(ctx, stage, collected)[Symbol.asyncIterator]();
     try {
       const value = await consume({ [Symbol.asyncIterator]: () => it }, stage, ctx);
       return { value, stats: ctx.stats };

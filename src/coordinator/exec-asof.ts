@@ -170,10 +170,11 @@ function remapColumns(e: BoundExpr, remap: Map<number, number>): BoundExpr {
   return copy as unknown as BoundExpr;
 }
 
-export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage): AsyncGenerator<A.RecordBatch> {
+/** `collected`: the caller keeps every output batch (see runStage). */
+export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage, collected = false): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
   const outRowBytes = outputRowBytes(plan.outFields);
-  const partitions = plan.mode === 'hash' ? await hashPartitions(ctx, plan, leftStage, rightStage, outRowBytes) : 1;
+  const partitions = plan.mode === 'hash' ? await hashPartitions(ctx, plan, leftStage, rightStage, outRowBytes, collected) : 1;
   if (plan.mode === 'hash') ctx.stats.partitions = partitions;
   // The range path's splitters come from left keys sampled by row id as they are ingested.
   const sampler = plan.mode === 'range' ? new SortSampler([plan.task.leftOn], [{ descending: false, nullsFirst: true }]) : null;
@@ -321,7 +322,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     // tasks then borrow no output buffer), not the whole headroom: routed, the outputs went
     // to an exchange, spilled at 1 GiB on 10M x 10M and took an assemble pass.
     const needs = units.map(({ sides: [lx, rx], p }) => taskScratch(loadBytesOf(lx!, p) + loadBytesOf(rx!, p), lx!.rowsOf(p), rx!.rowsOf(p), outRowBytes));
-    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows, false, bytesForTasks(ctx, needs));
+    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows, false, bytesForTasks(ctx, needs), collected);
     await runKernels(ctx, operator<OutputRouting>((_lx, _p, nL) => nL * outRowBytes, false), units, out);
     for (const e of owned) e.release();
     leftEx.release();
@@ -368,7 +369,7 @@ function taskScratch(inputBytes: number, leftRows: number, rightRows: number, ou
  * splitting re-routes the rows through new exchanges, which spill when the first ones fill the
  * budget's spillable half.
  */
-async function hashPartitions(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage, outRowBytes: number): Promise<number> {
+async function hashPartitions(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage, outRowBytes: number, collected: boolean): Promise<number> {
   const [lb, rb] = await Promise.all([stageBytes(leftStage), stageBytes(rightStage)]);
   if (lb === null || rb === null) return ctx.config.partitions;
   const routed = (stage: Stage, cols: number[]): number => cols.reduce((t, i) => t + rowBytesOf(schemaFromArrow(stage.schema)[i]!.type), 4);
@@ -389,7 +390,8 @@ async function hashPartitions(ctx: RunContext, plan: AsofStagePlan, leftStage: S
   // saves the output exchange, its spill and the assemble pass (as window's partitions do).
   const widths = plan.outFields.map((f) => fixedWidth(f.type));
   if (!plan.preserveOrder || !widths.every((w) => w > 0)) return base;
-  const denseBytes = widths.reduce((t, w) => t + leftRows * (w + 1), 0);
+  // Collected: the dense outputs are the result's columns, outside the budget.
+  const denseBytes = collected ? 0 : widths.reduce((t, w) => t + leftRows * (w + 1), 0);
   const exchangeBytes = leftRows * routed(leftStage, plan.leftRouted) + rightRows * routed(rightStage, plan.rightRouted);
   return partitionsForDirect(ctx, base, leftRows + rightRows, exchangeBytes, denseBytes, need / Math.max(1, leftRows + rightRows));
 }

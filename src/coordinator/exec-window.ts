@@ -102,7 +102,7 @@ function rangeTaskBytes(r: ResolvedWindow, outRowBytes: number, regionSlack: num
  * Hash partitions sized by the budget: each task fits its share, and when all the outputs are
  * fixed-width, enough that they can stay direct next to the input exchange.
  */
-async function windowPartitions(ctx: RunContext, plan: WindowStagePlan, inputStage: Stage, routedRowBytes: number, outRowBytes: number): Promise<number> {
+async function windowPartitions(ctx: RunContext, plan: WindowStagePlan, inputStage: Stage, routedRowBytes: number, outRowBytes: number, collected: boolean): Promise<number> {
   const { resolved } = plan;
   const bytes = await stageBytes(inputStage);
   const inputRowBytes = rowBytesOfSchema(inputStage.schema);
@@ -110,7 +110,8 @@ async function windowPartitions(ctx: RunContext, plan: WindowStagePlan, inputSta
   const widths = resolved.columns.map((c) => fixedWidth(c.type));
   const rows = (await stageRows(inputStage)) ?? (bytes === null ? null : Math.ceil(bytes / Math.max(1, inputRowBytes)));
   if (rows === null || !widths.every((w) => w > 0)) return base;
-  const denseBytes = widths.reduce((t, w) => t + rows * (w + 1), 0);
+  // Collected: the dense outputs are the result's columns, outside the budget.
+  const denseBytes = collected ? 0 : widths.reduce((t, w) => t + rows * (w + 1), 0);
   return partitionsForDirect(ctx, base, rows, rows * routedRowBytes, denseBytes, windowScratch(resolved, 1, routedRowBytes));
 }
 
@@ -121,13 +122,15 @@ export async function* execWindow(
   inputStage: Stage,
   owned: boolean,
   reread: (() => AsyncIterable<A.RecordBatch>) | null = null,
+  /** The caller keeps every output batch (see runStage). */
+  collected = false,
 ): AsyncGenerator<A.RecordBatch> {
   if (!plan.preserveOrder) return yield* execWindowRows(ctx, plan, input, inputStage, owned);
   const { resolved } = plan;
   const inputSchema = inputStage.schema;
   const outRowBytes = outputRowBytes(resolved.columns);
   const routedRowBytes = plan.routed.reduce((s, i) => s + rowBytesOf(schemaFromArrow(inputSchema)[i]!.type), 4);
-  const partitions = resolved.partitionBy.length === 0 ? 1 : await windowPartitions(ctx, plan, inputStage, routedRowBytes, outRowBytes);
+  const partitions = resolved.partitionBy.length === 0 ? 1 : await windowPartitions(ctx, plan, inputStage, routedRowBytes, outRowBytes, collected);
   ctx.stats.partitions = partitions;
   const { store, exchange, rows } = await ingest(ctx, input, inputSchema, {
     name: 'window',
@@ -140,7 +143,7 @@ export async function* execWindow(
   });
   const outFields: FieldDesc[] = resolved.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
   const taskNeeds = exchange.nonEmpty().map((p) => taskScratch(resolved, exchange.rowsOf(p), loadBytesOf(exchange, p)));
-  const out = new OutputRanges(ctx, 'window', outFields, rows, false, bytesForTasks(ctx, taskNeeds));
+  const out = new OutputRanges(ctx, 'window', outFields, rows, false, bytesForTasks(ctx, taskNeeds), collected);
   try {
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);

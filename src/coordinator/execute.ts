@@ -173,12 +173,16 @@ export function ownsBatches(stage: Stage): boolean {
   }
 }
 
-/** The stage's batches, each carrying exactly the stage's planned schema. */
-export function runStage(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch> {
-  return conform(stage.schema, runStageRaw(ctx, stage));
+/**
+ * The stage's batches, each carrying exactly the stage's planned schema. `collected`: the
+ * caller keeps every batch (execute(), collect()): a window or ASOF join whose rows are the
+ * result writes its fixed-width outputs straight into the result's columns (see OutputRanges).
+ */
+export function runStage(ctx: RunContext, stage: Stage, collected = false): AsyncIterable<A.RecordBatch> {
+  return conform(stage.schema, runStageRaw(ctx, stage, collected));
 }
 
-function runStageRaw(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch> {
+function runStageRaw(ctx: RunContext, stage: Stage, collected: boolean): AsyncIterable<A.RecordBatch> {
   switch (stage.kind) {
     case 'scan':
       return readSource(ctx, stage);
@@ -187,9 +191,9 @@ function runStageRaw(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch
     case 'limit':
       return limit(runStage(ctx, stage.input), stage.n);
     case 'window':
-      return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input), rereadOf(ctx, stage.input));
+      return execWindow(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input), rereadOf(ctx, stage.input), collected);
     case 'asof':
-      return execAsof(ctx, stage.plan, stage.left, stage.right);
+      return execAsof(ctx, stage.plan, stage.left, stage.right, collected);
     case 'sort':
       return execSort(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input), previewOf(ctx, stage.input));
     case 'groupBy':
@@ -201,7 +205,8 @@ function runStageRaw(ctx: RunContext, stage: Stage): AsyncIterable<A.RecordBatch
     case 'join':
       return execJoin(ctx, stage.plan, stage.left, stage.right);
     case 'project':
-      return project(runStage(ctx, stage.input), stage.schema, stage.columns);
+      // A projection keeps every row and shares its input's columns: still the result.
+      return project(runStage(ctx, stage.input, collected), stage.schema, stage.columns);
     case 'union':
       return union(ctx, stage.inputs);
   }

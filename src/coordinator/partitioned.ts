@@ -71,7 +71,11 @@ export interface DenseRange {
  * the same results:
  * - direct: every output column fixed-width and all of them fit the budget whole: dense shared
  *   arrays indexed by row id, written in place by the tasks (one scatter, no exchange), sliced
- *   for the replay without a copy;
+ *   for the replay without a copy. When the caller keeps the whole result (`collected`:
+ *   execute(), collect(), and these rows are the result), the dense arrays are the result's own
+ *   columns, the caller's memory as the result is once handed over: they are not counted
+ *   against the budget and need not fit it (routed, the same bytes went to disk and came back
+ *   into a result just as big: window6 at 1 GiB spilled 2.6 GB);
  * - routed: output rows with their row ids go to an exchange by row-id range (kept or spilled),
  *   and each range is made dense by an assemble task when the replay reaches it.
  * Sparse outputs (`sparse`: any number of rows per key, e.g. one per group keyed by its first
@@ -100,6 +104,8 @@ export class OutputRanges {
     readonly sparse = false,
     /** Bytes direct outputs must leave free: what the kernel tasks in flight will borrow. */
     leaveForTasks = ctx.limits.headroom,
+    /** The caller keeps every output row: direct outputs are the result's columns, not counted. */
+    collected = false,
   ) {
     const rowBytes = outputRowBytes(fields);
     this.rowBytes = rowBytes;
@@ -114,7 +120,8 @@ export class OutputRanges {
     this.assembledReservation = ctx.budget.reserve(`${name}.out.assembled`);
     const widths = fields.map((f) => fixedWidth(f.type));
     const bytes = widths.reduce((s, w) => s + rows * (w + 1), 0);
-    if (!sparse && widths.every((w) => w > 0) && this.denseReservation.tryGrow(bytes, leaveForTasks)) {
+    if (!sparse && widths.every((w) => w > 0) && (collected || this.denseReservation.tryGrow(bytes, leaveForTasks))) {
+      ctx.handsOutShared();
       this.dense = fields.map((field, c) => ({
         field,
         values: sharedAlloc(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows),

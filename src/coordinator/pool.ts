@@ -14,6 +14,11 @@ import type { Done, Task, TaskReply } from '../types/tasks.js';
 export interface Executor {
   readonly threads: number;
   run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>>;
+  /**
+   * Asks each worker, without waiting, to collect its views of shared buffers (./worker/
+   * collect-task): after a run that handed the caller shared memory the workers wrote.
+   */
+  collectShared(): void;
   close(): Promise<void>;
 }
 
@@ -172,6 +177,7 @@ export class ThreadExecutor implements Executor {
   }
 
   async run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>> {
+    await this.collecting;
     if (!this.pool) throw new AbortError('The engine was closed');
     if (signal?.aborted) throw new AbortError();
     if (this.broken) {
@@ -197,6 +203,24 @@ export class ThreadExecutor implements Executor {
     }
     return unwrap<T>(reply);
   }
+
+  collectShared(): void {
+    const pool = this.pool;
+    // Asked again while the workers still collect: they will have collected the views too.
+    if (!pool || this.broken || this.collectAsked) return;
+    // One task a worker: each takes one while the others are busy with theirs (a worker that
+    // misses it collects with its next allocations, as before). Tasks wait for them (run):
+    // piscina's queue holds only the tasks Sluice's scheduler lets run, one per thread.
+    this.collectAsked = true;
+    const asks = Array.from({ length: pool.threads.length }, () => pool.run({ kind: 'collect' } satisfies Task));
+    this.collecting = Promise.allSettled(asks).then(() => {
+      this.collectAsked = false;
+    });
+  }
+
+  /** The collect tasks in flight (collectShared), settled before any other task is queued. */
+  private collecting: Promise<unknown> = Promise.resolve();
+  private collectAsked = false;
 
   async close(): Promise<void> {
     const pool = this.pool;
@@ -233,6 +257,10 @@ export class InlineExecutor implements Executor {
   }
 
   private tail: Promise<unknown> = Promise.resolve();
+
+  collectShared(): void {
+    // The main thread collects as the host's code allocates.
+  }
 
   async close(): Promise<void> {
     this.closed = true;

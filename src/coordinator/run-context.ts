@@ -139,6 +139,8 @@ export class RunContext {
   /** Consumers that can give memory back by spilling what they keep (see `relief`). */
   private readonly reliefs = new Set<() => Promise<number>>();
   private readonly onAbort = (): void => this.wakeLoanWaiters();
+  /** The workers wrote into shared buffers that leave with the result (direct outputs). */
+  private sharedOut = false;
 
   constructor(
     readonly config: EngineConfig,
@@ -368,8 +370,17 @@ export class RunContext {
     };
   }
 
+  /**
+   * Shared buffers the workers write leave the run with its result: when it ends, the workers
+   * are asked to collect their views of them, so the caller's letting the result go frees them.
+   */
+  handsOutShared(): void {
+    this.sharedOut = true;
+  }
+
   /** Ends the run: spill handles closed, spill folder removed, stats finalized. Never throws. */
   async close(): Promise<void> {
+    if (this.sharedOut) this.executor.collectShared();
     this.signal?.removeEventListener('abort', this.onAbort);
     this.clock.stop();
     this.stats.wallMs = performance.now() - this.started;

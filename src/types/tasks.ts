@@ -339,6 +339,11 @@ export interface FaultTask {
   mode: 'throw' | 'exit' | 'hang';
 }
 
+/** Makes a worker collect the views it still holds of shared buffers nobody else uses (./worker/collect-task). */
+export interface CollectTask {
+  kind: 'collect';
+}
+
 // ---- relational verbs (sort, groupBy / distinct, join) ----------------------------------------
 
 /** One sort key among the routed columns: direction and NULL placement. */
@@ -602,6 +607,7 @@ export type Task =
   | AssembleTask
   | RowLocalTask
   | FaultTask
+  | CollectTask
   | SortTask
   | SortSampleTask
   | GroupByTask
@@ -622,6 +628,7 @@ export interface TaskResults {
   assemble: ColumnsResult;
   rowlocal: ColumnsResult;
   fault: never;
+  collect: null;
   sort: ColumnsResult;
   sortSample: SparseColumnsResult;
   groupBy: KernelResult;

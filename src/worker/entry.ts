@@ -12,6 +12,7 @@ import type { Task, TaskReply } from '../types/tasks.js';
 import { runAggPartialTask } from './agg-partial-task.js';
 import { runAssembleSparseTask, runAssembleTask } from './assemble-task.js';
 import { runAsofTask } from './asof-task.js';
+import { runCollectTask } from './collect-task.js';
 import { runFaultTask } from './fault-task.js';
 import { runGroupByTask, runWindowGroupByTask } from './groupby-task.js';
 import { runJoinBuildTask } from './join-build-task.js';
@@ -42,6 +43,8 @@ async function runTask(task: Task): Promise<unknown> {
       return runRowLocalTask(task);
     case 'fault':
       return runFaultTask(task);
+    case 'collect':
+      return runCollectTask();
     case 'sort':
       return runSortTask(task);
     case 'sortSample':

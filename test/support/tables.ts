@@ -7,7 +7,9 @@
 import * as A from 'apache-arrow';
 import { typeToArrow } from '../../src/columns/arrow-types.js';
 import { bitmapToBytes } from '../../src/columns/bits.js';
+import type { DataFrame } from '../../src/index.js';
 import type { FieldDesc, TypeDesc } from '../../src/types/column.js';
+import type { RunStats } from '../../src/types/plan.js';
 
 export type JsValue = number | bigint | string | boolean | Uint8Array | null;
 
@@ -165,3 +167,15 @@ export function rowsOf(schema: FieldDesc[], columns: Record<string, readonly JsV
 
 export const INT64_MIN = -(1n << 63n);
 export const INT64_MAX = (1n << 63n) - 1n;
+
+/**
+ * A run's batches gathered from stream(): the same rows as execute(), but the engine does not
+ * know the caller keeps them all, so outputs take the bounded path (routed, spilled over the
+ * budget) rather than being written straight into the result.
+ */
+export async function streamed(df: DataFrame): Promise<{ table: A.Table; stats: RunStats }> {
+  const run = df.stream();
+  const batches: A.RecordBatch[] = [];
+  for await (const b of run) batches.push(b);
+  return { table: new A.Table(batches), stats: run.stats! };
+}

@@ -1,0 +1,21 @@
+/**
+ * ThreadExecutor.collectShared: the collect tasks it queues at a run's end (one a worker) never
+ * crowd out the next run's tasks. Runs ending back to back once piled them up past piscina's
+ * queue, and the next run's task failed with "Task queue is at limit" (WORKER_DIED).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { ThreadExecutor } from '../../src/coordinator/pool.js';
+
+const executor = new ThreadExecutor(2, { url: new URL('../support/reply-worker.mjs', import.meta.url) });
+afterAll(() => executor.close());
+
+describe('ThreadExecutor.collectShared', () => {
+  it('asked after every run, even many times at once, never fails the tasks that follow', async () => {
+    for (let round = 0; round < 20; round++) {
+      for (let ask = 0; ask < 3; ask++) executor.collectShared();
+      // As Sluice's scheduler runs them: one task a thread in flight.
+      const replies = await Promise.all([0, 1].map(() => executor.run<{ payload: string[] }>({ kind: 'fault', mode: 'throw' } /* the test worker replies to all */)));
+      for (const r of replies) expect(r.value.payload).toHaveLength(256);
+    }
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * execute() keeps every batch of its result, so a window's or an ASOF join's fixed-width
+ * outputs are written straight into the result's columns (src/coordinator/partitioned.ts
+ * OutputRanges, `collected`): at a budget their output exchange would have spilled, execute()
+ * spills nothing, and gives the same rows as stream() (whose outputs take the bounded, routed
+ * path and spill) and as an unbounded run; the budget's promises hold for both.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import * as A from 'apache-arrow';
+import { Engine, lag, max, min, rowNumber, sum, type DataFrame } from '../../src/index.js';
+import { quotesAndTrades, servingLog } from '../support/budget-data.js';
+import { streamed, valuesDigest } from '../support/tables.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sluice-collected-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const log = servingLog(20_000, ['user_id', 'create_ts', 'tokens', 'spend']);
+const { trades, quotes } = quotesAndTrades(20_000, { rowIds: false });
+
+// Outputs several times the routed input: ten fixed-width columns a row.
+const jobs: Record<string, (e: Engine) => DataFrame> = {
+  window: (e) =>
+    e.fromArrow(log).window({
+      partitionBy: 'user_id',
+      orderBy: 'create_ts',
+      columns: {
+        a: sum('tokens').rows(1), b: sum('tokens').rows(3), c: sum('tokens').rows(7), d: sum('spend').rows(2), e: sum('spend').rows(5),
+        f: max('spend').rows(3), g: min('tokens').rows(4), h: lag('spend'), i: rowNumber(), j: sum('tokens').rows(15),
+      },
+    }),
+  asof: (e) => e.fromArrow(trades).asofJoin(e.fromArrow(quotes), { on: 'ts', by: 'sym', tolerance: '1s' }),
+};
+
+describe.each(Object.keys(jobs))('%s', (name) => {
+  it.each([1, 2])('threads %i: execute() writes the outputs into its result (no spill) where stream() spills them; same rows', async (threads) => {
+    const unbounded = new Engine({ threads });
+    const spillDir = mkdtempSync(join(dir, 'spill-'));
+    // The window's: room for its routed input (~640 KB), not for its outputs (~1.8 MB) next to it.
+    const small = new Engine({ threads, memoryBudget: name === 'window' ? '2MiB' : '1MiB', spillDir });
+    try {
+      const want = valuesDigest((await jobs[name]!(unbounded).execute()).table);
+      const executed = await jobs[name]!(small).execute();
+      const viaStream = await streamed(jobs[name]!(small));
+      expect(valuesDigest(executed.table)).toBe(want);
+      expect(valuesDigest(viaStream.table)).toBe(want);
+      if (name === 'window') {
+        expect(viaStream.stats.spilledBytes).toBeGreaterThan(0);
+        expect(executed.stats.spilledBytes).toBe(0);
+      } else {
+        // ASOF routes both inputs: they may spill, its outputs no longer add to it.
+        expect(executed.stats.spilledBytes).toBeLessThan(viaStream.stats.spilledBytes);
+      }
+      for (const stats of [executed.stats, viaStream.stats]) {
+        expect(stats.peakTrackedBytes).toBeLessThanOrEqual(small.budget.limit);
+        expect(stats.overflowBytes).toBe(0);
+      }
+      expect(small.budget.used).toBe(0);
+      expect(small.budget.reservations()).toEqual([]);
+      expect(readdirSync(spillDir)).toEqual([]);
+    } finally {
+      await unbounded.close();
+      await small.close();
+      rmSync(spillDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the workers asked to collect after each run', () => {
+  it('never hold up the next run: back-to-back small runs at 2 threads all succeed', async () => {
+    // Each run's end asks every worker to collect (a task each); runs that end faster than
+    // those finish once piled them up past piscina's queue ("Task queue is at limit").
+    const engine = new Engine({ threads: 2, partitions: 7 });
+    try {
+      const t = new A.Table({ k: A.makeVector(Int32Array.from({ length: 50 }, (_, i) => i % 3)), v: A.makeVector(Float64Array.from({ length: 50 }, (_, i) => i)) });
+      for (let run = 0; run < 60; run++) {
+        const out = await engine.fromArrow(t).window({ partitionBy: 'k', orderBy: 'v', columns: { s: sum('v').rows(2) } }).collect();
+        expect(out.numRows).toBe(50);
+      }
+    } finally {
+      await engine.close();
+    }
+  });
+});
