@@ -35,7 +35,7 @@ import { SortSampler } from './sort-sample.js';
 import { ownsBatches, rereadOf, runStage, stageBytes } from './execute.js';
 import { ingest } from './ingest.js';
 import { streamKernelRows } from './kernel-rows.js';
-import { bytesForTasks, dataBytesOf, loadBytesOf, OutputRanges, PARTITION_SKEW, partitionCount, partitionsForDirect, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
+import { bytesForTasks, dataBytesOf, denseOutputBytes, loadBytesOf, OutputRanges, PARTITION_SKEW, partitionCount, partitionsForDirect, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
 import type { Stage } from './planner.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 
@@ -170,9 +170,12 @@ function remapColumns(e: BoundExpr, remap: Map<number, number>): BoundExpr {
   return copy as unknown as BoundExpr;
 }
 
-/** `collected`: the caller keeps every output batch (see runStage). */
-export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage, collected = false): AsyncGenerator<A.RecordBatch> {
+/** `keptWhole`: the caller keeps every output batch (see runStage). */
+export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage, keptWhole = false): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
+  // An inner join's result drops the unmatched rows, copying the rest out of the dense
+  // outputs: those are then not the result, and stay counted.
+  const collected = keptWhole && resolved.how !== 'inner';
   const outRowBytes = outputRowBytes(plan.outFields);
   const partitions = plan.mode === 'hash' ? await hashPartitions(ctx, plan, leftStage, rightStage, outRowBytes, collected) : 1;
   if (plan.mode === 'hash') ctx.stats.partitions = partitions;
@@ -391,7 +394,7 @@ async function hashPartitions(ctx: RunContext, plan: AsofStagePlan, leftStage: S
   const widths = plan.outFields.map((f) => fixedWidth(f.type));
   if (!plan.preserveOrder || !widths.every((w) => w > 0)) return base;
   // Collected: the dense outputs are the result's columns, outside the budget.
-  const denseBytes = collected ? 0 : widths.reduce((t, w) => t + leftRows * (w + 1), 0);
+  const denseBytes = collected ? 0 : denseOutputBytes(widths, leftRows);
   const exchangeBytes = leftRows * routed(leftStage, plan.leftRouted) + rightRows * routed(rightStage, plan.rightRouted);
   return partitionsForDirect(ctx, base, leftRows + rightRows, exchangeBytes, denseBytes, need / Math.max(1, leftRows + rightRows));
 }

@@ -22,6 +22,7 @@ import {
   bytesForTasks,
   dataBytesOf,
   loadBytesOf,
+  denseOutputBytes,
   OutputRanges,
   partitionCount,
   partitionsForDirect,
@@ -111,7 +112,7 @@ async function windowPartitions(ctx: RunContext, plan: WindowStagePlan, inputSta
   const rows = (await stageRows(inputStage)) ?? (bytes === null ? null : Math.ceil(bytes / Math.max(1, inputRowBytes)));
   if (rows === null || !widths.every((w) => w > 0)) return base;
   // Collected: the dense outputs are the result's columns, outside the budget.
-  const denseBytes = collected ? 0 : widths.reduce((t, w) => t + rows * (w + 1), 0);
+  const denseBytes = collected ? 0 : denseOutputBytes(widths, rows);
   return partitionsForDirect(ctx, base, rows, rows * routedRowBytes, denseBytes, windowScratch(resolved, 1, routedRowBytes));
 }
 

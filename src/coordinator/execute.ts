@@ -205,8 +205,9 @@ function runStageRaw(ctx: RunContext, stage: Stage, collected: boolean): AsyncIt
     case 'join':
       return execJoin(ctx, stage.plan, stage.left, stage.right);
     case 'project':
-      // A projection keeps every row and shares its input's columns: still the result.
-      return project(runStage(ctx, stage.input, collected), stage.schema, stage.columns);
+      // A projection keeps every row and shares its input's columns: still the result when it
+      // keeps all of them (a dropped output column would be written for nothing, uncounted).
+      return project(runStage(ctx, stage.input, collected && new Set(stage.columns).size === stage.input.schema.fields.length), stage.schema, stage.columns);
     case 'union':
       return union(ctx, stage.inputs);
   }

@@ -13,7 +13,7 @@ import { emptyData } from '../io/arrow-input.js';
 import * as A from 'apache-arrow';
 import { sharedAlloc } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
-import { bytesToBitmap } from '../columns/bits.js';
+import { bytesToBitmap, countSet } from '../columns/bits.js';
 import { bufRefOf, dataBytes, rebuildData } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { Exchange } from '../shuffle/exchange.js';
@@ -42,8 +42,25 @@ const MAX_RANGES = 4096;
 interface DenseColumn {
   field: FieldDesc;
   values: TypedArray;
-  /** One byte per row, 1 = NULL; zero-filled, and tasks write only their NULLs. */
-  nulls: Uint8Array;
+  /**
+   * The validity bitmap (Arrow's bit order) as 32-bit words: every row's bit set, none past the
+   * last row; tasks clear their NULLs' bits. Ranges of rows are views of it (no copy).
+   */
+  valid: Int32Array;
+}
+
+/** Bytes of dense outputs of fixed widths `widths` (bool: 1) for `rows` rows: values and validity bitmaps. */
+export function denseOutputBytes(widths: number[], rows: number): number {
+  return widths.reduce((t, w) => t + rows * w + 4 * Math.ceil(rows / 32), 0);
+}
+
+/** A validity bitmap of `rows` rows as words: all valid, bits past the last row clear. */
+function allValid(rows: number): Int32Array {
+  const words = sharedAlloc(Int32Array, Math.ceil(rows / 32));
+  words.fill(-1);
+  // (1 << 31) - 1 wraps to 0x7fffffff in an Int32Array, as wanted.
+  if (rows & 31) words[words.length - 1] = (1 << (rows & 31)) - 1;
+  return words;
 }
 
 /** One key range of sparse outputs, in key order: `ids[k]` is row k's key. */
@@ -70,12 +87,14 @@ export interface DenseRange {
  * row per input row: window, asofJoin) go one of two ways, chosen up front by the budget, with
  * the same results:
  * - direct: every output column fixed-width and all of them fit the budget whole: dense shared
- *   arrays indexed by row id, written in place by the tasks (one scatter, no exchange), sliced
- *   for the replay without a copy. When the caller keeps the whole result (`collected`:
- *   execute(), collect(), and these rows are the result), the dense arrays are the result's own
- *   columns, the caller's memory as the result is once handed over: they are not counted
- *   against the budget and need not fit it (routed, the same bytes went to disk and came back
- *   into a result just as big: window6 at 1 GiB spilled 2.6 GB);
+ *   arrays indexed by row id (values, and validity bitmaps), written in place by the tasks
+ *   (one scatter, no exchange), sliced for the replay without a copy. When the caller keeps the
+ *   whole result (`collected`: execute(), collect(), and these rows are the result), the dense
+ *   arrays are the result's own columns, the caller's memory as the result is once handed
+ *   over: they are not counted against the budget and need not fit it (routed, the same bytes
+ *   went to disk and came back into a result just as big: window6 at 1 GiB spilled 2.6 GB).
+ *   Only a bool column's values (a byte a row, packed into the result's bits) are not the
+ *   result: those are counted, and must fit;
  * - routed: output rows with their row ids go to an exchange by row-id range (kept or spilled),
  *   and each range is made dense by an assemble task when the replay reaches it.
  * Sparse outputs (`sparse`: any number of rows per key, e.g. one per group keyed by its first
@@ -119,13 +138,13 @@ export class OutputRanges {
     this.denseReservation = ctx.budget.reserve(`${name}.out.dense`);
     this.assembledReservation = ctx.budget.reserve(`${name}.out.assembled`);
     const widths = fields.map((f) => fixedWidth(f.type));
-    const bytes = widths.reduce((s, w) => s + rows * (w + 1), 0);
-    if (!sparse && widths.every((w) => w > 0) && (collected || this.denseReservation.tryGrow(bytes, leaveForTasks))) {
+    const counted = collected ? rows * fields.filter((f) => f.type.kind === 'bool').length : denseOutputBytes(widths, rows);
+    if (!sparse && widths.every((w) => w > 0) && this.denseReservation.tryGrow(counted, leaveForTasks)) {
       ctx.handsOutShared();
       this.dense = fields.map((field, c) => ({
         field,
         values: sharedAlloc(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows),
-        nulls: sharedAlloc(Uint8Array, rows),
+        valid: allValid(rows),
       }));
     }
   }
@@ -136,7 +155,7 @@ export class OutputRanges {
 
   /** Where a kernel task writes; `buffer`: its output loan (routed mode). */
   routing(buffer: SharedArrayBuffer | null): OutputRouting {
-    if (this.dense) return { kind: 'direct', columns: this.dense.map((d) => ({ values: bufRefOf(d.values), nulls: bufRefOf(d.nulls) })) };
+    if (this.dense) return { kind: 'direct', columns: this.dense.map((d) => ({ values: bufRefOf(d.values), valid: bufRefOf(d.valid) })) };
     return { kind: 'routed', rangeShift: this.shift, ranges: this.ranges, buffer };
   }
 
@@ -280,18 +299,18 @@ interface SparseUnit {
   end: number;
 }
 
-/** Rows [start, start + length) of a dense output as arrow Data (values are views, not copies). */
+/**
+ * Rows [start, start + length) of a dense output as arrow Data: values and validity are views,
+ * not copies. `start` is a range's first row, a multiple of 2^MIN_RANGE_SHIFT: its bits begin
+ * a byte; the bits past `length` in its last byte are the next range's rows, or clear after
+ * the last row.
+ */
 function denseSlice(d: DenseColumn, start: number, length: number): A.Data {
   const type = typeToArrow(d.field.type);
-  // One pass packs the NULL bytes and counts them; their complement is the validity bitmap.
-  const packed = bytesToBitmap(d.nulls.subarray(start, start + length), length);
-  const nullCount = packed.set;
-  let nullBitmap: Uint8Array | undefined;
-  if (nullCount > 0) {
-    nullBitmap = packed.bitmap;
-    for (let b = 0; b < nullBitmap.length; b++) nullBitmap[b] = ~nullBitmap[b]! & 0xff;
-    if (length & 7) nullBitmap[nullBitmap.length - 1]! &= (1 << (length & 7)) - 1;
-  }
+  if (start & 7) throw new ExecutionError('INTERNAL', `internal: a dense output range starts at row ${start}, not on a byte of its validity`);
+  const bits = new Uint8Array(d.valid.buffer, d.valid.byteOffset + (start >>> 3), (length + 7) >>> 3);
+  const nullCount = length - countSet(bits, 0, length);
+  const nullBitmap = nullCount > 0 ? bits : undefined;
   if (d.field.type.kind === 'bool') {
     const { bitmap } = bytesToBitmap(d.values.subarray(start, start + length) as Uint8Array, length);
     return A.makeData({ type: type as A.Bool, length, nullCount, nullBitmap, data: bitmap });

@@ -136,6 +136,9 @@ export class ThreadExecutor implements Executor {
   }
 
   private startPool(): Piscina {
+    // A new pool has no collect tasks in flight (the old one's were told it was lost).
+    this.collecting = Promise.resolve();
+    this.collectAsked = false;
     const threads = this.threads;
     const entry = this.entry;
     let pool: Piscina;
@@ -177,7 +180,11 @@ export class ThreadExecutor implements Executor {
   }
 
   async run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>> {
-    await this.collecting;
+    // Collect tasks asked for while this one waited are waited for too.
+    for (let c = this.collecting; ; c = this.collecting) {
+      await c;
+      if (c === this.collecting) break;
+    }
     if (!this.pool) throw new AbortError('The engine was closed');
     if (signal?.aborted) throw new AbortError();
     if (this.broken) {
@@ -212,10 +219,18 @@ export class ThreadExecutor implements Executor {
     // misses it collects with its next allocations, as before). Tasks wait for them (run):
     // piscina's queue holds only the tasks Sluice's scheduler lets run, one per thread.
     this.collectAsked = true;
-    const asks = Array.from({ length: pool.threads.length }, () => pool.run({ kind: 'collect' } satisfies Task));
-    this.collecting = Promise.allSettled(asks).then(() => {
-      this.collectAsked = false;
+    // Told when the pool loses its workers, as every task is (piscina then keeps queued tasks
+    // forever, and the runs waiting for these would wait with them).
+    const watchers = this.lostWatchers;
+    let tell!: (err: Error) => void;
+    const lost = new Promise<never>((_, reject) => (tell = reject));
+    watchers.add(tell);
+    const asks = Array.from({ length: pool.threads.length }, () => Promise.race([pool.run({ kind: 'collect' } satisfies Task), lost]));
+    const collecting = Promise.allSettled(asks).then(() => {
+      watchers.delete(tell);
+      if (this.collecting === collecting) this.collectAsked = false;
     });
+    this.collecting = collecting;
   }
 
   /** The collect tasks in flight (collectShared), settled before any other task is queued. */

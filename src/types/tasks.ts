@@ -161,12 +161,14 @@ export interface RouteResult extends RoutedChunks {
  * - routed: to the row-id range `rowId >>> rangeShift` of the output exchange, in a pooled
  *   buffer (more shared memory when it is full, reported);
  * - direct: written in place into dense shared arrays indexed by row id (fixed-width outputs
- *   that fit the budget whole): `values` of the column's width (bool: one byte per row) and one
- *   NULL byte per row (1 = NULL). Tasks own disjoint rows, so there are no races.
+ *   that fit the budget whole, or any when they are the caller's result): `values` of the
+ *   column's width (bool: one byte per row) and `valid`, the column's Arrow validity bitmap as
+ *   32-bit words, every bit set at first: a task clears its NULL rows' bits atomically (tasks
+ *   own disjoint rows, but one word holds 32 rows of maybe several tasks).
  */
 export type OutputRouting =
   | { kind: 'routed'; rangeShift: number; ranges: number; buffer: SharedArrayBuffer | null }
-  | { kind: 'direct'; columns: Array<{ values: BufRef; nulls: BufRef }> };
+  | { kind: 'direct'; columns: Array<{ values: BufRef; valid: BufRef }> };
 
 /**
  * A kernel task's rows themselves as its output (preserveOrder: false): every column of the

@@ -3,7 +3,8 @@
  * collected its view, and an idle worker never collects: the direct outputs of a run (the
  * result's columns, written in place by the workers) stayed mapped after the caller had let the
  * result go, until the worker's next run allocated enough (window6 10M rows, three runs in one
- * process: RSS 4.0 -> 6.7 -> 9.0 GB). Node gives workers no gc(), but an ArrayBuffer allocation
+ * process: RSS after each 4.0 -> 6.6 -> 6.7 GB, VmHWM 9.4 GB; with this task 4.0 -> 4.1 -> 4.1
+ * and 4.5 GB). Node gives workers no gc(), but an ArrayBuffer allocation
  * past V8's external-memory step (64 MiB since the isolate's last collection, Node 20) starts
  * a full collection; the allocation itself is never touched, so it maps no page.
  */

@@ -1,7 +1,8 @@
 /**
  * Direct outputs (OutputRouting kind 'direct'): a task writes its rows' results in place into
  * dense shared arrays indexed by global row id, values at the column's width (bool: a byte per
- * row) and one NULL byte per row (zero-filled by the coordinator: only NULLs are written).
+ * row), and clears its NULL rows' bits in the column's validity bitmap (all set by the
+ * coordinator; only NULLs are written, atomically: a word's 32 rows may be other tasks').
  * 64-bit values move as float64 words (src/columns/gather rowWords): no BigInt per value.
  */
 import * as A from 'apache-arrow';
@@ -13,7 +14,12 @@ import { scatterValues } from './permute.js';
 import { rowWords } from '../columns/gather.js';
 import { scratchAlloc } from './scratch.js';
 
-type Dest = { values: BufRef; nulls: BufRef };
+type Dest = { values: BufRef; valid: BufRef };
+
+/** Row r is NULL: its bit of the validity words cleared (Arrow's order: bit r & 7 of byte r >> 3, little-endian words). */
+function clearValid(words: Int32Array, r: number): void {
+  Atomics.and(words, r >>> 5, ~(1 << (r & 31)));
+}
 
 /**
  * dest[target[i]] = values[from[i]] (values[i] without `from`), NULL where that value's valid
@@ -26,10 +32,10 @@ export function scatterDirect(values: TypedArray, valid: Uint8Array | null, targ
   const ctor = values.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
   scatterValues(values, target, new ctor(dest.values.sab, dest.values.byteOffset, dest.values.byteLength / ctor.BYTES_PER_ELEMENT), from);
   if (!valid) return;
-  const nulls = viewOf(Uint8Array, dest.nulls);
+  const words = viewOf(Int32Array, dest.valid);
   const n = target.length;
-  if (from) for (let i = 0; i < n; i++) { if (valid[from[i]!] === 0) nulls[target[i]!] = 1; }
-  else for (let i = 0; i < n; i++) if (valid[i] === 0) nulls[target[i]!] = 1;
+  if (from) for (let i = 0; i < n; i++) { if (valid[from[i]!] === 0) clearValid(words, target[i]!); }
+  else for (let i = 0; i < n; i++) if (valid[i] === 0) clearValid(words, target[i]!);
 }
 
 /**
@@ -38,11 +44,11 @@ export function scatterDirect(values: TypedArray, valid: Uint8Array | null, targ
  */
 export function takeDirect(source: A.Data, pick: Int32Array, target: Uint32Array, dest: Dest): void {
   const n = target.length;
-  const nulls = viewOf(Uint8Array, dest.nulls);
+  const words = viewOf(Int32Array, dest.valid);
   const srcValid = source.nullCount > 0 ? bitmapToBytes(source.nullBitmap, source.offset, source.length, scratchAlloc(Uint8Array, source.length)) : null;
   for (let i = 0; i < n; i++) {
     const r = pick[i]!;
-    if (r < 0 || (srcValid !== null && srcValid[r] === 0)) nulls[target[i]!] = 1;
+    if (r < 0 || (srcValid !== null && srcValid[r] === 0)) clearValid(words, target[i]!);
   }
   if (source.typeId === A.Type.Bool) {
     const bytes = bitmapToBytes(source.values as Uint8Array, source.offset, source.length, scratchAlloc(Uint8Array, source.length));

@@ -69,13 +69,15 @@ describe('moving 8-byte words keeps every bit', () => {
       scatterValues(values, perm, read, from);
       for (let i = 0; i < n; i++) if (read[perm[i]!] !== values[from[i]!]) expect.fail(`scatter from rep ${rep} row ${i}`);
       const taken = dirty();
-      const nulls = new Uint8Array(new SharedArrayBuffer(n));
+      // The validity bitmap as words, every row valid at first: takeDirect clears the NULLs' bits.
+      const valid = new Int32Array(new SharedArrayBuffer(4 * Math.ceil(n / 32))).fill(-1);
       const pick = Int32Array.from(perm, (p, i) => (i % 97 === 0 ? -1 : p));
-      takeDirect(data, pick, Uint32Array.from({ length: n }, (_, i) => i), { values: bufRefOf(taken), nulls: bufRefOf(nulls) });
+      takeDirect(data, pick, Uint32Array.from({ length: n }, (_, i) => i), { values: bufRefOf(taken), valid: bufRefOf(valid) });
       for (let i = 0; i < n; i++) {
+        const isValid = (valid[i >>> 5]! >>> (i & 31)) & 1;
         if (pick[i]! < 0) {
-          if (nulls[i] !== 1) expect.fail(`take rep ${rep} row ${i}: not NULL`);
-        } else if (taken[i] !== values[pick[i]!]) expect.fail(`take rep ${rep} row ${i}`);
+          if (isValid !== 0) expect.fail(`take rep ${rep} row ${i}: not NULL`);
+        } else if (isValid !== 1 || taken[i] !== values[pick[i]!]) expect.fail(`take rep ${rep} row ${i}`);
       }
     }
   });

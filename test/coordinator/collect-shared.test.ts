@@ -18,4 +18,13 @@ describe('ThreadExecutor.collectShared', () => {
       for (const r of replies) expect(r.value.payload).toHaveLength(256);
     }
   });
+
+  it('tasks queued right after it wait for the collect tasks (two runs on one engine: more tasks than threads)', async () => {
+    for (let round = 0; round < 10; round++) {
+      executor.collectShared();
+      // piscina's queue holds threads^2 = 4 tasks: five queued behind two busy collect tasks overflow it.
+      const replies = await Promise.all([0, 1, 2, 3, 4].map(() => executor.run<{ payload: string[] }>({ kind: 'fault', mode: 'throw' })));
+      expect(replies).toHaveLength(5);
+    }
+  });
 });
