@@ -28,3 +28,16 @@ describe('ThreadExecutor.collectShared', () => {
     }
   });
 });
+
+describe('ThreadExecutor.collectShared when the workers die running the collect tasks', () => {
+  it('the next task still runs (on the workers started again), not waiting forever', async () => {
+    const dying = new ThreadExecutor(2, { url: new URL('../support/collect-exit-worker.mjs', import.meta.url) });
+    try {
+      dying.collectShared();
+      const done = await dying.run<{ kind: string }>({ kind: 'fault', mode: 'throw' });
+      expect(done.value.kind).toBe('fault');
+    } finally {
+      await dying.close();
+    }
+  }, 20_000);
+});
