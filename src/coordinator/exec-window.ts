@@ -144,11 +144,12 @@ export async function* execWindow(
   });
   const outFields: FieldDesc[] = resolved.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
   const taskNeeds = exchange.nonEmpty().map((p) => taskScratch(resolved, exchange.rowsOf(p), loadBytesOf(exchange, p)));
-  const out = new OutputRanges(ctx, 'window', outFields, rows, false, bytesForTasks(ctx, taskNeeds), collected);
+  let out: OutputRanges | null = null;
   try {
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
+    out = new OutputRanges(ctx, 'window', outFields, rows, false, bytesForTasks(ctx, taskNeeds), collected);
     const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => taskScratch(resolved, rows, 2 * loadBytes), rangeTaskBytes(resolved, outRowBytes, null));
     const op: KernelOperator = {
       name: 'window',
@@ -169,7 +170,7 @@ export async function* execWindow(
   } finally {
     exchange.release();
     store!.release();
-    out.release();
+    out?.release();
   }
 }
 

@@ -140,12 +140,19 @@ export class OutputRanges {
     const widths = fields.map((f) => fixedWidth(f.type));
     const counted = collected ? rows * fields.filter((f) => f.type.kind === 'bool').length : denseOutputBytes(widths, rows);
     if (!sparse && widths.every((w) => w > 0) && this.denseReservation.tryGrow(counted, leaveForTasks)) {
+      try {
+        this.dense = fields.map((field, c) => ({
+          field,
+          values: sharedAlloc(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows),
+          valid: allValid(rows),
+        }));
+      } catch (err) {
+        // Collected outputs are not bounded by the budget: the system may refuse them.
+        this.release();
+        const bytes = formatBytes(denseOutputBytes(widths, rows));
+        throw new ExecutionError('MEMORY_EXHAUSTED', `${name}: its output columns (${bytes}) could not be allocated: ${(err as Error).message ?? String(err)}`, { bytes: denseOutputBytes(widths, rows) }, { cause: err });
+      }
       ctx.handsOutShared();
-      this.dense = fields.map((field, c) => ({
-        field,
-        values: sharedAlloc(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows),
-        valid: allValid(rows),
-      }));
     }
   }
 

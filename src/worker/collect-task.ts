@@ -8,13 +8,11 @@
  * past V8's external-memory step (64 MiB since the isolate's last collection, Node 20) starts
  * a full collection; the allocation itself is never touched, so it maps no page.
  */
-import { isMainThread } from 'node:worker_threads';
-
 /** Bytes allocated to pass V8's external-memory step (kExternalAllocationSoftLimit, 64 MiB) with a margin. */
 const EXTERNAL_STEP = 65 * 1024 * 1024;
 
+/** Only workers are sent it (ThreadExecutor.collectShared; threads: 0 never asks). */
 export function runCollectTask(): null {
-  // The main thread (threads: 0) collects as the host's own code runs.
-  if (!isMainThread) void new ArrayBuffer(EXTERNAL_STEP);
+  void new ArrayBuffer(EXTERNAL_STEP);
   return null;
 }

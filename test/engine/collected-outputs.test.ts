@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as A from 'apache-arrow';
+import { OutputRanges } from '../../src/coordinator/partitioned.js';
 import { Engine, lag, max, min, rowNumber, sum, type DataFrame } from '../../src/index.js';
 import { quotesAndTrades, servingLog } from '../support/budget-data.js';
 import { streamed, valuesDigest } from '../support/tables.js';
@@ -135,6 +136,30 @@ describe('the workers asked to collect after each run', () => {
         expect(out.numRows).toBe(50);
       }
     } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('collected output columns the system refuses to allocate', () => {
+  it('are an ExecutionError MEMORY_EXHAUSTED, and the stage gives back every reservation it took', async () => {
+    // Not bounded by the budget, collected outputs can be more than the machine maps: 2^33
+    // rows of int64 ask for a 64 GiB shared buffer, which V8 refuses.
+    const engine = new Engine({ threads: 1 });
+    const ctx = engine.runContext(undefined);
+    try {
+      let err: unknown = null;
+      try {
+        new OutputRanges(ctx, 'window', [{ name: 's', type: { kind: 'int', bits: 64, signed: true }, nullable: true }], 2 ** 33, false, 0, true);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toMatchObject({ name: 'ExecutionError', code: 'MEMORY_EXHAUSTED' });
+      expect(String((err as Error).message)).toMatch(/window: its output columns \(.*\) could not be allocated/);
+      expect(engine.budget.used).toBe(0);
+      expect(engine.budget.reservations()).toEqual([]);
+    } finally {
+      await ctx.close();
       await engine.close();
     }
   });

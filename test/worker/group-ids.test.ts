@@ -110,21 +110,25 @@ const TYPES: Array<[TypeDesc, fc.Arbitrary<Exclude<V, null>>]> = [
 
 const colArb = (k: number, n: number) => fc.array(fc.option(TYPES[k]![1], { freq: 4 }), { minLength: n, maxLength: n });
 
+/** n rows in [minRows, maxRows] of one to maxColumns columns of random TYPES: [n, [type index, values][]]. */
+const rowsArb = (minRows: number, maxRows: number, maxColumns: number) =>
+  fc.integer({ min: minRows, max: maxRows }).chain((n) =>
+    fc.tuple(
+      fc.constant(n),
+      fc.array(
+        fc.integer({ min: 0, max: TYPES.length - 1 }).chain((k) => fc.tuple(fc.constant(k), colArb(k, n))),
+        { minLength: 1, maxLength: maxColumns },
+      ),
+    ),
+  );
+
 describe('groupIds', () => {
   it('equals a naive map, in first-appearance order, for one to four columns of every type, within GROUP_IDS_BYTES_PER_ROW', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: 300 }).chain((n) =>
-          fc.tuple(
-            fc.constant(n),
-            fc.array(
-              fc.integer({ min: 0, max: TYPES.length - 1 }).chain((k) => fc.tuple(fc.constant(k), colArb(k, n))),
-              { minLength: 1, maxLength: 4 },
-            ),
-            fc.boolean(),
-          ),
-        ),
-        ([n, specs, nullsEqual]) => {
+        rowsArb(0, 300, 4),
+        fc.boolean(),
+        ([n, specs], nullsEqual) => {
           const vals = specs.map(([, v]) => v);
           const cols = specs.map(([k, v]) => makeColumn(TYPES[k]![0], v));
           const scratch = countingAllocator();
@@ -174,22 +178,11 @@ describe('sameRowsEqual', () => {
   // one), so every pair of rows is compared here directly.
   it('compares every pair of rows as the naive canonical rows do, for one to six columns', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 12 }).chain((n) =>
-          fc.tuple(
-            fc.constant(n),
-            fc.array(
-              fc.integer({ min: 0, max: TYPES.length - 1 }).chain((k) => fc.tuple(fc.constant(k), colArb(k, n))),
-              { minLength: 1, maxLength: 6 },
-            ),
-          ),
-        ),
-        ([n, specs]) => {
+      fc.property(rowsArb(1, 12, 6), ([n, specs]) => {
           const equal = sameRowsEqual(specs.map(([k, v]) => accessor(makeColumn(TYPES[k]![0], v))));
           const text = (i: number) => JSON.stringify(specs.map(([, v]) => canon(v[i]!)));
           for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) expect(equal(a, b)).toBe(text(a) === text(b));
-        },
-      ),
+      }),
       { numRuns: 400 },
     );
   });
