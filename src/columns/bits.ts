@@ -10,8 +10,18 @@ export function bitmapToBytes(bitmap: Uint8Array | null | undefined, offset: num
     const b = offset + i;
     bytes[i++] = (bitmap[b >> 3]! >> (b & 7)) & 1;
   }
-  // Body: whole bytes.
+  // Body: whole bytes; each as two 32-bit stores of its eight 0/1 bytes where the output allows.
   let byte = (offset + i) >> 3;
+  if (((bytes.byteOffset + i) & 3) === 0) {
+    const whole = (length - i) >> 3;
+    const out32 = new Uint32Array(bytes.buffer, bytes.byteOffset + i, 2 * whole);
+    for (let k = 0; k < whole; k++) {
+      const v = bitmap[byte++]!;
+      out32[2 * k] = EXPAND_LO[v]!;
+      out32[2 * k + 1] = EXPAND_HI[v]!;
+    }
+    i += whole << 3;
+  }
   for (; i + 8 <= length; i += 8) {
     const v = bitmap[byte++]!;
     bytes[i] = v & 1;
@@ -28,6 +38,16 @@ export function bitmapToBytes(bitmap: Uint8Array | null | undefined, offset: num
     bytes[i] = (bitmap[b >> 3]! >> (b & 7)) & 1;
   }
   return bytes;
+}
+
+/** Bits 0-3 (EXPAND_LO) and 4-7 (EXPAND_HI) of a byte as four 0/1 bytes of a little-endian word. */
+const EXPAND_LO = new Uint32Array(256);
+const EXPAND_HI = new Uint32Array(256);
+for (let v = 0; v < 256; v++) {
+  for (let k = 0; k < 4; k++) {
+    EXPAND_LO[v]! |= ((v >> k) & 1) << (8 * k);
+    EXPAND_HI[v]! |= ((v >> (k + 4)) & 1) << (8 * k);
+  }
 }
 
 /** Bytes (non-zero = set) to a bitmap starting at bit 0; returns the count of set bits too. */

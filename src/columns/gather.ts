@@ -516,23 +516,39 @@ function concatValidity(chunks: ConcatChunk[], n: number, alloc: Allocator): [Ui
   return [out, nulls];
 }
 
-/** dst bits [d, d+len) = src bits [s, s+len); dst bits there are 0 before the call. */
+/**
+ * dst bits [d, d+len) = src bits [s, s+len); dst bits there are 0 before the call. Bit by bit
+ * up to a dst byte boundary, then whole dst bytes (each from one src byte, or two shifted:
+ * a partition's chunks start anywhere), then the last bits.
+ */
 function copyBits(src: Uint8Array, s: number, dst: Uint8Array, d: number, len: number): void {
-  if ((s & 7) === 0 && (d & 7) === 0) {
-    const whole = len >>> 3;
-    dst.set(src.subarray(s >>> 3, (s >>> 3) + whole), d >>> 3);
-    for (let i = whole << 3; i < len; i++) {
-      const b = s + i;
-      if ((src[b >>> 3] >>> (b & 7)) & 1) dst[(d + i) >>> 3] |= 1 << ((d + i) & 7);
-    }
-    return;
+  let i = 0;
+  for (; i < len && ((d + i) & 7) !== 0; i++) {
+    const b = s + i;
+    if ((src[b >>> 3] >>> (b & 7)) & 1) dst[(d + i) >>> 3] |= 1 << ((d + i) & 7);
   }
-  for (let i = 0; i < len; i++) {
+  const whole = (len - i) >>> 3;
+  const shift = (s + i) & 7;
+  const from = (s + i) >>> 3;
+  const to = (d + i) >>> 3;
+  if (shift === 0) dst.set(src.subarray(from, from + whole), to);
+  else {
+    // Bits s+i .. s+i+7 lie in src bytes `from + k` and `from + k + 1`, both inside the range.
+    const back = 8 - shift;
+    for (let k = 0; k < whole; k++) dst[to + k] = (src[from + k]! >>> shift) | (src[from + k + 1]! << back);
+  }
+  for (i += whole << 3; i < len; i++) {
     const b = s + i;
     if ((src[b >>> 3] >>> (b & 7)) & 1) dst[(d + i) >>> 3] |= 1 << ((d + i) & 7);
   }
 }
 
+/** dst bits [d, d+len) set: whole bytes at once. */
 function setBits(dst: Uint8Array, d: number, len: number): void {
-  for (let i = d, end = d + len; i < end; i++) dst[i >>> 3] |= 1 << (i & 7);
+  const end = d + len;
+  let i = d;
+  for (; i < end && (i & 7) !== 0; i++) dst[i >>> 3] |= 1 << (i & 7);
+  const whole = (end - i) >>> 3;
+  dst.fill(0xff, i >>> 3, (i >>> 3) + whole);
+  for (i += whole << 3; i < end; i++) dst[i >>> 3] |= 1 << (i & 7);
 }
