@@ -12,7 +12,7 @@
  * table of the same rows would take). Group numbering is the hashed tables': first appearance.
  */
 import type { Allocator, KeyColumn } from '../types/keys.js';
-import { words64 } from './int64-words.js';
+import { int32Words, words64 } from './int64-words.js';
 
 /** The least value and the span of a key's non-NULL rows, when dense enough. */
 export interface DenseSpan {
@@ -93,6 +93,21 @@ function numberByValue(c: KeyColumn, n: number, nullsEqual: boolean, freshNulls:
   const min = s.min;
   let groups = 0;
   let nullGroup = -1;
+  if (valid === null && k.wide !== null) {
+    // No NULLs, 64-bit words: the span's values are exact (denseKeySpan checked every row).
+    const w = k.wide;
+    const hiW = k.signed ? int32Words(w) : w;
+    for (let i = 0; i < n; i++) {
+      const at = hiW[2 * i + 1]! * 4294967296 + w[2 * i]! - min;
+      let g = table[at]!;
+      if (g < 0) {
+        g = groups++;
+        table[at] = g;
+      }
+      ids[i] = g;
+    }
+    return { groups, nullGroup };
+  }
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) {
       if (nullsEqual) {
@@ -125,6 +140,18 @@ export function denseMatchIds(b: KeyColumn, p: KeyColumn, nb: number, np: number
   const span = s.span;
   const pk = intValues(p);
   const pValid = p.valid;
+  if (pValid === null && pk.wide !== null) {
+    // No NULLs, 64-bit words read whole. Build values are exact (|v| < 2^52 + 2^32, denseKeySpan);
+    // a probe value beyond them is too, up to 2^53, and past 2^53 (rounded, monotone) lies
+    // 2^52 away: either way it falls outside the span, and one inside it is exact.
+    const w = pk.wide;
+    const hiW = pk.signed ? int32Words(w) : w;
+    for (let i = 0; i < np; i++) {
+      const at = hiW[2 * i + 1]! * 4294967296 + w[2 * i]! - min;
+      probeIds[i] = at >= 0 && at < span ? table[at]! : -1;
+    }
+    return groups;
+  }
   for (let i = 0; i < np; i++) {
     if (pValid !== null && pValid[i] === 0) {
       probeIds[i] = nullsEqual ? nullGroup : -1;
