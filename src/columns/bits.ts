@@ -14,12 +14,8 @@ export function bitmapToBytes(bitmap: Uint8Array | null | undefined, offset: num
   let byte = (offset + i) >> 3;
   if (((bytes.byteOffset + i) & 3) === 0) {
     const whole = (length - i) >> 3;
-    const out32 = new Uint32Array(bytes.buffer, bytes.byteOffset + i, 2 * whole);
-    for (let k = 0; k < whole; k++) {
-      const v = bitmap[byte++]!;
-      out32[2 * k] = EXPAND_LO[v]!;
-      out32[2 * k + 1] = EXPAND_HI[v]!;
-    }
+    expandBytes(bitmap, byte, new Uint32Array(bytes.buffer, bytes.byteOffset + i, 2 * whole), whole);
+    byte += whole;
     i += whole << 3;
   }
   for (; i + 8 <= length; i += 8) {
@@ -38,6 +34,18 @@ export function bitmapToBytes(bitmap: Uint8Array | null | undefined, offset: num
     bytes[i] = (bitmap[b >> 3]! >> (b & 7)) & 1;
   }
   return bytes;
+}
+
+/**
+ * `whole` bitmap bytes from `byte` on as eight 0/1 bytes each (two words): a loop of its own,
+ * as code after a long loop, compiled before it ever ran, deoptimized the loop on every call.
+ */
+function expandBytes(bitmap: Uint8Array, byte: number, out32: Uint32Array, whole: number): void {
+  for (let k = 0; k < whole; k++) {
+    const v = bitmap[byte + k]!;
+    out32[2 * k] = EXPAND_LO[v]!;
+    out32[2 * k + 1] = EXPAND_HI[v]!;
+  }
 }
 
 /** Bits 0-3 (EXPAND_LO) and 4-7 (EXPAND_HI) of a byte as four 0/1 bytes of a little-endian word. */

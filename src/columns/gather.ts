@@ -188,8 +188,7 @@ export function gatherRanges(
 function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator): [Uint8Array | undefined, number] {
   const bm = nullsOf(data);
   if (!bm) {
-    let nulls = 0;
-    for (let j = 0; j < n; j++) if (idx[j] < 0) nulls++;
+    const nulls = countNegative(idx, n);
     return nulls === 0 ? [undefined, 0] : [gatherBitmap(null, 0, idx, n, alloc), nulls];
   }
   // One pass over the rows, then NULLs counted by bytes: the bitmap of rows that all turn out
@@ -197,6 +196,13 @@ function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator
   const out = gatherBitmap(bm, data.offset, idx, n, alloc);
   const nulls = n - countSet(out, 0, n);
   return nulls === 0 ? [undefined, 0] : [out, nulls];
+}
+
+/** Entries of idx[0..n) below 0 (a loop of its own: see src/shuffle/hash scatterOrder). */
+function countNegative(idx: Int32Array, n: number): number {
+  let k = 0;
+  for (let j = 0; j < n; j++) if (idx[j]! < 0) k++;
+  return k;
 }
 
 /**
@@ -522,33 +528,44 @@ function concatValidity(chunks: ConcatChunk[], n: number, alloc: Allocator): [Ui
  * a partition's chunks start anywhere), then the last bits.
  */
 function copyBits(src: Uint8Array, s: number, dst: Uint8Array, d: number, len: number): void {
-  let i = 0;
-  for (; i < len && ((d + i) & 7) !== 0; i++) {
+  // Each step a function of its own: a branch compiled before it ever ran deoptimized the
+  // whole copy on its first use, chunk after chunk (the shifts differ from chunk to chunk).
+  const head = Math.min(len, (8 - (d & 7)) & 7);
+  copyBitByBit(src, s, dst, d, 0, head);
+  const whole = (len - head) >>> 3;
+  const from = s + head;
+  if ((from & 7) === 0) dst.set(src.subarray(from >>> 3, (from >>> 3) + whole), (d + head) >>> 3);
+  else copyShiftedBytes(src, from, dst, (d + head) >>> 3, whole);
+  copyBitByBit(src, s, dst, d, head + (whole << 3), len);
+}
+
+/** dst bits d+i = src bits s+i for i in [from, to). */
+function copyBitByBit(src: Uint8Array, s: number, dst: Uint8Array, d: number, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
     const b = s + i;
-    if ((src[b >>> 3] >>> (b & 7)) & 1) dst[(d + i) >>> 3] |= 1 << ((d + i) & 7);
+    if ((src[b >>> 3]! >>> (b & 7)) & 1) dst[(d + i) >>> 3]! |= 1 << ((d + i) & 7);
   }
-  const whole = (len - i) >>> 3;
-  const shift = (s + i) & 7;
-  const from = (s + i) >>> 3;
-  const to = (d + i) >>> 3;
-  if (shift === 0) dst.set(src.subarray(from, from + whole), to);
-  else {
-    // Bits s+i .. s+i+7 lie in src bytes `from + k` and `from + k + 1`, both inside the range.
-    const back = 8 - shift;
-    for (let k = 0; k < whole; k++) dst[to + k] = (src[from + k]! >>> shift) | (src[from + k + 1]! << back);
-  }
-  for (i += whole << 3; i < len; i++) {
-    const b = s + i;
-    if ((src[b >>> 3] >>> (b & 7)) & 1) dst[(d + i) >>> 3] |= 1 << ((d + i) & 7);
-  }
+}
+
+/** dst bytes [to, to + whole) = src bits s .. s + 8 whole - 1 (s not on a byte boundary: each byte from two). */
+function copyShiftedBytes(src: Uint8Array, s: number, dst: Uint8Array, to: number, whole: number): void {
+  const shift = s & 7;
+  const back = 8 - shift;
+  const from = s >>> 3;
+  // Bits s .. s+7 of byte k lie in src bytes `from + k` and `from + k + 1`, both inside the range.
+  for (let k = 0; k < whole; k++) dst[to + k] = (src[from + k]! >>> shift) | (src[from + k + 1]! << back);
 }
 
 /** dst bits [d, d+len) set: whole bytes at once. */
 function setBits(dst: Uint8Array, d: number, len: number): void {
   const end = d + len;
-  let i = d;
-  for (; i < end && (i & 7) !== 0; i++) dst[i >>> 3] |= 1 << (i & 7);
-  const whole = (end - i) >>> 3;
-  dst.fill(0xff, i >>> 3, (i >>> 3) + whole);
-  for (i += whole << 3; i < end; i++) dst[i >>> 3] |= 1 << (i & 7);
+  const head = Math.min(end, d + ((8 - (d & 7)) & 7));
+  setBitByBit(dst, d, head);
+  const whole = (end - head) >>> 3;
+  dst.fill(0xff, head >>> 3, (head >>> 3) + whole);
+  setBitByBit(dst, head + (whole << 3), end);
+}
+
+function setBitByBit(dst: Uint8Array, from: number, to: number): void {
+  for (let i = from; i < to; i++) dst[i >>> 3]! |= 1 << (i & 7);
 }

@@ -88,19 +88,27 @@ function scatterValidity(data: Data, pos: Uint32Array, alloc: Allocator): Uint8A
   for (let j = full << 3; j < n; j++) out[j >>> 3]! |= 1 << (j & 7);
   const off = data.offset;
   if ((off & 7) === 0) {
-    const base = off >>> 3;
-    for (let b = 0; b < full; b++) {
-      // the NULL rows of this byte, lowest first
-      for (let z = ~bm[base + b]! & 0xff; z !== 0; z &= z - 1) clearBit(out, pos[(b << 3) + (31 - Math.clz32(z & -z))]!);
-    }
-    for (let i = full << 3; i < n; i++) if (((bm[base + (i >>> 3)]! >>> (i & 7)) & 1) === 0) clearBit(out, pos[i]!);
-  } else {
-    for (let i = 0; i < n; i++) {
-      const b = off + i;
-      if (((bm[b >>> 3]! >>> (b & 7)) & 1) === 0) clearBit(out, pos[i]!);
-    }
-  }
+    clearNullBytes(bm, off >>> 3, full, pos, out);
+    clearNullBits(bm, off, full << 3, n, pos, out);
+  } else clearNullBits(bm, off, 0, n, pos, out);
   return out;
+}
+
+// Loops of their own that end with the loop (see src/shuffle/hash scatterOrder).
+
+/** Rows 0 .. 8 * full - 1, a bitmap byte at a time: the NULL rows of each byte, lowest first. */
+function clearNullBytes(bm: Uint8Array, base: number, full: number, pos: Uint32Array, out: Uint8Array): void {
+  for (let b = 0; b < full; b++) {
+    for (let z = ~bm[base + b]! & 0xff; z !== 0; z &= z - 1) clearBit(out, pos[(b << 3) + (31 - Math.clz32(z & -z))]!);
+  }
+}
+
+/** Rows from .. n - 1, a bit at a time (bit off + i of the bitmap is row i). */
+function clearNullBits(bm: Uint8Array, off: number, from: number, n: number, pos: Uint32Array, out: Uint8Array): void {
+  for (let i = from; i < n; i++) {
+    const b = off + i;
+    if (((bm[b >>> 3]! >>> (b & 7)) & 1) === 0) clearBit(out, pos[i]!);
+  }
 }
 
 function clearBit(bits: Uint8Array, j: number): void {

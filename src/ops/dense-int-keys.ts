@@ -48,12 +48,26 @@ export function valueAt(k: IntValues, i: number): number {
 
 /** min and span of the non-NULL values of rows 0..n-1, or null when a value is far out, every row is NULL, or span > maxSpan. */
 export function denseKeySpan(c: KeyColumn, n: number, maxSpan: number): DenseSpan | null {
-  const k = intValues(c);
-  const valid = c.valid;
+  if (!scanSpan(intValues(c), c.valid, n, maxSpan, SPAN)) return null;
+  const min = SPAN[0]!;
+  const max = SPAN[1]!;
+  if (min > max) return null; // every row NULL
+  return { min, span: max - min + 1 };
+}
+
+/** scanSpan's least and greatest value. */
+const SPAN = new Float64Array(2);
+
+/**
+ * The least and greatest non-NULL value into out[0], out[1]; false when a value is far out or
+ * the span passes maxSpan. Checked block by block, not row by row (the scan is a pass over
+ * every key): a far-out value (NaN) or a span already too wide ends it at the block's end.
+ * The loops below end their functions: code after a long loop, compiled with it on the stack
+ * before it ever ran, had no type feedback and deoptimized the loop on every call.
+ */
+function scanSpan(k: IntValues, valid: Uint8Array | null, n: number, maxSpan: number, out: Float64Array): boolean {
   let min = Infinity;
   let max = -Infinity;
-  // Checked block by block, not row by row (the scan is a pass over every key): a far-out
-  // value (NaN) or a span already too wide ends it at the block's end.
   for (let from = 0; from < n; from += SPAN_BLOCK) {
     const to = Math.min(n, from + SPAN_BLOCK);
     let far = false;
@@ -64,10 +78,11 @@ export function denseKeySpan(c: KeyColumn, n: number, maxSpan: number): DenseSpa
       min = x < min ? x : min;
       max = x > max ? x : max;
     }
-    if (far || max - min >= maxSpan) return null;
+    if (far || max - min >= maxSpan) return false;
   }
-  if (min > max) return null; // every row NULL
-  return { min, span: max - min + 1 };
+  out[0] = min;
+  out[1] = max;
+  return true;
 }
 
 /** Rows denseKeySpan scans between its checks. */
@@ -95,18 +110,7 @@ function numberByValue(c: KeyColumn, n: number, nullsEqual: boolean, freshNulls:
   let nullGroup = -1;
   if (valid === null && k.wide !== null) {
     // No NULLs, 64-bit words: the span's values are exact (denseKeySpan checked every row).
-    const w = k.wide;
-    const hiW = k.signed ? int32Words(w) : w;
-    for (let i = 0; i < n; i++) {
-      const at = hiW[2 * i + 1]! * 4294967296 + w[2 * i]! - min;
-      let g = table[at]!;
-      if (g < 0) {
-        g = groups++;
-        table[at] = g;
-      }
-      ids[i] = g;
-    }
-    return { groups, nullGroup };
+    return { groups: numberWide(k.wide, k.signed ? int32Words(k.wide) : k.wide, n, min, table, ids), nullGroup };
   }
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) {
@@ -127,6 +131,29 @@ function numberByValue(c: KeyColumn, n: number, nullsEqual: boolean, freshNulls:
   return { groups, nullGroup };
 }
 
+/** numberByValue without NULLs over 64-bit words; returns the number of groups (a loop of its own, see scanSpan). */
+function numberWide(w: Uint32Array, hiW: Int32Array | Uint32Array, n: number, min: number, table: Int32Array, ids: Uint32Array | Int32Array): number {
+  let groups = 0;
+  for (let i = 0; i < n; i++) {
+    const at = hiW[2 * i + 1]! * 4294967296 + w[2 * i]! - min;
+    let g = table[at]!;
+    if (g < 0) {
+      g = groups++;
+      table[at] = g;
+    }
+    ids[i] = g;
+  }
+  return groups;
+}
+
+/** Probe ids without NULLs over 64-bit words (see denseMatchIds; a loop of its own, see scanSpan). */
+function probeWide(w: Uint32Array, hiW: Int32Array | Uint32Array, n: number, min: number, span: number, table: Int32Array, probeIds: Int32Array): void {
+  for (let i = 0; i < n; i++) {
+    const at = hiW[2 * i + 1]! * 4294967296 + w[2 * i]! - min;
+    probeIds[i] = at >= 0 && at < span ? table[at]! : -1;
+  }
+}
+
 /**
  * Shared ids of a build side and a probe side keyed by one integer-like column each (the same
  * class): build rows numbered by first appearance through the table of the build's span (NULL
@@ -144,12 +171,7 @@ export function denseMatchIds(b: KeyColumn, p: KeyColumn, nb: number, np: number
     // No NULLs, 64-bit words read whole. Build values are exact (|v| < 2^52 + 2^32, denseKeySpan);
     // a probe value beyond them is too, up to 2^53, and past 2^53 (rounded, monotone) lies
     // 2^52 away: either way it falls outside the span, and one inside it is exact.
-    const w = pk.wide;
-    const hiW = pk.signed ? int32Words(w) : w;
-    for (let i = 0; i < np; i++) {
-      const at = hiW[2 * i + 1]! * 4294967296 + w[2 * i]! - min;
-      probeIds[i] = at >= 0 && at < span ? table[at]! : -1;
-    }
+    probeWide(pk.wide, pk.signed ? int32Words(pk.wide) : pk.wide, np, min, span, table, probeIds);
     return groups;
   }
   for (let i = 0; i < np; i++) {

@@ -34,11 +34,26 @@ function smallInts(col: KeyColumn): Int32Array | null {
 /** Rows (valid null) or non-NULL values per group, as int64 (written through 32-bit halves). */
 export function countById(ids: Uint32Array, groups: number, valid: Uint8Array | null, alloc: Allocator): BigInt64Array {
   const out = alloc(BigInt64Array, groups);
-  const w = words64(out);
-  const n = ids.length;
+  countInto(ids, valid, words64(out), ids.length);
+  return out;
+}
+
+// Every loop below is a function of its own that ends with the loop: V8 compiles a long loop
+// on the stack (OSR) before the code after it has ever run, and that code, without type
+// feedback, deoptimized the compiled loop on every call (a task's first calls then ran
+// interpreted until compiled again: intSumById took 3x as long in a run's second half).
+
+function countInto(ids: Uint32Array, valid: Uint8Array | null, w: Uint32Array, n: number): void {
   if (valid === null) for (let i = 0; i < n; i++) w[2 * ids[i]!]!++;
   else for (let i = 0; i < n; i++) w[2 * ids[i]!]! += valid[i]!;
-  return out;
+}
+
+/** Group g's word sums made canonical: the low sum's carries moved into the high one, both in [0, 2^32). */
+function carry(lo: Float64Array, hi: Float64Array, g: number): void {
+  const q = Math.floor(lo[g]! / TWO32);
+  lo[g] = lo[g]! - q * TWO32;
+  const h = (hi[g]! + q) % TWO32;
+  hi[g] = h < 0 ? h + TWO32 : h;
 }
 
 /** Wrapping int64 sum (uint64 for uint64 input) of an integer measure per group; NULL where no value. */
@@ -49,48 +64,53 @@ export function intSumById(ids: Uint32Array, groups: number, col: KeyColumn, all
   const counts = alloc(Int32Array, groups);
   const valid = col.valid;
   const v = col.values;
-  const carry = (g: number): void => {
-    const q = Math.floor(lo[g]! / TWO32);
-    lo[g] = lo[g]! - q * TWO32;
-    const h = (hi[g]! + q) % TWO32;
-    hi[g] = h < 0 ? h + TWO32 : h;
-  };
-  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    // Both words as unsigned: the same sum mod 2^64 as signed high words.
-    const w = words64(v);
-    for (let i = 0; i < n; i++) {
-      if (valid !== null && valid[i] === 0) continue;
-      const g = ids[i]!;
-      lo[g] = lo[g]! + w[2 * i]!;
-      hi[g] = hi[g]! + w[2 * i + 1]!;
-      if ((++counts[g]! & CARRY_MASK) === 0) carry(g);
-    }
-  } else if (valid === null && n <= NO_CARRY_ROWS) {
-    // Few enough values of 32 bits or fewer that no sum can pass 2^53: no carries (counts
-    // only mark the groups that have a value).
-    const a = v as Int32Array;
-    for (let i = 0; i < n; i++) {
-      const g = ids[i]!;
-      lo[g] += a[i]!;
-      counts[g] = 1;
-    }
-  } else {
-    // Values of 32 bits or fewer, signed or not: added whole (|x| < 2^32).
-    for (let i = 0; i < n; i++) {
-      if (valid !== null && valid[i] === 0) continue;
-      const g = ids[i]!;
-      lo[g] = lo[g]! + Number(v[i]);
-      if ((++counts[g]! & CARRY_MASK) === 0) carry(g);
-    }
-  }
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) addWords(ids, words64(v), valid, lo, hi, counts, n);
+  else if (valid === null && n <= NO_CARRY_ROWS) addSmall(ids, v as Int32Array, lo, counts, n);
+  else addNumbers(ids, v as ArrayLike<number>, valid, lo, hi, counts, n);
   const out = v instanceof BigUint64Array ? alloc(BigUint64Array, groups) : alloc(BigInt64Array, groups);
-  const ow = words64(out);
+  wordSumsOut(lo, hi, words64(out), groups);
+  return { values: out, valid: validWhereCounted(counts, alloc) };
+}
+
+/** 64-bit values: both words as unsigned (the same sum mod 2^64 as signed high words). */
+function addWords(ids: Uint32Array, w: Uint32Array, valid: Uint8Array | null, lo: Float64Array, hi: Float64Array, counts: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) continue;
+    const g = ids[i]!;
+    lo[g] = lo[g]! + w[2 * i]!;
+    hi[g] = hi[g]! + w[2 * i + 1]!;
+    if ((++counts[g]! & CARRY_MASK) === 0) carry(lo, hi, g);
+  }
+}
+
+/**
+ * Few enough values of 32 bits or fewer, none NULL, that no sum can pass 2^53: no carries
+ * (counts only mark the groups that have a value).
+ */
+function addSmall(ids: Uint32Array, a: Int32Array, lo: Float64Array, counts: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const g = ids[i]!;
+    lo[g] += a[i]!;
+    counts[g] = 1;
+  }
+}
+
+/** Values of 32 bits or fewer, signed or not: added whole (|x| < 2^32). */
+function addNumbers(ids: Uint32Array, v: ArrayLike<number>, valid: Uint8Array | null, lo: Float64Array, hi: Float64Array, counts: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) continue;
+    const g = ids[i]!;
+    lo[g] = lo[g]! + v[i]!;
+    if ((++counts[g]! & CARRY_MASK) === 0) carry(lo, hi, g);
+  }
+}
+
+function wordSumsOut(lo: Float64Array, hi: Float64Array, ow: Uint32Array, groups: number): void {
   for (let g = 0; g < groups; g++) {
-    carry(g);
+    carry(lo, hi, g);
     ow[2 * g] = lo[g]!;
     ow[2 * g + 1] = hi[g]!;
   }
-  return { values: out, valid: validWhereCounted(counts, alloc) };
 }
 
 /** Per group, the position of its min (or max) non-NULL value, first among equals; -1 if none. */
@@ -101,62 +121,72 @@ export function minMaxById(ids: Uint32Array, groups: number, col: KeyColumn, isM
   const a = smallInts(col);
   if (a !== null) {
     // Integers compare as numbers; the best value so far kept per group (no reads back).
-    const top = alloc(Float64Array, groups);
-    for (let i = 0; i < n; i++) {
-      if (valid !== null && valid[i] === 0) continue;
-      const g = ids[i]!;
-      const x = a[i]!;
-      if (best[g]! < 0 || (isMax ? x > top[g]! : x < top[g]!)) {
-        best[g] = i;
-        top[g] = x;
-      }
-    }
+    bestSmall(ids, a, valid, isMax, best, alloc(Float64Array, groups), n);
     return best;
   }
   const v = col.values;
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
     // 64-bit integers as (high word with the array's sign, low word unsigned): the best words
     // so far kept per group.
-    const hiW = highWords(v);
-    const loW = words64(v);
-    const topHi = alloc(Float64Array, groups);
-    const topLo = alloc(Float64Array, groups);
-    for (let i = 0; i < n; i++) {
-      if (valid !== null && valid[i] === 0) continue;
-      const g = ids[i]!;
-      const h = hiW[2 * i + 1]!;
-      const l = loW[2 * i]!;
-      const b = best[g]!;
-      const th = topHi[g]!;
-      if (b < 0 || (isMax ? h > th || (h === th && l > topLo[g]!) : h < th || (h === th && l < topLo[g]!))) {
-        best[g] = i;
-        topHi[g] = h;
-        topLo[g] = l;
-      }
-    }
+    bestWords(ids, highWords(v), words64(v), valid, isMax, best, alloc(Float64Array, groups), alloc(Float64Array, groups), n);
     return best;
   }
-  const less = lessOf(col);
+  bestBy(ids, lessOf(col), valid, isMax, best, n);
+  return best;
+}
+
+function bestSmall(ids: Uint32Array, a: Int32Array, valid: Uint8Array | null, isMax: boolean, best: Int32Array, top: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) continue;
+    const g = ids[i]!;
+    const x = a[i]!;
+    if (best[g]! < 0 || (isMax ? x > top[g]! : x < top[g]!)) {
+      best[g] = i;
+      top[g] = x;
+    }
+  }
+}
+
+function bestWords(ids: Uint32Array, hiW: Int32Array | Uint32Array, loW: Uint32Array, valid: Uint8Array | null, isMax: boolean, best: Int32Array, topHi: Float64Array, topLo: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && valid[i] === 0) continue;
+    const g = ids[i]!;
+    const h = hiW[2 * i + 1]!;
+    const l = loW[2 * i]!;
+    const b = best[g]!;
+    const th = topHi[g]!;
+    if (b < 0 || (isMax ? h > th || (h === th && l > topLo[g]!) : h < th || (h === th && l < topLo[g]!))) {
+      best[g] = i;
+      topHi[g] = h;
+      topLo[g] = l;
+    }
+  }
+}
+
+function bestBy(ids: Uint32Array, less: (a: number, b: number) => boolean, valid: Uint8Array | null, isMax: boolean, best: Int32Array, n: number): void {
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) continue;
     const g = ids[i]!;
     const b = best[g]!;
     if (b < 0 || (isMax ? less(b, i) : less(i, b))) best[g] = i;
   }
-  return best;
 }
 
 /** Per group, its first (or last) position, or its first (last) non-NULL one; -1 if none. */
 export function firstLastById(ids: Uint32Array, groups: number, valid: Uint8Array | null, last: boolean, alloc: Allocator): Int32Array {
-  const n = ids.length;
   const pick = alloc(Int32Array, groups, 'overwritten').fill(-1);
-  if (last) {
-    for (let i = 0; i < n; i++) if (valid === null || valid[i] !== 0) pick[ids[i]!] = i;
-  } else {
-    for (let i = 0; i < n; i++) {
-      const g = ids[i]!;
-      if (pick[g]! < 0 && (valid === null || valid[i] !== 0)) pick[g] = i;
-    }
-  }
+  if (last) pickLast(ids, valid, pick, ids.length);
+  else pickFirst(ids, valid, pick, ids.length);
   return pick;
+}
+
+function pickLast(ids: Uint32Array, valid: Uint8Array | null, pick: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) if (valid === null || valid[i] !== 0) pick[ids[i]!] = i;
+}
+
+function pickFirst(ids: Uint32Array, valid: Uint8Array | null, pick: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const g = ids[i]!;
+    if (pick[g]! < 0 && (valid === null || valid[i] !== 0)) pick[g] = i;
+  }
 }

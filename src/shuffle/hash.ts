@@ -294,10 +294,21 @@ export function openTableSlots(n: number): number {
 export function countingScatter(partIds: Uint32Array, partitions: number, out?: Uint32Array): { offsets: Uint32Array; order: Uint32Array } {
   const n = partIds.length;
   const offsets = partitionBounds(partIds, partitions);
-  const next = offsets.slice(0, partitions);
   const order = out ?? new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[next[partIds[i]!]!++] = i;
+  scatterOrder(partIds, offsets.slice(0, partitions), order, n);
   return { offsets, order };
+}
+
+// The loops of the counting scatter are functions of their own that end with the loop: code
+// after a long loop, compiled with it on the stack before it ever ran, has no type feedback
+// and deoptimized the loop on every call (src/ops/group-accumulate says more).
+
+function scatterOrder(partIds: Uint32Array, next: Uint32Array, order: Uint32Array, n: number): void {
+  for (let i = 0; i < n; i++) order[next[partIds[i]!]!++] = i;
+}
+
+function placeRows(partIds: Uint32Array, next: Uint32Array, positions: Uint32Array, n: number): void {
+  for (let i = 0; i < n; i++) positions[i] = next[partIds[i]!]!++;
 }
 
 /**
@@ -308,16 +319,18 @@ export function countingScatter(partIds: Uint32Array, partitions: number, out?: 
 export function countingPositions(partIds: Uint32Array, partitions: number, positions: Uint32Array): Uint32Array {
   const n = partIds.length;
   const offsets = partitionBounds(partIds, partitions);
-  const next = offsets.slice(0, partitions);
-  for (let i = 0; i < n; i++) positions[i] = next[partIds[i]!]!++;
+  placeRows(partIds, offsets.slice(0, partitions), positions, n);
   return offsets;
 }
 
 /** offsets[p] .. offsets[p + 1]: where partition p's rows go, by a histogram and its prefix sums. */
 function partitionBounds(partIds: Uint32Array, partitions: number): Uint32Array {
-  const n = partIds.length;
   const offsets = new Uint32Array(partitions + 1);
-  for (let i = 0; i < n; i++) offsets[partIds[i]! + 1]!++;
+  histogram(partIds, offsets, partIds.length);
   for (let p = 0; p < partitions; p++) offsets[p + 1]! += offsets[p]!;
   return offsets;
+}
+
+function histogram(partIds: Uint32Array, offsets: Uint32Array, n: number): void {
+  for (let i = 0; i < n; i++) offsets[partIds[i]! + 1]!++;
 }

@@ -54,8 +54,13 @@ export function groupByDestination(
   // Fixed-width columns are scattered (one forward read of the rows, see columns/scatter), the rest gathered.
   const grouped = columns.map((c) => scatterData(c, pos, arena.alloc) ?? gatherData(c, orderOf(), n, arena.alloc));
   const ids = arena.alloc(Uint32Array, n, 'overwritten');
-  for (let i = 0; i < n; i++) ids[pos[i]!] = rowIds[i]!;
+  placeIds(rowIds, pos, ids, n);
   return { columns: grouped, rowIds: ids, offsets, order: orderOf, arena };
+}
+
+/** ids[pos[i]] = rowIds[i]: a loop of its own (code after a long loop deoptimized it, see src/shuffle/hash scatterOrder). */
+function placeIds(rowIds: Uint32Array, pos: Uint32Array, ids: Uint32Array, n: number): void {
+  for (let i = 0; i < n; i++) ids[pos[i]!] = rowIds[i]!;
 }
 
 /** Step 3: the gathered columns described once, with the destinations' bounds (a copy: `offsets` lies in the task's scratch). */
