@@ -66,6 +66,20 @@ async function runTask(task: Task): Promise<unknown> {
   }
 }
 
+/**
+ * A task's result buffers are copied to the main thread rather than moved when they are this
+ * small. Moving detaches them, and V8 compiles a thread's typed-array code assuming no
+ * ArrayBuffer of the thread was ever detached: the first detach throws all of it away (232
+ * recompilations in a group-by's second run, 1.5x the third's time) and the code compiled
+ * after it runs slower for good (a window run 15% slower after one). Copying a few MiB costs
+ * well under a millisecond; a large result is still moved (copying it would cost more).
+ * groupby-100k, 10M rows: second run 440 -> 293 ms, later runs 307-328 -> 273-284 ms.
+ */
+const COPY_RESULTS_UP_TO = 4 * 2 ** 20;
+
+/** This thread has moved a result: V8's assumption is gone for good, and copying gains nothing. */
+let detached = false;
+
 export default async function dispatch(task: Task): Promise<TaskReply<unknown>> {
   const t0 = performance.now();
   beginScratch('scratch' in task ? task.scratch : null);
@@ -75,8 +89,12 @@ export default async function dispatch(task: Task): Promise<TaskReply<unknown>> 
     const transfer = (value as { transfer?: ArrayBuffer[] } | null)?.transfer;
     if (transfer) {
       delete (value as { transfer?: ArrayBuffer[] }).transfer;
-      // Moved, not copied, and no longer reachable from this thread.
-      if (!isMainThread) return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: reply } as never) as unknown as TaskReply<unknown>;
+      // Moved, not copied, and no longer reachable from this thread; small results are copied
+      // while the thread has never moved one (see COPY_RESULTS_UP_TO).
+      if (!isMainThread && (detached || transfer.reduce((t, b) => t + b.byteLength, 0) > COPY_RESULTS_UP_TO)) {
+        detached = true;
+        return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: reply } as never) as unknown as TaskReply<unknown>;
+      }
     }
     return reply;
   } catch (err) {
