@@ -37,8 +37,8 @@ export function bitmapToBytes(bitmap: Uint8Array | null | undefined, offset: num
 }
 
 /**
- * `whole` bitmap bytes from `byte` on as eight 0/1 bytes each (two words): a loop of its own,
- * as code after a long loop, compiled before it ever ran, deoptimized the loop on every call.
+ * `whole` bitmap bytes from `byte` on as eight 0/1 bytes each (two words); a loop of its own
+ * (see src/ops/group-accumulate).
  */
 function expandBytes(bitmap: Uint8Array, byte: number, out32: Uint32Array, whole: number): void {
   for (let k = 0; k < whole; k++) {
@@ -48,13 +48,18 @@ function expandBytes(bitmap: Uint8Array, byte: number, out32: Uint32Array, whole
   }
 }
 
-/** Bits 0-3 (EXPAND_LO) and 4-7 (EXPAND_HI) of a byte as four 0/1 bytes of a little-endian word. */
+/** Bits 0-3 (EXPAND_LO) and 4-7 (EXPAND_HI) of a byte as the four 0/1 bytes of a word. */
 const EXPAND_LO = new Uint32Array(256);
 const EXPAND_HI = new Uint32Array(256);
-for (let v = 0; v < 256; v++) {
-  for (let k = 0; k < 4; k++) {
-    EXPAND_LO[v]! |= ((v >> k) & 1) << (8 * k);
-    EXPAND_HI[v]! |= ((v >> (k + 4)) & 1) << (8 * k);
+{
+  // Filled byte by byte: a word then holds its four bytes in memory order on any platform.
+  const lo = new Uint8Array(EXPAND_LO.buffer);
+  const hi = new Uint8Array(EXPAND_HI.buffer);
+  for (let v = 0; v < 256; v++) {
+    for (let k = 0; k < 4; k++) {
+      lo[4 * v + k] = (v >> k) & 1;
+      hi[4 * v + k] = (v >> (k + 4)) & 1;
+    }
   }
 }
 

@@ -31,7 +31,7 @@ import type { DataType } from 'apache-arrow';
 import { readAheadSink } from './read-ahead.js';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { sharedAlloc } from './arena.js';
-import { countSet } from './bits.js';
+import { copyBitRange, countSet, setBitRange } from './bits.js';
 
 export type { Allocator };
 
@@ -198,7 +198,7 @@ function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator
   return nulls === 0 ? [undefined, 0] : [out, nulls];
 }
 
-/** Entries of idx[0..n) below 0 (a loop of its own: see src/shuffle/hash scatterOrder). */
+/** Entries of idx[0..n) below 0 (a loop of its own: see src/ops/group-accumulate). */
 function countNegative(idx: Int32Array, n: number): number {
   let k = 0;
   for (let j = 0; j < n; j++) if (idx[j]! < 0) k++;
@@ -423,7 +423,7 @@ export function concatData(chunks: ConcatChunk[], alloc: Allocator = sharedAlloc
       const out = allocU8(alloc, bitmapBytes(n));
       let p = 0;
       for (const c of chunks) {
-        copyBits(c.values as Uint8Array, c.offset, out, p, c.length);
+        copyBitRange(c.values as Uint8Array, c.offset, out, p, c.length);
         p += c.length;
       }
       return build({ ...base, data: out });
@@ -515,57 +515,10 @@ function concatValidity(chunks: ConcatChunk[], n: number, alloc: Allocator): [Ui
   let p = 0;
   for (const c of chunks) {
     const bm = nullsOf(c);
-    if (bm) copyBits(bm, c.offset, out, p, c.length);
-    else setBits(out, p, c.length);
+    if (bm) copyBitRange(bm, c.offset, out, p, c.length);
+    else setBitRange(out, p, c.length);
     p += c.length;
   }
   return [out, nulls];
 }
 
-/**
- * dst bits [d, d+len) = src bits [s, s+len); dst bits there are 0 before the call. Bit by bit
- * up to a dst byte boundary, then whole dst bytes (each from one src byte, or two shifted:
- * a partition's chunks start anywhere), then the last bits.
- */
-function copyBits(src: Uint8Array, s: number, dst: Uint8Array, d: number, len: number): void {
-  // Each step a function of its own: a branch compiled before it ever ran deoptimized the
-  // whole copy on its first use, chunk after chunk (the shifts differ from chunk to chunk).
-  const head = Math.min(len, (8 - (d & 7)) & 7);
-  copyBitByBit(src, s, dst, d, 0, head);
-  const whole = (len - head) >>> 3;
-  const from = s + head;
-  if ((from & 7) === 0) dst.set(src.subarray(from >>> 3, (from >>> 3) + whole), (d + head) >>> 3);
-  else copyShiftedBytes(src, from, dst, (d + head) >>> 3, whole);
-  copyBitByBit(src, s, dst, d, head + (whole << 3), len);
-}
-
-/** dst bits d+i = src bits s+i for i in [from, to). */
-function copyBitByBit(src: Uint8Array, s: number, dst: Uint8Array, d: number, from: number, to: number): void {
-  for (let i = from; i < to; i++) {
-    const b = s + i;
-    if ((src[b >>> 3]! >>> (b & 7)) & 1) dst[(d + i) >>> 3]! |= 1 << ((d + i) & 7);
-  }
-}
-
-/** dst bytes [to, to + whole) = src bits s .. s + 8 whole - 1 (s not on a byte boundary: each byte from two). */
-function copyShiftedBytes(src: Uint8Array, s: number, dst: Uint8Array, to: number, whole: number): void {
-  const shift = s & 7;
-  const back = 8 - shift;
-  const from = s >>> 3;
-  // Bits s .. s+7 of byte k lie in src bytes `from + k` and `from + k + 1`, both inside the range.
-  for (let k = 0; k < whole; k++) dst[to + k] = (src[from + k]! >>> shift) | (src[from + k + 1]! << back);
-}
-
-/** dst bits [d, d+len) set: whole bytes at once. */
-function setBits(dst: Uint8Array, d: number, len: number): void {
-  const end = d + len;
-  const head = Math.min(end, d + ((8 - (d & 7)) & 7));
-  setBitByBit(dst, d, head);
-  const whole = (end - head) >>> 3;
-  dst.fill(0xff, head >>> 3, (head >>> 3) + whole);
-  setBitByBit(dst, head + (whole << 3), end);
-}
-
-function setBitByBit(dst: Uint8Array, from: number, to: number): void {
-  for (let i = from; i < to; i++) dst[i >>> 3]! |= 1 << (i & 7);
-}

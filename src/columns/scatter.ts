@@ -94,7 +94,7 @@ function scatterValidity(data: Data, pos: Uint32Array, alloc: Allocator): Uint8A
   return out;
 }
 
-// Loops of their own that end with the loop (see src/shuffle/hash scatterOrder).
+// Loops of their own (see src/ops/group-accumulate).
 
 /** Rows 0 .. 8 * full - 1, a bitmap byte at a time: the NULL rows of each byte, lowest first. */
 function clearNullBytes(bm: Uint8Array, base: number, full: number, pos: Uint32Array, out: Uint8Array): void {

@@ -12,7 +12,7 @@
  * table of the same rows would take). Group numbering is the hashed tables': first appearance.
  */
 import type { Allocator, KeyColumn } from '../types/keys.js';
-import { int32Words, words64 } from './int64-words.js';
+import { highWords, TWO32, words64 } from './int64-words.js';
 
 /** The least value and the span of a key's non-NULL rows, when dense enough. */
 export interface DenseSpan {
@@ -23,10 +23,14 @@ export interface DenseSpan {
 /** Fewer rows than this: group-id's hashed tables are as quick, and their first table is smaller. */
 export const DENSE_MIN_ROWS = 4096;
 
-/** The values of a 64-bit or narrower integer column: `wide` as two words a row, else `num`. */
+/**
+ * The values of a 64-bit or narrower integer column: 64-bit ones as two words a row (`wide`
+ * unsigned; `high`, the same words with the high ones read with the column's sign: row i is
+ * high[2i+1] * 2^32 + wide[2i]), narrower ones as `num`.
+ */
 export interface IntValues {
   wide: Uint32Array | null;
-  signed: boolean;
+  high: Int32Array | Uint32Array | null;
   num: ArrayLike<number>;
 }
 
@@ -34,21 +38,21 @@ const NO_NUMBERS: ArrayLike<number> = new Int32Array(0);
 
 export function intValues(c: KeyColumn): IntValues {
   const v = c.values;
-  if (v instanceof BigInt64Array || v instanceof BigUint64Array) return { wide: words64(v), signed: v instanceof BigInt64Array, num: NO_NUMBERS };
-  return { wide: null, signed: true, num: v as ArrayLike<number> };
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) return { wide: words64(v), high: highWords(v), num: NO_NUMBERS };
+  return { wide: null, high: null, num: v as ArrayLike<number> };
 }
 
 /** Row i's value as a double, or NaN when its high word is past +-2^20 (not exact, or too far apart to matter). */
 export function valueAt(k: IntValues, i: number): number {
   const w = k.wide;
   if (w === null) return k.num[i]!;
-  const hi = k.signed ? w[2 * i + 1]! | 0 : w[2 * i + 1]!;
-  return hi >= -0x100000 && hi <= 0x100000 ? hi * 4294967296 + w[2 * i]! : NaN;
+  const hi = k.high![2 * i + 1]!;
+  return hi >= -0x100000 && hi <= 0x100000 ? hi * TWO32 + w[2 * i]! : NaN;
 }
 
 /** min and span of the non-NULL values of rows 0..n-1, or null when a value is far out, every row is NULL, or span > maxSpan. */
 export function denseKeySpan(c: KeyColumn, n: number, maxSpan: number): DenseSpan | null {
-  if (!scanSpan(intValues(c), c.valid, n, maxSpan, SPAN)) return null;
+  if (!scanSpan(intValues(c), c.valid, n, maxSpan)) return null;
   const min = SPAN[0]!;
   const max = SPAN[1]!;
   if (min > max) return null; // every row NULL
@@ -59,13 +63,12 @@ export function denseKeySpan(c: KeyColumn, n: number, maxSpan: number): DenseSpa
 const SPAN = new Float64Array(2);
 
 /**
- * The least and greatest non-NULL value into out[0], out[1]; false when a value is far out or
+ * The least and greatest non-NULL value into SPAN; false when a value is far out or
  * the span passes maxSpan. Checked block by block, not row by row (the scan is a pass over
  * every key): a far-out value (NaN) or a span already too wide ends it at the block's end.
- * The loops below end their functions: code after a long loop, compiled with it on the stack
- * before it ever ran, had no type feedback and deoptimized the loop on every call.
+ * A loop of its own (see src/ops/group-accumulate).
  */
-function scanSpan(k: IntValues, valid: Uint8Array | null, n: number, maxSpan: number, out: Float64Array): boolean {
+function scanSpan(k: IntValues, valid: Uint8Array | null, n: number, maxSpan: number): boolean {
   let min = Infinity;
   let max = -Infinity;
   for (let from = 0; from < n; from += SPAN_BLOCK) {
@@ -80,8 +83,8 @@ function scanSpan(k: IntValues, valid: Uint8Array | null, n: number, maxSpan: nu
     }
     if (far || max - min >= maxSpan) return false;
   }
-  out[0] = min;
-  out[1] = max;
+  SPAN[0] = min;
+  SPAN[1] = max;
   return true;
 }
 
@@ -110,7 +113,7 @@ function numberByValue(c: KeyColumn, n: number, nullsEqual: boolean, freshNulls:
   let nullGroup = -1;
   if (valid === null && k.wide !== null) {
     // No NULLs, 64-bit words: the span's values are exact (denseKeySpan checked every row).
-    return { groups: numberWide(k.wide, k.signed ? int32Words(k.wide) : k.wide, n, min, table, ids), nullGroup };
+    return { groups: numberWide(k.wide, k.high!, n, min, table, ids), nullGroup };
   }
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) {
@@ -131,11 +134,11 @@ function numberByValue(c: KeyColumn, n: number, nullsEqual: boolean, freshNulls:
   return { groups, nullGroup };
 }
 
-/** numberByValue without NULLs over 64-bit words; returns the number of groups (a loop of its own, see scanSpan). */
+/** numberByValue without NULLs over 64-bit words; returns the number of groups (a loop of its own: see src/ops/group-accumulate). */
 function numberWide(w: Uint32Array, hiW: Int32Array | Uint32Array, n: number, min: number, table: Int32Array, ids: Uint32Array | Int32Array): number {
   let groups = 0;
   for (let i = 0; i < n; i++) {
-    const at = hiW[2 * i + 1]! * 4294967296 + w[2 * i]! - min;
+    const at = hiW[2 * i + 1]! * TWO32 + w[2 * i]! - min;
     let g = table[at]!;
     if (g < 0) {
       g = groups++;
@@ -146,10 +149,10 @@ function numberWide(w: Uint32Array, hiW: Int32Array | Uint32Array, n: number, mi
   return groups;
 }
 
-/** Probe ids without NULLs over 64-bit words (see denseMatchIds; a loop of its own, see scanSpan). */
+/** Probe ids without NULLs over 64-bit words (see denseMatchIds; a loop of its own: see src/ops/group-accumulate). */
 function probeWide(w: Uint32Array, hiW: Int32Array | Uint32Array, n: number, min: number, span: number, table: Int32Array, probeIds: Int32Array): void {
   for (let i = 0; i < n; i++) {
-    const at = hiW[2 * i + 1]! * 4294967296 + w[2 * i]! - min;
+    const at = hiW[2 * i + 1]! * TWO32 + w[2 * i]! - min;
     probeIds[i] = at >= 0 && at < span ? table[at]! : -1;
   }
 }
@@ -171,7 +174,7 @@ export function denseMatchIds(b: KeyColumn, p: KeyColumn, nb: number, np: number
     // No NULLs, 64-bit words read whole. Build values are exact (|v| < 2^52 + 2^32, denseKeySpan);
     // a probe value beyond them is too, up to 2^53, and past 2^53 (rounded, monotone) lies
     // 2^52 away: either way it falls outside the span, and one inside it is exact.
-    probeWide(pk.wide, pk.signed ? int32Words(pk.wide) : pk.wide, np, min, span, table, probeIds);
+    probeWide(pk.wide, pk.high!, np, min, span, table, probeIds);
     return groups;
   }
   for (let i = 0; i < np; i++) {

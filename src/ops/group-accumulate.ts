@@ -38,10 +38,11 @@ export function countById(ids: Uint32Array, groups: number, valid: Uint8Array | 
   return out;
 }
 
-// Every loop below is a function of its own that ends with the loop: V8 compiles a long loop
-// on the stack (OSR) before the code after it has ever run, and that code, without type
-// feedback, deoptimized the compiled loop on every call (a task's first calls then ran
-// interpreted until compiled again: intSumById took 3x as long in a run's second half).
+// Every loop below is a function of its own that ends with the loop (as are the hot loops
+// elsewhere that point here): V8 compiles a long loop while it runs (on-stack replacement),
+// before the code after it has ever run, and that code, without type feedback, deoptimized the
+// compiled loop at the end of every call, which then ran interpreted into the next call's loop
+// until compiled again (164 -> 49 deoptimizations in three groupby-100k runs).
 
 function countInto(ids: Uint32Array, valid: Uint8Array | null, w: Uint32Array, n: number): void {
   if (valid === null) for (let i = 0; i < n; i++) w[2 * ids[i]!]!++;

@@ -299,9 +299,7 @@ export function countingScatter(partIds: Uint32Array, partitions: number, out?: 
   return { offsets, order };
 }
 
-// The loops of the counting scatter are functions of their own that end with the loop: code
-// after a long loop, compiled with it on the stack before it ever ran, has no type feedback
-// and deoptimized the loop on every call (src/ops/group-accumulate says more).
+// The loops of the counting scatter are functions of their own (see src/ops/group-accumulate).
 
 function scatterOrder(partIds: Uint32Array, next: Uint32Array, order: Uint32Array, n: number): void {
   for (let i = 0; i < n; i++) order[next[partIds[i]!]!++] = i;

@@ -328,7 +328,7 @@ export type RowOp =
   /** `expr` is null for a direct column input (then `column` names it). */
   | { kind: 'explode'; inputs: Array<{ column: number | null; expr: BoundExpr | null }>; spec: ResolvedExplode };
 
-/** Columns built in the worker, in ArrayBuffers transferred with the reply (listed in `transfer`). */
+/** Columns built in the worker, in ArrayBuffers transferred with the reply (listed in `transfer`; a group's small results are copied: src/worker/entry). */
 export interface ColumnsResult {
   length: number;
   columns: ColumnDesc[];

@@ -5,7 +5,6 @@
  * Each task runs inside its scratch loan (./scratch): begun before, ended (and its use
  * reported) after, on success and failure alike, so no view of the loan outlives the task.
  */
-import { isMainThread } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { toEnvelope } from '../errors.js';
 import type { Task, TaskReply } from '../types/tasks.js';
@@ -67,18 +66,30 @@ async function runTask(task: Task): Promise<unknown> {
 }
 
 /**
- * A task's result buffers are copied to the main thread rather than moved when they are this
- * small. Moving detaches them, and V8 compiles a thread's typed-array code assuming no
- * ArrayBuffer of the thread was ever detached: the first detach throws all of it away (232
- * recompilations in a group-by's second run, 1.5x the third's time) and the code compiled
- * after it runs slower for good (a window run 15% slower after one). Copying a few MiB costs
- * well under a millisecond; a large result is still moved (copying it would cost more).
- * groupby-100k, 10M rows: second run 440 -> 293 ms, later runs 307-328 -> 273-284 ms.
+ * A group's results (the assembled rows of a group-by or distinct, a whole-input aggregate's
+ * partials) are copied to the main thread rather than moved when they are this small. Moving
+ * detaches the buffers, and V8 compiles a thread's typed-array code assuming no ArrayBuffer of
+ * the thread was ever detached: the first detach throws all of it away (a group-by moves its
+ * first result at the end of its first run: 232 recompilations in the second run, 1.5x the
+ * third's time) and what is compiled after it runs slower for good (window1 15% slower after
+ * one). Copying a few MiB costs well under a millisecond, and the worker's originals go with its
+ * next collection. Other results (row-local batches, join and sort outputs, a streaming job's
+ * whole output) are always moved: a worker must keep nothing of them (src/columns/arena).
+ * groupby-100k, 10M rows, A/B in three rounds: second run 464-468 -> 297-337 ms.
  */
 const COPY_RESULTS_UP_TO = 4 * 2 ** 20;
+const COPIED_KINDS: ReadonlySet<Task['kind']> = new Set(['assembleSparse', 'aggPartial']);
 
 /** This thread has moved a result: V8's assumption is gone for good, and copying gains nothing. */
 let detached = false;
+
+/** Whether a reply's buffers are moved (see COPY_RESULTS_UP_TO); never inline (threads: 0, any thread). */
+function moves(kind: Task['kind'], transfer: ArrayBuffer[]): boolean {
+  if (!Piscina.isWorkerThread) return false;
+  if (!detached && COPIED_KINDS.has(kind) && transfer.reduce((t, b) => t + b.byteLength, 0) <= COPY_RESULTS_UP_TO) return false;
+  detached = true;
+  return true;
+}
 
 export default async function dispatch(task: Task): Promise<TaskReply<unknown>> {
   const t0 = performance.now();
@@ -89,10 +100,8 @@ export default async function dispatch(task: Task): Promise<TaskReply<unknown>> 
     const transfer = (value as { transfer?: ArrayBuffer[] } | null)?.transfer;
     if (transfer) {
       delete (value as { transfer?: ArrayBuffer[] }).transfer;
-      // Moved, not copied, and no longer reachable from this thread; small results are copied
-      // while the thread has never moved one (see COPY_RESULTS_UP_TO).
-      if (!isMainThread && (detached || transfer.reduce((t, b) => t + b.byteLength, 0) > COPY_RESULTS_UP_TO)) {
-        detached = true;
+      // Moved, not copied, and no longer reachable from this thread (small group results: copied).
+      if (moves(task.kind, transfer)) {
         return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: reply } as never) as unknown as TaskReply<unknown>;
       }
     }

@@ -39,7 +39,7 @@ export function runPartitionTask(task: PartitionTask): RoutedChunks {
   return route(columns, rowIds, n, task);
 }
 
-/** out[i] = first + i: a loop of its own (see src/shuffle/hash scatterOrder). */
+/** out[i] = first + i (a loop of its own: see src/ops/group-accumulate). */
 function countFrom(out: Uint32Array, first: number, n: number): void {
   for (let i = 0; i < n; i++) out[i] = first + i;
 }

@@ -58,7 +58,7 @@ export function groupByDestination(
   return { columns: grouped, rowIds: ids, offsets, order: orderOf, arena };
 }
 
-/** ids[pos[i]] = rowIds[i]: a loop of its own (code after a long loop deoptimized it, see src/shuffle/hash scatterOrder). */
+/** ids[pos[i]] = rowIds[i] (a loop of its own: see src/ops/group-accumulate). */
 function placeIds(rowIds: Uint32Array, pos: Uint32Array, ids: Uint32Array, n: number): void {
   for (let i = 0; i < n; i++) ids[pos[i]!] = rowIds[i]!;
 }

@@ -22,14 +22,17 @@ const FAR_UNSIGNED = [2n ** 52n + 2n ** 32n, 2n ** 53n + 1n, 2n ** 63n, 2n ** 64
 describe('dense integer keys', () => {
   for (const signed of [true, false]) {
     it(`numbers build rows by first appearance and finds probe rows (${signed ? 'int64' : 'uint64'})`, () => {
-      const base = signed ? -(2n ** 51n) : 2n ** 51n;
+      // Build values near the exact limit (a high word of +-2^20) too, where the argument is tightest.
+      const top = 2n ** 52n + 2n ** 32n - 70n;
+      const bases = signed ? [-(2n ** 51n), -(2n ** 52n) + 10n, top - 60n, 0n] : [2n ** 51n, top - 60n, 0n];
       const far = signed ? FAR_SIGNED : FAR_UNSIGNED;
       fc.assert(
         fc.property(
-          fc.array(fc.option(fc.integer({ min: 0, max: 60 }), { freq: 8 }), { minLength: 1, maxLength: 200 }),
-          fc.array(fc.oneof(fc.option(fc.integer({ min: -5, max: 65 }), { freq: 8 }), fc.constantFrom(...far.map((_, k) => 1000 + k))), { maxLength: 200 }),
+          fc.array(fc.option(fc.integer({ min: 0, max: 60 }), { freq: 8 }), { minLength: 1, maxLength: 200, size: 'max' }),
+          fc.array(fc.oneof(fc.option(fc.integer({ min: -5, max: 65 }), { freq: 8 }), fc.constantFrom(...far.map((_, k) => 1000 + k))), { maxLength: 200, size: 'max' }),
           fc.boolean(),
-          (build, probe, nullsEqual) => {
+          fc.constantFrom(...bases),
+          (build, probe, nullsEqual, base) => {
             const b = build.map((x) => (x === null ? null : base + BigInt(x)));
             const p = probe.map((x) => (x === null ? null : x >= 1000 ? far[x - 1000]! : BigInt.asUintN(64, base + BigInt(x))));
             const pv = p.map((x) => (x === null ? null : signed ? BigInt.asIntN(64, x) : x));
