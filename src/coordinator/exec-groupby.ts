@@ -339,7 +339,7 @@ async function* wholeInputInPieces(ctx: RunContext, plan: GroupByStagePlan, ex: 
         pieces.map(({ input, bytes, rows: n }) => async () => {
           const [scratch] = await ctx.loans('agg.partial', [2 * bytes + n * perRow + LOAN_SLACK]);
           try {
-            const done = await ctx.task({ kind: 'aggPartial', input, outputs: plan.outputs, total: rows, scratch: scratch!.buffer });
+            const done = await ctx.task({ kind: 'aggPartial', input, outputs: plan.outputs, total: rows, copyUpTo: ctx.limits.copyBytes, scratch: scratch!.buffer });
             if (done.value.rows !== n) throw new ExecutionError('INTERNAL', `agg: a piece held ${n} rows but its task read ${done.value.rows}; refusing to return a partial result`);
             ctx.progress.add('kernel', n);
             return done.value;

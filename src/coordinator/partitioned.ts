@@ -254,7 +254,7 @@ export class OutputRanges {
         const input = ex.inputFor(p);
         const [scratch] = await ctx.loans('assemble', [assembleBytes(ex, p)]);
         try {
-          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input, base, end, scratch: scratch!.buffer }));
+          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input, base, end, copyUpTo: ctx.limits.copyBytes, scratch: scratch!.buffer }));
           ex.drop(p);
           const v = done.value;
           if (v.length !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${base}..${end} holds ${v.length} rows, expected ${rows}; refusing to return a partial result`);

@@ -52,6 +52,12 @@ export interface RunLimits {
    * spill): a quarter of a task's share, so it fits next to the tasks' loans.
    */
   readBytes: number;
+  /**
+   * The most bytes of a group's results a worker copies to the main thread rather than moving
+   * them (src/worker/entry): its originals wait for the worker's next collection, uncounted, so
+   * a quarter of a task's share (and 48 MiB at most).
+   */
+  copyBytes: number;
 }
 
 /**
@@ -60,7 +66,7 @@ export interface RunLimits {
  */
 export function runLimits(budget: number, concurrency: number): RunLimits {
   const taskBytes = Math.floor((budget * 0.4) / concurrency);
-  return { taskBytes, headroom: Math.floor(budget / 2), readBytes: Math.floor(taskBytes / 4) };
+  return { taskBytes, headroom: Math.floor(budget / 2), readBytes: Math.floor(taskBytes / 4), copyBytes: Math.min(48 * 2 ** 20, Math.floor(taskBytes / 4)) };
 }
 
 /** A pooled buffer reserved against the budget for one task. */

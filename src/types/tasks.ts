@@ -449,6 +449,8 @@ export interface AggPartialTask {
   input: PartitionInput;
   outputs: GroupOutputSpec[];
   total: number;
+  /** Results up to this many bytes are copied rather than moved (src/worker/entry). */
+  copyUpTo: number;
   scratch: SharedArrayBuffer | null;
 }
 
@@ -593,6 +595,8 @@ export interface AssembleSparseTask {
   input: PartitionInput;
   base: number;
   end: number;
+  /** Results up to this many bytes are copied rather than moved (src/worker/entry). */
+  copyUpTo: number;
   scratch: SharedArrayBuffer | null;
 }
 

@@ -67,26 +67,27 @@ async function runTask(task: Task): Promise<unknown> {
 
 /**
  * A group's results (the assembled rows of a group-by or distinct, a whole-input aggregate's
- * partials) are copied to the main thread rather than moved when they are this small. Moving
- * detaches the buffers, and V8 compiles a thread's typed-array code assuming no ArrayBuffer of
- * the thread was ever detached: the first detach throws all of it away (a group-by moves its
- * first result at the end of its first run: 232 recompilations in the second run, 1.5x the
- * third's time) and what is compiled after it runs slower for good (window1 15% slower after
- * one). Copying a few MiB costs well under a millisecond, and the worker's originals go with its
- * next collection. Other results (row-local batches, join and sort outputs, a streaming job's
- * whole output) are always moved: a worker must keep nothing of them (src/columns/arena).
- * groupby-100k, 10M rows, A/B in three rounds: second run 464-468 -> 297-337 ms.
+ * partials) are copied to the main thread rather than moved when they are no bigger than the
+ * task's `copyUpTo` (RunLimits.copyBytes). Moving detaches the buffers, and V8 compiles a
+ * thread's typed-array code assuming no ArrayBuffer of the thread was ever detached: the first
+ * detach throws all of it away (a group-by moves its first result at the end of its first run:
+ * 232 recompilations in the second run, 1.5x the third's time) and what is compiled after it runs
+ * slower for good (window1 15% slower after one). Copying costs a memcpy a side; the worker's
+ * originals go with its next collection. Other results (row-local batches, join and sort
+ * outputs) are always moved: a worker must keep nothing of a streaming job's batches
+ * (src/columns/arena). 10M rows, A/B in three rounds, second runs: groupby-100k 464-468 ->
+ * 297-337 ms (4 MiB then), distinct 1042-1095 -> 806-826 ms and groupby-5m 916-1025 -> 768-848 ms
+ * (their assembled ranges are 19 and 33 MiB: 40 MiB then).
  */
-const COPY_RESULTS_UP_TO = 4 * 2 ** 20;
-const COPIED_KINDS: ReadonlySet<Task['kind']> = new Set(['assembleSparse', 'aggPartial']);
 
 /** This thread has moved a result: V8's assumption is gone for good, and copying gains nothing. */
 let detached = false;
 
-/** Whether a reply's buffers are moved (see COPY_RESULTS_UP_TO); never inline (threads: 0, any thread). */
-function moves(kind: Task['kind'], transfer: ArrayBuffer[]): boolean {
+/** Whether a reply's buffers are moved; never inline (threads: 0, in any thread). */
+function moves(task: Task, transfer: ArrayBuffer[]): boolean {
   if (!Piscina.isWorkerThread) return false;
-  if (!detached && COPIED_KINDS.has(kind) && transfer.reduce((t, b) => t + b.byteLength, 0) <= COPY_RESULTS_UP_TO) return false;
+  const copyUpTo = task.kind === 'assembleSparse' || task.kind === 'aggPartial' ? task.copyUpTo : 0;
+  if (!detached && transfer.reduce((t, b) => t + b.byteLength, 0) <= copyUpTo) return false;
   detached = true;
   return true;
 }
@@ -101,7 +102,7 @@ export default async function dispatch(task: Task): Promise<TaskReply<unknown>> 
     if (transfer) {
       delete (value as { transfer?: ArrayBuffer[] }).transfer;
       // Moved, not copied, and no longer reachable from this thread (small group results: copied).
-      if (moves(task.kind, transfer)) {
+      if (moves(task, transfer)) {
         return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: reply } as never) as unknown as TaskReply<unknown>;
       }
     }

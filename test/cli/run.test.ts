@@ -164,8 +164,9 @@ describe('sluice run', () => {
   });
 
   it('an aborted run exits 130 and writes nothing', async () => {
+    // Big enough to be running when the abort comes (400k rows once took ~1.5 s; now 1.2 s).
     const job = await writeJob(dir, 'big.json', {
-      sources: { log: { type: 'demo', dataset: 'serving_log', rows: 400_000 } },
+      sources: { log: { type: 'demo', dataset: 'serving_log', rows: 4_000_000 } },
       steps: [{ op: 'window', partitionBy: 'user_id', orderBy: 'create_ts', columns: { t: { fn: 'sum', column: 'tokens', range: ['7d', 0] } } }],
     });
     const controller = new AbortController();
