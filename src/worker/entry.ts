@@ -86,8 +86,10 @@ let detached = false;
 /** Whether a reply's buffers are moved; never inline (threads: 0, in any thread). */
 function moves(task: Task, transfer: ArrayBuffer[]): boolean {
   if (!Piscina.isWorkerThread) return false;
-  const copyUpTo = task.kind === 'assembleSparse' || task.kind === 'aggPartial' ? task.copyUpTo : 0;
-  if (!detached && transfer.reduce((t, b) => t + b.byteLength, 0) <= copyUpTo) return false;
+  const bytes = transfer.reduce((t, b) => t + b.byteLength, 0);
+  if (bytes === 0) return false; // nothing to detach
+  // Tasks whose results may be copied say up to how many bytes (`copyUpTo`); others always move.
+  if (!detached && 'copyUpTo' in task && bytes <= task.copyUpTo) return false;
   detached = true;
   return true;
 }
