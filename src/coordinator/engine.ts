@@ -138,7 +138,7 @@ export class Engine {
   /** The worker pool, started on first use. */
   get pool(): Executor {
     this.assertOpen();
-    this.executor ??= createExecutor(this.config.threads);
+    this.executor ??= createExecutor(this.config.threads, this.config.memoryBudget);
     return this.executor;
   }
 

@@ -14,6 +14,7 @@
  * later loan of its size revives it rather than mapping a new one beside it.
  */
 import type { BudgetCache, MemoryBudget, Reservation } from './budget.js';
+import { nudgeCollector } from './collector-nudge.js';
 import { newSharedBuffer } from './mapped-buffers.js';
 
 /** The smallest buffer, and the step of small sizes. */
@@ -24,6 +25,13 @@ const FIT_SLACK = 1.125;
 
 /** Dropped buffers remembered for revival (the newest). */
 const MAX_DROPPED = 256;
+
+/**
+ * Dropped buffers still alive past which the main thread's collector is nudged: the budget,
+ * within these bounds (see forget).
+ */
+const MIN_DROPPED_ALIVE = 64 * 2 ** 20;
+const MAX_DROPPED_ALIVE = 256 * 2 ** 20;
 
 /** How much bigger a reused buffer may be for a loan given back when its task ends. */
 const BRIEF_SLACK = 2;
@@ -53,6 +61,14 @@ export class BufferPool implements BudgetCache {
   /** Buffers evicted or not kept, until the collector takes them (see forget). */
   private readonly dropped: Array<WeakRef<SharedArrayBuffer>> = [];
   private heldBytes = 0;
+  /** Bytes of the dropped buffers the collector has not taken yet (see droppedAlive). */
+  private droppedBytes = 0;
+  /** Bytes dropped since the collector was last nudged (see forget). */
+  private droppedSince = 0;
+  /** Counts a dropped buffer out when the collector takes it. */
+  private readonly collected = new FinalizationRegistry<number>((bytes) => (this.droppedBytes -= bytes));
+  /** Times the collector was nudged (tests, profiles). */
+  nudges = 0;
 
   constructor(private readonly budget: MemoryBudget) {
     budget.cache = this;
@@ -60,6 +76,11 @@ export class BufferPool implements BudgetCache {
 
   get held(): number {
     return this.heldBytes;
+  }
+
+  /** Bytes of the buffers this pool dropped that the main thread's collector has not taken yet. */
+  get droppedAlive(): number {
+    return this.droppedBytes;
   }
 
   /**
@@ -129,8 +150,22 @@ export class BufferPool implements BudgetCache {
    * size takes it back instead of mapping a new one next to it (revive).
    */
   private forget(b: SharedArrayBuffer): void {
+    // One not remembered any more still counts until the collector takes it.
     if (this.dropped.length >= MAX_DROPPED) this.dropped.shift();
-    this.dropped.push(new WeakRef(b));
+    const ref = new WeakRef(b);
+    this.dropped.push(ref);
+    this.droppedBytes += b.byteLength;
+    this.collected.register(b, b.byteLength, ref);
+    // The main thread collects rarely (its own heap barely grows, and V8 does not count mapped
+    // SharedArrayBuffers), so dropped buffers stay mapped: a 100M-row window at a 64 MiB budget
+    // held 250 MiB of them at its peak. When those not collected pass a step (and as much
+    // was dropped since the last nudge), the collector is nudged.
+    this.droppedSince += b.byteLength;
+    const step = Math.min(MAX_DROPPED_ALIVE, Math.max(MIN_DROPPED_ALIVE, this.budget.limit));
+    if (this.droppedBytes < step || this.droppedSince < step) return;
+    this.droppedSince = 0;
+    this.nudges++;
+    nudgeCollector();
   }
 
   /** A dropped buffer still alive that fits `bytes` like a cached one would (`slack`), taken out of the list. */
@@ -150,7 +185,7 @@ export class BufferPool implements BudgetCache {
         at = i;
       }
     }
-    if (best) this.dropped.splice(at, 1);
+    if (best && this.collected.unregister(this.dropped.splice(at, 1)[0]!)) this.droppedBytes -= best.byteLength;
     return best;
   }
 

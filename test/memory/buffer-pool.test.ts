@@ -3,8 +3,10 @@
  * reserved whole for as long as it is held (an exchange keeps its routing buffers until the
  * kernel phase ends), so a reused buffer much bigger than asked inflates what the run holds.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { MemoryBudget } from '../../src/memory/budget.js';
+import { MemoryBudget, type Reservation } from '../../src/memory/budget.js';
 import { BufferPool, bufferSize } from '../../src/memory/buffer-pool.js';
 
 const MiB = 2 ** 20;
@@ -141,5 +143,62 @@ describe('BufferPool revives dropped buffers the collector has not taken yet', (
     const small = budget.reserve('small');
     // 'near' takes at most about 1.125x: a 6 MiB buffer is no fit for 1 MiB.
     expect(pool.tryTake(small, 1 * MiB)).not.toBe(b);
+  });
+});
+
+describe('BufferPool nudges the collector when dropped buffers pile up', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  /** Collections, and time for the finalization callbacks to run. */
+  async function collect(): Promise<void> {
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** Takes a `bytes` buffer, gives it back (cached) and makes another reservation evict it: dropped. */
+  function dropOne(budget: MemoryBudget, pool: BufferPool, r: Reservation, bytes: number): SharedArrayBuffer {
+    const b = pool.take(r, bytes);
+    pool.give(r, b);
+    const other = budget.reserve('other');
+    other.grow(budget.limit - bytes / 2);
+    other.free();
+    return b;
+  }
+
+  it('counts dropped buffers until collected and nudges once those alive reach the step (64 MiB at least)', async () => {
+    const { budget, pool, r } = setup(64 * MiB);
+    // Growing sizes: no dropped buffer fits a later loan (it would be revived, not dropped again).
+    const kept = [16, 20, 24].map((m) => dropOne(budget, pool, r, m * MiB));
+    expect(pool.droppedAlive).toBe(60 * MiB);
+    expect(pool.nudges).toBe(0);
+    kept.push(dropOne(budget, pool, r, 28 * MiB)); // 88 MiB alive: past the step
+    expect(pool.nudges).toBe(1);
+    kept.length = 0;
+    await collect();
+    expect(pool.droppedAlive).toBe(0);
+    // Collected: dropping as much again nudges once more only when that much is alive again.
+    const again = [16, 20, 24].map((m) => dropOne(budget, pool, r, m * MiB));
+    expect(pool.nudges).toBe(1);
+    again.push(dropOne(budget, pool, r, 28 * MiB));
+    expect(pool.nudges).toBe(2);
+  });
+
+  it('does not nudge when the dropped buffers were collected on their own', async () => {
+    const { budget, pool, r } = setup(64 * MiB);
+    for (const m of [16, 20, 24]) dropOne(budget, pool, r, m * MiB);
+    await collect();
+    expect(pool.droppedAlive).toBe(0);
+    dropOne(budget, pool, r, 28 * MiB); // 88 MiB dropped, 28 alive
+    expect(pool.nudges).toBe(0);
+  });
+
+  it('a revived buffer leaves the count', () => {
+    const { budget, pool, r } = setup(8 * MiB);
+    const b = dropOne(budget, pool, r, 3 * MiB);
+    expect(pool.droppedAlive).toBe(b.byteLength);
+    expect(pool.tryTake(r, 3 * MiB)).toBe(b);
+    expect(pool.droppedAlive).toBe(0);
   });
 });
