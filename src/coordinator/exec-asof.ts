@@ -183,6 +183,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
   const sampler = plan.mode === 'range' ? new SortSampler([plan.task.leftOn], [{ descending: false, nullsFirst: true }]) : null;
   const left = await ingest(ctx, runStage(ctx, leftStage), leftStage.schema, {
     name: 'asof-left',
+    spillTail: true,
     routed: plan.leftRouted,
     hashKeys: plan.task.leftBy,
     partitions,
@@ -201,6 +202,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
   try {
     right = await ingest(ctx, runStage(ctx, rightStage), rightStage.schema, {
       name: 'asof-right',
+      spillTail: true,
       routed: plan.rightRouted,
       hashKeys: plan.task.rightBy,
       partitions,

@@ -210,6 +210,7 @@ export async function* execWindowGroupBy(
   const w = fusion.window;
   const { exchange, rows } = await ingest(ctx, input, inputSchema, {
     name: 'window+groupBy',
+    spillTail: true,
     routed: fusion.routed,
     hashKeys: w.partitionPos,
     partitions: ctx.config.partitions,
@@ -250,6 +251,7 @@ export async function* execGroupBy(
   const inputSchema = inputStage.schema;
   const { exchange, rows, partial } = await ingest(ctx, input, inputSchema, {
     name: 'groupBy',
+    spillTail: true,
     routed: plan.routed,
     hashKeys: plan.keyPos,
     partitions: keyed ? await groupPartitions(ctx, plan, inputStage) : 1,

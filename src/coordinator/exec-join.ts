@@ -149,6 +149,7 @@ async function* partitionedJoin(ctx: RunContext, plan: JoinStagePlan, leftStage:
   const partitions = hashed ? ctx.config.partitions : 1;
   const left = await ingest(ctx, runStage(ctx, leftStage), leftStage.schema, {
     name: 'join-left',
+    spillTail: true,
     routed: plan.leftRouted,
     hashKeys: plan.leftHash,
     partitions,
@@ -160,6 +161,7 @@ async function* partitionedJoin(ctx: RunContext, plan: JoinStagePlan, leftStage:
   try {
     right = await ingest(ctx, rightInput.batches, rightInput.schema, {
       name: 'join-right',
+      spillTail: true,
       routed: rightInput.routed,
       hashKeys: plan.rightHash,
       partitions,

@@ -140,6 +140,7 @@ export async function* execWindow(
     partitions,
     owned,
     retain: true,
+    spillTail: true,
     reread,
   });
   const outFields: FieldDesc[] = resolved.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));

@@ -35,6 +35,12 @@ export interface IngestSpec {
   reread?: (() => AsyncIterable<A.RecordBatch>) | null;
   /** Sees each input batch's routed columns with its first row id (e.g. to sample sort keys). */
   onBatch?: (routed: A.RecordBatch, rowBase: number) => void;
+  /**
+   * The stage next fills another exchange (its outputs routed by row id, or a second input
+   * side): an exchange that spilled then writes the rows it still keeps before sealing (see
+   * the end of ingest). A stage that streams its kernels' results leaves it false.
+   */
+  spillTail?: boolean;
   /** Route by key ranges (a sort whose splitters are known) instead of hashing `hashKeys`. */
   ranges?: SortRangeRouting;
   /**
@@ -235,10 +241,10 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     // No slab at all (an empty input): the rows' exchange, empty, is the one kept.
     if (exchange !== groupExchange) groupExchange?.release();
     // An exchange that spilled would keep its last rows in memory until their tasks run, taking
-    // the room the stage's outputs need: those then spill reply by reply, in tiny pieces (a
-    // 100M-row window at 64 MiB kept 30 MiB in some runs and spilled its outputs in 4.2M pieces
-    // instead of 0.5M: 101-115 s against 83). Written with the rest, they leave that room.
-    if (exchange.spilled) await ctx.clock.during('spill', exchange.spillKept());
+    // the room the next exchange needs: a window's routed outputs then spilled reply by reply,
+    // in tiny pieces (100M rows at 64 MiB: 30 MiB kept in some runs, 4.2M output pieces instead
+    // of 0.5M, 101-129 s against 83-88). Written with the rest, they leave that room.
+    if (spec.spillTail && exchange.spilled) await ctx.clock.during('spill', exchange.spillKept());
     await exchange.seal();
   } catch (err) {
     unrelieve();

@@ -7,6 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { getHeapStatistics } from 'node:v8';
 import { Piscina } from 'piscina';
 import { AbortError, fromEnvelope, WorkerError } from '../errors.js';
 import type { Done, Task, TaskReply } from '../types/tasks.js';
@@ -124,14 +125,16 @@ const TIGHT_BUDGET_BYTES = 512 * 2 ** 20;
 /**
  * The cap on a worker's old generation for an engine of `budgetBytes` (undefined: V8's own).
  * V8 lets an old generation grow to 4x what its last full collection kept when the heap may
- * reach 2 GB or more (the default here) and by less below (1.3x at 256 MB up to 2x): a worker
- * keeping ~25 MiB (task replies, Arrow objects over shared buffers) swung between 26 and 105
- * MiB of heap in a 100M-row window's output phase at a 64 MiB budget, 22-29 MiB capped at 1
- * GiB (VmHWM 550-573 -> 380 MiB). Only tight budgets are capped: capped, explode's workers
- * collected more often and ran 10-15% slower (10M rows, 1 GiB budget).
+ * reach 2 GB or more (the default on a large host) and by less below (1.3x at 256 MB up to 2x):
+ * a worker keeping ~25 MiB (task replies, Arrow objects over shared buffers) swung between 26
+ * and 105 MiB of heap in a 100M-row window's output phase at a 64 MiB budget, 22-29 MiB capped
+ * at 1 GiB (VmHWM 550-573 -> 380-467 MiB over nine runs). Only tight budgets are capped:
+ * capped, explode's workers collected more often and ran 10-15% slower at the default budget.
+ * A host whose default (`defaultMb`, the main thread's heap limit, which a worker shares) is no
+ * bigger keeps it, and a host --max-old-space-size takes precedence over the cap anyway.
  */
-export function workerOldGenerationMb(budgetBytes: number): number | undefined {
-  return budgetBytes <= TIGHT_BUDGET_BYTES ? TIGHT_OLD_GENERATION_MB : undefined;
+export function workerOldGenerationMb(budgetBytes: number, defaultMb = getHeapStatistics().heap_size_limit / 2 ** 20): number | undefined {
+  return budgetBytes <= TIGHT_BUDGET_BYTES && defaultMb > TIGHT_OLD_GENERATION_MB ? TIGHT_OLD_GENERATION_MB : undefined;
 }
 
 export class ThreadExecutor implements Executor {

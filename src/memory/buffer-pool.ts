@@ -67,8 +67,7 @@ export class BufferPool implements BudgetCache {
   private droppedSince = 0;
   /** Counts a dropped buffer out when the collector takes it. */
   private readonly collected = new FinalizationRegistry<number>((bytes) => (this.droppedBytes -= bytes));
-  /** Times the collector was nudged (tests, profiles). */
-  nudges = 0;
+  private nudgeCount = 0;
 
   constructor(private readonly budget: MemoryBudget) {
     budget.cache = this;
@@ -76,6 +75,11 @@ export class BufferPool implements BudgetCache {
 
   get held(): number {
     return this.heldBytes;
+  }
+
+  /** Times the collector was nudged (tests, profiles). */
+  get nudges(): number {
+    return this.nudgeCount;
   }
 
   /** Bytes of the buffers this pool dropped that the main thread's collector has not taken yet. */
@@ -94,6 +98,7 @@ export class BufferPool implements BudgetCache {
       this.heldBytes -= b.byteLength;
       if (r.tryGrow(b.byteLength)) return b;
       // Too big for the room there is: dropped, and a buffer of just the size asked tried below.
+      this.forget(b);
     }
     const size = bufferSize(bytes);
     if (fit !== 'exact' && this.budget.used + size + this.heldBytes > this.budget.limit) {
@@ -105,6 +110,7 @@ export class BufferPool implements BudgetCache {
         const b = this.free.splice(spare, 1)[0]!;
         this.heldBytes -= b.byteLength;
         if (r.tryGrow(b.byteLength)) return b;
+        this.forget(b);
       }
     }
     if (!r.tryGrow(size)) return null;
@@ -112,6 +118,7 @@ export class BufferPool implements BudgetCache {
     if (revived) {
       r.shrink(size);
       if (r.tryGrow(revived.byteLength)) return revived;
+      this.forget(revived);
       r.grow(size); // the room just freed: cannot fail
     }
     return newSharedBuffer(size);
@@ -164,7 +171,7 @@ export class BufferPool implements BudgetCache {
     const step = Math.min(MAX_DROPPED_ALIVE, Math.max(MIN_DROPPED_ALIVE, this.budget.limit));
     if (this.droppedBytes < step || this.droppedSince < step) return;
     this.droppedSince = 0;
-    this.nudges++;
+    this.nudgeCount++;
     nudgeCollector();
   }
 
@@ -185,7 +192,10 @@ export class BufferPool implements BudgetCache {
         at = i;
       }
     }
-    if (best && this.collected.unregister(this.dropped.splice(at, 1)[0]!)) this.droppedBytes -= best.byteLength;
+    if (!best) return null;
+    const ref = this.dropped.splice(at, 1)[0]!;
+    // In use again: no longer dropped (forget counts it again if it is dropped once more).
+    if (this.collected.unregister(ref)) this.droppedBytes -= best.byteLength;
     return best;
   }
 

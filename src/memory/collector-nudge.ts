@@ -1,8 +1,8 @@
 /**
- * Makes the calling thread's V8 collect soon, without `gc()` (Node gives it only with
- * --expose-gc, and never to workers): an ArrayBuffer allocation past V8's external-memory step
- * (64 MiB since the isolate's last collection, Node 20) starts a full collection; the
- * allocation itself is never touched, so it maps no page.
+ * Makes the calling thread's V8 collect soon, without `gc()` (there only when the host process
+ * started with --expose-gc): an ArrayBuffer allocation past V8's external-memory step (64 MiB
+ * since the isolate's last collection, Node 20) starts a full collection (incremental marking,
+ * finished as the thread runs on); the allocation itself is never touched, so it maps no page.
  *
  * Why it matters: a SharedArrayBuffer's memory goes back to the system only once every thread
  * that saw it has collected it, V8 does not count mapped SharedArrayBuffers towards its own

@@ -4,23 +4,14 @@
  * drops it. A race against one long-lived "pool lost" promise used to keep every reply for the
  * life of the pool (1 GiB of heap and buffers on a 10M-row window at a 64 MiB budget).
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ThreadExecutor } from '../../src/coordinator/pool.js';
+import { collect } from '../support/gc.js';
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 const executor = new ThreadExecutor(2, { url: new URL('../support/reply-worker.mjs', import.meta.url) });
 afterAll(() => executor.close());
 
-async function collect(): Promise<void> {
-  for (let i = 0; i < 4; i++) {
-    gc();
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('ThreadExecutor', () => {
   it('holds no reply of a settled task', async () => {

@@ -1,8 +1,9 @@
 /**
  * An exchange that spilled while its input came in writes the rows it still kept too before its
- * stage's kernels run: kept, they would take the room the stage's routed outputs need, and the
- * outputs would spill reply by reply in tiny pieces (a 100M-row window at 64 MiB: 30 MiB kept in
- * some runs, 4.2M output pieces instead of 0.5M). One that did not spill keeps everything.
+ * stage's kernels run, when the stage fills another exchange next (spillTail): kept, they would
+ * take the room the stage's routed outputs need, and the outputs would spill reply by reply in
+ * tiny pieces (a 100M-row window at 64 MiB: 30 MiB kept in some runs, 4.2M output pieces
+ * instead of 0.5M). One that did not spill keeps everything.
  */
 import * as A from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
@@ -22,12 +23,12 @@ async function* input(batches: number, rows: number): AsyncGenerator<A.RecordBat
 
 const schema = new A.Schema([new A.Field('k', new A.Int32(), false), new A.Field('v', new A.Float64(), false)]);
 
-async function ingested(budget: string, batches: number): Promise<{ spilled: boolean; bytes: number; rows: number; used: number }> {
+async function ingested(budget: string, batches: number): Promise<{ spilled: boolean; bytes: number; rows: number }> {
   const engine = new Engine({ threads: 2, memoryBudget: budget });
   const ctx = engine.runContext(undefined);
   try {
-    const { exchange, store, rows } = await ingest(ctx, input(batches, 50_000), schema, { name: 't', routed: [0, 1], hashKeys: [0], partitions: 16, owned: true, retain: false });
-    const res = { spilled: exchange.spilled, bytes: exchange.bytes, rows, used: engine.budget.used };
+    const { exchange, store, rows } = await ingest(ctx, input(batches, 50_000), schema, { name: 't', routed: [0, 1], hashKeys: [0], partitions: 16, owned: true, retain: false, spillTail: true });
+    const res = { spilled: exchange.spilled, bytes: exchange.bytes, rows };
     exchange.release();
     store?.release();
     return res;

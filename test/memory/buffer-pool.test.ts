@@ -3,11 +3,10 @@
  * reserved whole for as long as it is held (an exchange keeps its routing buffers until the
  * kernel phase ends), so a reused buffer much bigger than asked inflates what the run holds.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { MemoryBudget, type Reservation } from '../../src/memory/budget.js';
 import { BufferPool, bufferSize } from '../../src/memory/buffer-pool.js';
+import { collect } from '../support/gc.js';
 
 const MiB = 2 ** 20;
 
@@ -147,16 +146,6 @@ describe('BufferPool revives dropped buffers the collector has not taken yet', (
 });
 
 describe('BufferPool nudges the collector when dropped buffers pile up', () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  /** Collections, and time for the finalization callbacks to run. */
-  async function collect(): Promise<void> {
-    for (let i = 0; i < 3; i++) {
-      gc();
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-
   /** Takes a `bytes` buffer, gives it back (cached) and makes another reservation evict it: dropped. */
   function dropOne(budget: MemoryBudget, pool: BufferPool, r: Reservation, bytes: number): SharedArrayBuffer {
     const b = pool.take(r, bytes);
@@ -174,6 +163,10 @@ describe('BufferPool nudges the collector when dropped buffers pile up', () => {
     expect(pool.droppedAlive).toBe(60 * MiB);
     expect(pool.nudges).toBe(0);
     kept.push(dropOne(budget, pool, r, 28 * MiB)); // 88 MiB alive: past the step
+    expect(pool.nudges).toBe(1);
+    // Still alive, but not a step's worth dropped since the nudge: not nudged again.
+    kept.push(dropOne(budget, pool, r, 32 * MiB));
+    expect(pool.droppedAlive).toBe(120 * MiB);
     expect(pool.nudges).toBe(1);
     kept.length = 0;
     await collect();
