@@ -78,7 +78,7 @@ export class SharedArena {
 /**
  * Thread-local ArrayBuffers, one per array, whose list is kept, so a worker can transfer them
  * with its result (no copy, and no view left behind in the worker; a group's small results
- * are copied instead, see src/worker/entry COPY_RESULTS_UP_TO), or their owner can give
+ * are copied instead: a task's `copyUpTo`, src/worker/entry), or their owner can give
  * their pages back at once when done (`release`, for a `releasable` arena: the exchange's
  * spill merges).
  *

@@ -243,7 +243,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     // An exchange that spilled would keep its last rows in memory until their tasks run, taking
     // the room the next exchange needs: a window's routed outputs then spilled reply by reply,
     // in tiny pieces (100M rows at 64 MiB: 30 MiB kept in some runs, 4.2M output pieces instead
-    // of 0.5M, 101-129 s against 83-88). Written with the rest, they leave that room.
+    // of 0.5M, 101-129 s against 77-96). Written with the rest, they leave that room.
     if (spec.spillTail && exchange.spilled) await ctx.clock.during('spill', exchange.spillKept());
     await exchange.seal();
   } catch (err) {

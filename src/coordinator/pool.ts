@@ -128,7 +128,7 @@ const TIGHT_BUDGET_BYTES = 512 * 2 ** 20;
  * reach 2 GB or more (the default on a large host) and by less below (1.3x at 256 MB up to 2x):
  * a worker keeping ~25 MiB (task replies, Arrow objects over shared buffers) swung between 26
  * and 105 MiB of heap in a 100M-row window's output phase at a 64 MiB budget, 22-29 MiB capped
- * at 1 GiB (VmHWM 550-573 -> 380-467 MiB over nine runs). Only tight budgets are capped:
+ * at 1 GiB (and that phase no longer set the run's VmHWM). Only tight budgets are capped:
  * capped, explode's workers collected more often and ran 10-15% slower at the default budget.
  * A host whose default (`defaultMb`, the main thread's heap limit, which a worker shares) is no
  * bigger keeps it, and a host --max-old-space-size takes precedence over the cap anyway.

@@ -65,10 +65,13 @@ async function runTask(task: Task): Promise<unknown> {
   }
 }
 
+/** This thread has moved a result: V8's assumption is gone for good, and copying gains nothing. */
+let detached = false;
+
 /**
- * A group's results (the assembled rows of a group-by or distinct, a whole-input aggregate's
- * partials) are copied to the main thread rather than moved when they are no bigger than the
- * task's `copyUpTo` (RunLimits.copyBytes). Moving detaches the buffers, and V8 compiles a
+ * Whether a reply's buffers are moved. A group's results (the assembled rows of a group-by or
+ * distinct, a whole-input aggregate's partials) are copied to the main thread rather than moved
+ * when they are no bigger than the task's `copyUpTo` (RunLimits.copyBytes). Moving detaches the buffers, and V8 compiles a
  * thread's typed-array code assuming no ArrayBuffer of the thread was ever detached: the first
  * detach throws all of it away (a group-by moves its first result at the end of its first run:
  * 232 recompilations in the second run, 1.5x the third's time) and what is compiled after it runs
@@ -77,13 +80,9 @@ async function runTask(task: Task): Promise<unknown> {
  * outputs) are always moved: a worker must keep nothing of a streaming job's batches
  * (src/columns/arena). 10M rows, A/B in three rounds, second runs: groupby-100k 464-468 ->
  * 297-337 ms (4 MiB then), distinct 1042-1095 -> 806-826 ms and groupby-5m 916-1025 -> 768-848 ms
- * (their assembled ranges are 19 and 33 MiB: 40 MiB then).
+ * (their assembled ranges are 19 and 33 MiB: 40 MiB then). Never moved inline (threads: 0, in
+ * any thread).
  */
-
-/** This thread has moved a result: V8's assumption is gone for good, and copying gains nothing. */
-let detached = false;
-
-/** Whether a reply's buffers are moved; never inline (threads: 0, in any thread). */
 function moves(task: Task, transfer: ArrayBuffer[]): boolean {
   if (!Piscina.isWorkerThread) return false;
   const bytes = transfer.reduce((t, b) => t + b.byteLength, 0);
