@@ -23,7 +23,7 @@ import type { Exchange } from '../shuffle/exchange.js';
 import type { SortKeyOrder, SortRangeRouting } from '../types/tasks.js';
 import { fixedWidth } from './column-widths.js';
 import { ingest } from './ingest.js';
-import { loadBytesOf } from './partitioned.js';
+import { bytesForTasks, loadBytesOf } from './partitioned.js';
 import { reroute } from './reroute.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 import { orderedMap } from './scheduler.js';
@@ -89,6 +89,7 @@ export async function* execSort(
     return Math.min(MAX_RANGES, Math.max(ctx.config.partitions, needed));
   };
   let ranges: SortRangeRouting | null = null;
+  let headroom: number | undefined;
   if (preview) {
     let rows = 0;
     let bytes = 0;
@@ -102,7 +103,14 @@ export async function* execSort(
     // A range's load bytes (loadBytesOf) double when its pieces come back from a spill file
     // (read whole, then copied out): planned as if they will.
     const split = rows > 0 && rows <= MAX_ROWS ? sampler.splitters(rangesFor(rows, 2 * bytes + 4 * rows)) : null;
-    if (split) ranges = { kind: 'sortRange', keys: plan.orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
+    if (split) {
+      ranges = { kind: 'sortRange', keys: plan.orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
+      // The range tasks' loans are planned now, so the exchange need only leave room for those
+      // of the tasks in flight, not the run's whole headroom (half the budget): 10M rows of 68
+      // bytes at 1 GiB then stay in memory instead of spilling 540 MB of 680.
+      const perRange = sortScratch(plan, Math.ceil(rows / ranges.partitions), Math.ceil((2 * bytes + 4 * rows) / ranges.partitions));
+      headroom = bytesForTasks(ctx, new Array<number>(ctx.concurrency).fill(perRange));
+    }
   }
   const ingested = await ingest(ctx, input, inputSchema, {
     name: 'sort',
@@ -111,6 +119,7 @@ export async function* execSort(
     partitions: ranges ? ranges.partitions : 1,
     owned,
     retain: false,
+    ...(headroom !== undefined ? { headroom } : {}),
     ...(ranges ? { ranges } : { onBatch: (batch: A.RecordBatch, rowBase: number) => sampler.add(batch, rowBase) }),
   });
   let exchange: Exchange = ingested.exchange;

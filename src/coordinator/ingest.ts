@@ -41,6 +41,11 @@ export interface IngestSpec {
    * the end of ingest). A stage that streams its kernels' results leaves it false.
    */
   spillTail?: boolean;
+  /**
+   * What the exchange leaves free for loans when less than the run's headroom will do (a sort
+   * whose ranges are planned: its tasks' loans are known); see RunContext.exchangeEnv.
+   */
+  headroom?: number;
   /** Route by key ranges (a sort whose splitters are known) instead of hashing `hashKeys`. */
   ranges?: SortRangeRouting;
   /**
@@ -108,7 +113,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
   // exchanges exist (empty ones hold nothing), and the one not taken is released.
   let partial = spec.partial ?? null;
   let probing = partial !== null;
-  const rowExchange = new Exchange(ctx.exchangeEnv(), spec.name, ordered, spec.partitions);
+  const rowExchange = new Exchange(ctx.exchangeEnv(spec.headroom), spec.name, ordered, spec.partitions);
   const groupExchange = partial ? new Exchange(ctx.exchangeEnv(), spec.name, partial.schema, spec.partitions) : null;
   let exchange = rowExchange;
   const queue = new PQueue({ concurrency: ctx.concurrency });

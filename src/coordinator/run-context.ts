@@ -290,8 +290,8 @@ export class RunContext {
    * task's routing buffer): they leave the loans and join the spillable data, so they must not
    * count as lent, or spillable data would pass limit - headroom by them.
    */
-  spillableLeave(handedOver = 0): number {
-    return Math.max(0, this.limits.headroom - (this.lentBytes - handedOver));
+  spillableLeave(handedOver = 0, headroom = this.limits.headroom): number {
+    return Math.max(0, headroom - (this.lentBytes - handedOver));
   }
 
   private lend(name: string, reservation: Reservation, buffer: SharedArrayBuffer, keepable: boolean): Loan {
@@ -361,12 +361,17 @@ export class RunContext {
     this.config.onProgress?.({ phase: 'spill', done: this.stats.spilledBytes, total: 0 });
   }
 
-  /** What an Exchange needs from the run. */
-  exchangeEnv(): ExchangeEnv {
+  /**
+   * What an Exchange needs from the run. `headroom`: what it leaves free for loans, when its
+   * stage knows its tasks need less than the run's (never below one task's share, so any one
+   * loan still fits once the others are back).
+   */
+  exchangeEnv(headroom = this.limits.headroom): ExchangeEnv {
+    const leaveFree = Math.min(this.limits.headroom, Math.max(headroom, this.limits.taskBytes + LOAN_SLACK));
     return {
       budget: this.budget,
       pool: this.pool,
-      leave: (handedOver) => this.spillableLeave(handedOver),
+      leave: (handedOver) => this.spillableLeave(handedOver, leaveFree),
       pieceBytes: Math.max(1, Math.floor(this.limits.taskBytes / 8)),
       runDir: () => this.runDir(),
       track: (w) => this.track(w),
