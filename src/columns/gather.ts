@@ -210,25 +210,36 @@ function countNegative(idx: Int32Array, n: number): number {
  * Each output byte is assembled whole and written once: the memory needs no clearing first.
  */
 function gatherBitmap(bits: Uint8Array | null, off: number, idx: Int32Array, n: number, alloc: Allocator): Uint8Array {
+  const out = alloc(Uint8Array, bitmapBytes(n), 'overwritten') as Uint8Array;
+  gatherBits(bits, off, idx, n, out);
+  // Bytes past bitmapBytes(n)'s padding, if the allocator rounded up, are never read.
+  return out;
+}
+
+// The loops below are functions of their own over typed arrays and numbers, apart from the
+// allocator calls and the arrow objects around them: a task's allocator is a new closure each
+// task, and a loop compiled with the call to the last one inlined was thrown away ("wrong call
+// target") at the next task's first call and ran unoptimized until compiled again (join-int-inner:
+// gatherVarBinary deoptimized twice a probe task; 512k-row slices instead of 128k halved the probe
+// tasks' CPU, which is how it showed).
+
+function gatherBits(bits: Uint8Array | null, off: number, idx: Int32Array, n: number, out: Uint8Array): void {
   const nbytes = bitmapBytes(n);
-  const out = alloc(Uint8Array, nbytes, 'overwritten') as Uint8Array;
   for (let byte = 0; byte < nbytes; byte++) {
     let v = 0;
     const end = Math.min(n, (byte << 3) + 8);
     if (bits === null) {
-      for (let j = byte << 3, k = 0; j < end; j++, k++) if (idx[j] >= 0) v |= 1 << k;
+      for (let j = byte << 3, k = 0; j < end; j++, k++) if (idx[j]! >= 0) v |= 1 << k;
     } else {
       for (let j = byte << 3, k = 0; j < end; j++, k++) {
-        const r = idx[j];
+        const r = idx[j]!;
         if (r < 0) continue;
         const b = off + r;
-        v |= ((bits[b >>> 3] >>> (b & 7)) & 1) << k;
+        v |= ((bits[b >>> 3]! >>> (b & 7)) & 1) << k;
       }
     }
     out[byte] = v;
   }
-  // Bytes past bitmapBytes(n)'s padding, if the allocator rounded up, are never read.
-  return out;
 }
 
 /** A view of the same bytes as 32-, 16- or 8-bit words, whichever divides a row and the offset. */
@@ -237,6 +248,9 @@ export function wordView(a: TypedArray, rowBytes: number): Int32Array | Uint16Ar
   if (rowBytes % 2 === 0 && a.byteOffset % 2 === 0) return new Uint16Array(a.buffer, a.byteOffset, a.byteLength >>> 1);
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
+
+/** The words rows move as (rowWords). */
+export type WordArray = Float64Array | Int32Array | Uint16Array | Uint8Array;
 
 /**
  * Views of `values` and `out` in the widest word both allow for rows of `rowBytes`, and the
@@ -247,7 +261,7 @@ export function wordView(a: TypedArray, rowBytes: number): Int32Array | Uint16Ar
  * moves that way, NaN payloads and signalling NaNs included, in every tier (the int64 values
  * that are NaN patterns are tested through gather and scatter: test/columns/move-bits.test.ts).
  */
-export function rowWords(values: TypedArray, out: TypedArray, rowBytes: number): { src: Float64Array | Int32Array | Uint16Array | Uint8Array; dst: Float64Array | Int32Array | Uint16Array | Uint8Array; w: number } {
+export function rowWords(values: TypedArray, out: TypedArray, rowBytes: number): { src: WordArray; dst: WordArray; w: number } {
   if (rowBytes % 8 === 0 && values.byteOffset % 8 === 0 && out.byteOffset % 8 === 0) {
     const src = new Float64Array(values.buffer, values.byteOffset, values.byteLength >>> 3);
     const dst = new Float64Array(out.buffer, out.byteOffset, out.byteLength >>> 3);
@@ -270,17 +284,23 @@ function gatherFixed(values: TypedArray, stride: number, idx: Int32Array, n: num
   const out = alloc(ctor, n * stride, 'overwritten');
   if (n === 0 || rowBytes === 0) return out;
   const { src, dst, w } = rowWords(values, out, rowBytes);
+  gatherWords(src, dst, w, idx, n);
+  return out;
+}
+
+/** dst row j = src row idx[j] (rows of w words), zeros where idx[j] < 0. */
+function gatherWords(src: WordArray, dst: WordArray, w: number, idx: Int32Array, n: number): void {
   if (w === 1) {
     for (let j = 0; j < n; j++) {
-      const r = idx[j];
-      dst[j] = r >= 0 ? src[r] : 0;
+      const r = idx[j]!;
+      dst[j] = r >= 0 ? src[r]! : 0;
     }
   } else if (w === 2) {
     for (let j = 0; j < n; j++) {
-      const r = idx[j];
+      const r = idx[j]!;
       if (r >= 0) {
-        dst[2 * j] = src[2 * r];
-        dst[2 * j + 1] = src[2 * r + 1];
+        dst[2 * j] = src[2 * r]!;
+        dst[2 * j + 1] = src[2 * r + 1]!;
       } else {
         dst[2 * j] = 0;
         dst[2 * j + 1] = 0;
@@ -288,11 +308,10 @@ function gatherFixed(values: TypedArray, stride: number, idx: Int32Array, n: num
     }
   } else {
     for (let j = 0; j < n; j++) {
-      const r = idx[j];
-      for (let k = 0, s = r * w, d = j * w; k < w; k++) dst[d + k] = r >= 0 ? src[s + k] : 0;
+      const r = idx[j]!;
+      for (let k = 0, s = r * w, d = j * w; k < w; k++) dst[d + k] = r >= 0 ? src[s + k]! : 0;
     }
   }
-  return out;
 }
 
 /** Copies bytes src[a..b) to dst at p: a loop for short runs (no view per row), memcpy for long. */
@@ -320,17 +339,32 @@ function gatherVarBinary(data: Data, idx: Int32Array, n: number, alloc: Allocato
   const large = data.type.typeId === Type.LargeUtf8 || data.type.typeId === Type.LargeBinary;
   const offs = offsetsOf(data);
   const bytes = data.values as Uint8Array;
-  let total = 0;
-  for (let j = 0; j < n; j++) {
-    const r = idx[j];
-    if (r >= 0) total += offs[r + 1] - offs[r];
-  }
+  const total = gatheredBytes(offs, idx, n);
   if (!large && total > MAX_INT32) throw new RangeError(`gatherData: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
   // Bytes and offsets are written end to end below (offset 0 here).
   const out = alloc(Uint8Array, total, 'overwritten') as Uint8Array;
   const outOffs = large ? new Float64Array(n + 1) : (alloc(Int32Array, n + 1, 'overwritten') as Int32Array);
+  copyGathered(offs, bytes, idx, n, out, outOffs);
+  const valueOffsets = large ? numbersToLargeOffsets(outOffs, n + 1, alloc) : (outOffs as Int32Array);
+  return build({ ...base, data: out, valueOffsets });
+}
+
+/** Bytes of the values of rows idx[0..n) (none for idx < 0). */
+function gatheredBytes(offs: Int32Array | Float64Array, idx: Int32Array, n: number): number {
+  let total = 0;
+  for (let j = 0; j < n; j++) {
+    const r = idx[j]!;
+    if (r >= 0) total += offs[r + 1]! - offs[r]!;
+  }
+  return total;
+}
+
+/**
+ * The values of rows idx[0..n) end to end into `out`, and their offsets (from 0) into outOffs.
+ * Runs of consecutive source rows (common: explode's child indices) are copied as one block.
+ */
+function copyGathered(offs: Int32Array | Float64Array, bytes: Uint8Array, idx: Int32Array, n: number, out: Uint8Array, outOffs: Int32Array | Float64Array): void {
   outOffs[0] = 0;
-  // Runs of consecutive source rows (common: explode's child indices) are copied as one block.
   let p = 0;
   let j = 0;
   let touchedTo = 0;
@@ -342,23 +376,21 @@ function gatherVarBinary(data: Data, idx: Int32Array, n: number, alloc: Allocato
       touchedTo = Math.min(n, j + TOUCH_AHEAD);
       readAheadSink[0] ^= touchValues(offs, bytes, idx, j, touchedTo);
     }
-    const r = idx[j];
+    const r = idx[j]!;
     if (r < 0) {
       outOffs[++j] = p;
       continue;
     }
     let j2 = j + 1;
-    while (j2 < n && idx[j2] === idx[j2 - 1] + 1) j2++;
-    const a = offs[r];
+    while (j2 < n && idx[j2] === idx[j2 - 1]! + 1) j2++;
+    const a = offs[r]!;
     const shift = p - a;
-    for (let q = j, s = r + 1; q < j2; q++, s++) outOffs[q + 1] = offs[s] + shift;
-    const b = offs[r + j2 - j];
+    for (let q = j, s = r + 1; q < j2; q++, s++) outOffs[q + 1] = offs[s]! + shift;
+    const b = offs[r + j2 - j]!;
     copyBytes(bytes, a, b, out, p);
     p += b - a;
     j = j2;
   }
-  const valueOffsets = large ? numbersToLargeOffsets(outOffs, n + 1, alloc) : (outOffs as Int32Array);
-  return build({ ...base, data: out, valueOffsets });
 }
 
 function gatherList(data: Data, idx: Int32Array, n: number, alloc: Allocator, base: BuildProps): Data {

@@ -17,7 +17,7 @@
  */
 import type { Data } from 'apache-arrow';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import { bitmapBytes, build, copyBytes, nullsOf, rowWords, valueLayout } from './gather.js';
+import { bitmapBytes, build, copyBytes, nullsOf, rowWords, valueLayout, type WordArray } from './gather.js';
 
 /** `pos` is a permutation of 0..n-1 (n = data.length); null for another layout (or length). */
 export function scatterData(data: Data, pos: Uint32Array, alloc: Allocator): Data | null {
@@ -44,11 +44,9 @@ function scatterVarBinary(data: Data, pos: Uint32Array, alloc: Allocator): Data 
   const nullBitmap = scatterValidity(data, pos, alloc);
   // outOffs[pos[i] + 1] = length of row i, then prefix sums: where each moved row starts
   const outOffs = alloc(Int32Array, n + 1, 'overwritten');
-  outOffs[0] = 0;
-  for (let i = 0; i < n; i++) outOffs[pos[i]! + 1] = offs[i + 1]! - offs[i]!;
-  for (let k = 0; k < n; k++) outOffs[k + 1] += outOffs[k]!;
-  const out = alloc(Uint8Array, outOffs[n]!, 'overwritten');
-  for (let i = 0; i < n; i++) copyBytes(bytes, offs[i]!, offs[i + 1]!, out, outOffs[pos[i]!]!);
+  placeLengths(offs, pos, outOffs, n);
+  const out = alloc(Uint8Array, runningSums(outOffs, n), 'overwritten');
+  scatterBytes(bytes, offs, pos, outOffs, out, n);
   return scattered(data, nullBitmap, { data: out, valueOffsets: outOffs });
 }
 
@@ -59,6 +57,31 @@ function scatterFixed(values: TypedArray, stride: number, pos: Uint32Array, n: n
   const out = alloc(ctor, n * stride, 'overwritten');
   if (n === 0 || rowBytes === 0) return out;
   const { src, dst, w } = rowWords(values, out, rowBytes);
+  scatterWords(src, dst, w, pos, n);
+  return out;
+}
+
+// Loops of their own over typed arrays (see src/ops/group-accumulate and ./gather's gatherBits):
+// the allocator calls around them change closure every task.
+
+/** outOffs[0] = 0, outOffs[pos[i] + 1] = the length of row i. */
+function placeLengths(offs: Int32Array, pos: Uint32Array, outOffs: Int32Array, n: number): void {
+  outOffs[0] = 0;
+  for (let i = 0; i < n; i++) outOffs[pos[i]! + 1] = offs[i + 1]! - offs[i]!;
+}
+
+/** a[1..n] made running sums (a[0] the start); returns a[n]. */
+function runningSums(a: Int32Array, n: number): number {
+  for (let k = 0; k < n; k++) a[k + 1] += a[k]!;
+  return a[n]!;
+}
+
+function scatterBytes(bytes: Uint8Array, offs: Int32Array, pos: Uint32Array, outOffs: Int32Array, out: Uint8Array, n: number): void {
+  for (let i = 0; i < n; i++) copyBytes(bytes, offs[i]!, offs[i + 1]!, out, outOffs[pos[i]!]!);
+}
+
+/** dst row pos[i] = src row i (rows of w words). */
+function scatterWords(src: WordArray, dst: WordArray, w: number, pos: Uint32Array, n: number): void {
   if (w === 1) {
     for (let i = 0; i < n; i++) dst[pos[i]!] = src[i]!;
   } else if (w === 2) {
@@ -70,7 +93,6 @@ function scatterFixed(values: TypedArray, stride: number, pos: Uint32Array, n: n
   } else {
     for (let i = 0; i < n; i++) for (let k = 0, s = i * w, d = pos[i]! * w; k < w; k++) dst[d + k] = src[s + k]!;
   }
-  return out;
 }
 
 /**
@@ -94,7 +116,6 @@ function scatterValidity(data: Data, pos: Uint32Array, alloc: Allocator): Uint8A
   return out;
 }
 
-// Loops of their own (see src/ops/group-accumulate).
 
 /** Rows 0 .. 8 * full - 1, a bitmap byte at a time: the NULL rows of each byte, lowest first. */
 function clearNullBytes(bm: Uint8Array, base: number, full: number, pos: Uint32Array, out: Uint8Array): void {
