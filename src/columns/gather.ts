@@ -526,7 +526,7 @@ function concatOffsetted(chunks: ConcatChunk[], n: number, alloc: Allocator, bas
     const offs = offsList[c];
     const len = chunk.length;
     const first = offs[0];
-    for (let i = 1; i <= len; i++) outOffs[row + i] = pos + offs[i] - first;
+    rebaseInto(offs, len, pos - first, outOffs, row);
     const used = offs[len] - first;
     if (bytes) {
       if (used > 0) bytes.set((chunk.values as Uint8Array).subarray(first, first + used), pos);
@@ -537,6 +537,11 @@ function concatOffsetted(chunks: ConcatChunk[], n: number, alloc: Allocator, bas
   const valueOffsets = large ? numbersToLargeOffsets(outOffs, n + 1, alloc) : (outOffs as Int32Array);
   if (bytes) return build({ ...base, data: bytes, valueOffsets });
   return build({ ...base, valueOffsets, child: concatData(pieces, alloc) });
+}
+
+/** out[at + i] = offs[i] + shift for i in 1..len (a loop of its own: see gatherBits). */
+function rebaseInto(offs: Int32Array | Float64Array, len: number, shift: number, out: Int32Array | Float64Array, at: number): void {
+  for (let i = 1; i <= len; i++) out[at + i] = offs[i]! + shift;
 }
 
 function concatValidity(chunks: ConcatChunk[], n: number, alloc: Allocator): [Uint8Array | undefined, number] {

@@ -110,8 +110,13 @@ function rebaseOffsets32(src: Int32Array, n: number, alloc: Allocator): { offset
   const end = n === 0 ? 0 : src[n]!;
   const offsets = alloc(Int32Array, n + 1);
   if (start === 0) offsets.set(src.subarray(0, n + 1));
-  else for (let i = 0; i <= n; i++) offsets[i] = src[i]! - start;
+  else subtractInto(src, n + 1, start, offsets);
   return { offsets, start, end };
+}
+
+/** out[i] = src[i] - base for i < count (a loop of its own: see src/ops/group-accumulate). */
+function subtractInto(src: Int32Array, count: number, base: number, out: Int32Array): void {
+  for (let i = 0; i < count; i++) out[i] = src[i]! - base;
 }
 
 function rebaseOffsets64(src: BigInt64Array, n: number, alloc: Allocator): { offsets: BigInt64Array; start: number; end: number } {

@@ -95,12 +95,21 @@ export function computeFrames(
   else if (frame.mode === 'peers') peerFrames(groupStarts, peers(), frame, lo, hi);
   else if (frame.mode === 'groups') groupsFrames(groupStarts, peers(), frame, lo, hi);
   else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi, alloc);
+  return { lo, hi, maxWidth: maxFrameWidth(lo, hi, n) };
+}
+
+/**
+ * The widest frame. A loop of its own: inlined above, it was compiled while it ran and the
+ * result object after it, never run before, threw the compiled code away at every call (114
+ * deoptimizations in three window1 runs; see src/ops/group-accumulate).
+ */
+function maxFrameWidth(lo: Int32Array, hi: Int32Array, n: number): number {
   let maxWidth = 0;
   for (let i = 0; i < n; i++) {
     const w = hi[i]! - lo[i]!;
     if (w > maxWidth) maxWidth = w;
   }
-  return { lo, hi, maxWidth };
+  return maxWidth;
 }
 
 /** Exact integer offset clamped to ±limit, as a number. */

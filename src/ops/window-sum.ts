@@ -44,69 +44,99 @@ export function countPrefix(valid: Uint8Array, n: number, alloc: Allocator = fre
 export function intPrefix(col: KeyColumn, n: number, alloc: Allocator = fresh): IntPrefix {
   const valid = col.valid;
   const v = col.values;
-  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
-    const u = words64(v);
-    const signed = v instanceof BigInt64Array;
-    let abs = 0;
-    for (let i = 0; i < n; i++) {
-      if (valid && valid[i] === 0) continue;
-      const h = signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!;
-      abs += Math.abs(h * TWO32 + u[2 * i]!);
-    }
-    if (abs < 2 ** 52) {
-      const P = alloc(Float64Array, n + 1);
-      let acc = 0;
-      for (let i = 0; i < n; i++) {
-        if (!valid || valid[i] !== 0) acc += (signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!) * TWO32 + u[2 * i]!;
-        P[i + 1] = acc;
-      }
-      return { kind: 'f64', P };
-    }
-    const L = alloc(Uint32Array, n + 1);
-    const M = alloc(Uint32Array, n + 1);
-    const H = alloc(Int32Array, n + 1);
-    let l = 0;
-    let m = 0;
-    let h = 0;
-    for (let i = 0; i < n; i++) {
-      if (!valid || valid[i] !== 0) {
-        const xh = u[2 * i + 1]!;
-        l += u[2 * i]!;
-        if (l >= TWO32) {
-          l -= TWO32;
-          m += 1;
-        }
-        m += xh;
-        if (m >= TWO32) {
-          m -= TWO32;
-          h += 1;
-        }
-        if (signed && xh >= 0x80000000) h -= 1;
-      }
-      L[i + 1] = l;
-      M[i + 1] = m;
-      H[i + 1] = h;
-    }
-    return { kind: 'limbs', L, M, H };
-  }
-  const w = v as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
-  let abs = 0;
-  for (let i = 0; i < n; i++) if (!valid || valid[i] !== 0) abs += Math.abs(w[i]!);
-  if (abs < 2 ** 52) {
+  // The loops are functions of their own over typed arrays: inline, between the task's
+  // allocator calls and before the result objects, their compiled code was thrown away at
+  // nearly every call (45 deoptimizations in three window1 runs; see src/ops/group-accumulate).
+  const wide = v instanceof BigInt64Array || v instanceof BigUint64Array;
+  const u = wide ? words64(v) : null;
+  const w = wide ? null : (v as Exclude<TypedArray, BigInt64Array | BigUint64Array>);
+  const signed = !(v instanceof BigUint64Array);
+  if ((u !== null ? absSum64(u, signed, valid, n) : absSumNum(w!, valid, n)) < 2 ** 52) {
     const P = alloc(Float64Array, n + 1);
-    let acc = 0;
-    for (let i = 0; i < n; i++) {
-      if (!valid || valid[i] !== 0) acc += w[i]!;
-      P[i + 1] = acc;
-    }
+    if (u !== null) prefix64(u, signed, valid, P, n);
+    else prefixNum(w!, valid, P, n);
     return { kind: 'f64', P };
   }
   const L = alloc(Uint32Array, n + 1);
   const M = alloc(Uint32Array, n + 1);
   const H = alloc(Int32Array, n + 1);
+  if (u !== null) limbs64(u, signed, valid, L, M, H, n);
+  else limbsNum(w!, valid, L, M, H, n);
+  return { kind: 'limbs', L, M, H };
+}
+
+/** Sum of |value| of 64-bit words (lo, hi) per row, non-NULL rows. */
+function absSum64(u: Uint32Array, signed: boolean, valid: Uint8Array | null, n: number): number {
+  let abs = 0;
+  for (let i = 0; i < n; i++) {
+    if (valid && valid[i] === 0) continue;
+    const h = signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!;
+    abs += Math.abs(h * TWO32 + u[2 * i]!);
+  }
+  return abs;
+}
+
+function absSumNum(w: Exclude<TypedArray, BigInt64Array | BigUint64Array>, valid: Uint8Array | null, n: number): number {
+  let abs = 0;
+  for (let i = 0; i < n; i++) if (!valid || valid[i] !== 0) abs += Math.abs(w[i]!);
+  return abs;
+}
+
+/** P[i + 1] = sum of rows 0..i, exact while the sum of |values| is below 2^52. */
+function prefix64(u: Uint32Array, signed: boolean, valid: Uint8Array | null, P: Float64Array, n: number): void {
+  let acc = 0;
+  P[0] = 0;
+  for (let i = 0; i < n; i++) {
+    if (!valid || valid[i] !== 0) acc += (signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!) * TWO32 + u[2 * i]!;
+    P[i + 1] = acc;
+  }
+}
+
+function prefixNum(w: Exclude<TypedArray, BigInt64Array | BigUint64Array>, valid: Uint8Array | null, P: Float64Array, n: number): void {
+  let acc = 0;
+  P[0] = 0;
+  for (let i = 0; i < n; i++) {
+    if (!valid || valid[i] !== 0) acc += w[i]!;
+    P[i + 1] = acc;
+  }
+}
+
+/** The running sum as three 32-bit limbs (L, M unsigned, H signed): h·2^64 + m·2^32 + l. */
+function limbs64(u: Uint32Array, signed: boolean, valid: Uint8Array | null, L: Uint32Array, M: Uint32Array, H: Int32Array, n: number): void {
   let l = 0;
   let m = 0;
   let h = 0;
+  L[0] = 0;
+  M[0] = 0;
+  H[0] = 0;
+  for (let i = 0; i < n; i++) {
+    if (!valid || valid[i] !== 0) {
+      const xh = u[2 * i + 1]!;
+      l += u[2 * i]!;
+      if (l >= TWO32) {
+        l -= TWO32;
+        m += 1;
+      }
+      m += xh;
+      if (m >= TWO32) {
+        m -= TWO32;
+        h += 1;
+      }
+      if (signed && xh >= 0x80000000) h -= 1;
+    }
+    L[i + 1] = l;
+    M[i + 1] = m;
+    H[i + 1] = h;
+  }
+}
+
+function limbsNum(w: Exclude<TypedArray, BigInt64Array | BigUint64Array>, valid: Uint8Array | null, L: Uint32Array, M: Uint32Array, H: Int32Array, n: number): void {
+  let l = 0;
+  let m = 0;
+  let h = 0;
+  L[0] = 0;
+  M[0] = 0;
+  H[0] = 0;
   for (let i = 0; i < n; i++) {
     if (!valid || valid[i] !== 0) {
       const x = w[i]!;
@@ -127,7 +157,6 @@ export function intPrefix(col: KeyColumn, n: number, alloc: Allocator = fresh): 
     M[i + 1] = m;
     H[i + 1] = h;
   }
-  return { kind: 'limbs', L, M, H };
 }
 
 /** Correctly rounded float64 of h·2^64 + m·2^32 + l (m, l in [0, 2^32)). */

@@ -22,7 +22,7 @@ import type { AsofTask, KernelResult } from '../types/tasks.js';
 import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { scatterDirect, takeDirect } from './direct-output.js';
-import { groupByDestination, noRows, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
+import { groupByDestination, noRows, outputRangesOf, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { encodeSortKey } from './sort-keys.js';
 import { argsortWords } from './sort.js';
@@ -130,8 +130,7 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
     A.makeData({ type: new A.Uint8(), length: nL, data: matched }),
     ...spec.payload.map((pos) => gatherData(right.columns[pos]!, pick, nL, scratchAlloc)),
   ];
-  const dest = scratchAlloc(Uint32Array, nL);
-  for (let i = 0; i < nL; i++) dest[i] = left.rowIds[i]! >>> out.rangeShift;
+  const dest = outputRangesOf(left.rowIds, nL, out.rangeShift);
   const routed = routedChunks(groupByDestination(columns, left.rowIds, dest, out.ranges, out.buffer));
   return { ...routed, rows: nL, rightRows: right.n };
 }

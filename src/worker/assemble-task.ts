@@ -160,14 +160,28 @@ export async function runAssembleSparseTask(task: AssembleSparseTask): Promise<S
   const n = part.n;
   const arena = new TransferArena();
   const ids = arena.alloc(Uint32Array, n);
-  for (let k = 0; k < n; k++) {
-    const id = part.rowIds[k]!;
-    if (id < task.base || id >= task.end) throw lost(`has row id ${id} out of place`, task.base);
-    ids[k] = id;
-  }
+  const stray = copyIdsInRange(part.rowIds, n, task.base, task.end, ids);
+  if (stray >= 0) throw lost(`has row id ${part.rowIds[stray]!} out of place`, task.base);
   const all = scratchAlloc(Int32Array, n);
-  for (let k = 0; k < n; k++) all[k] = k;
+  countUp(all, n);
   const columns = part.columns.map((c) => describeData(gatherData(c, all, n, arena.alloc), true));
   const rowIds = describeData(A.makeData({ type: new A.Uint32(), length: n, data: ids }), true);
   return { length: n, columns, rowIds, transfer: arena.buffers };
+}
+
+// Loops of their own over typed arrays (see src/ops/group-accumulate): inline, each call's
+// first run of the code after them threw their compiled code away.
+
+/** ids[k] = rowIds[k] for k < n; the first k whose id is outside [base, end), or -1. */
+function copyIdsInRange(rowIds: Uint32Array, n: number, base: number, end: number, ids: Uint32Array): number {
+  for (let k = 0; k < n; k++) {
+    const id = rowIds[k]!;
+    if (id < base || id >= end) return k;
+    ids[k] = id;
+  }
+  return -1;
+}
+
+function countUp(out: Int32Array, n: number): void {
+  for (let k = 0; k < n; k++) out[k] = k;
 }

@@ -24,7 +24,7 @@ import type { GroupByTask, GroupOutputSpec, KernelResult, OutputRouting, WindowG
 import { groupIds } from './group-ids.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { permuteKey } from './permute.js';
-import { groupByDestination, routedChunks } from './routed-chunks.js';
+import { groupByDestination, outputRangesOf, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { computedData } from './window-output.js';
 import { windowColumnsInRowOrder } from './window-task.js';
@@ -46,8 +46,7 @@ export async function runWindowGroupByTask(task: WindowGroupByTask): Promise<Ker
 function groupRows(part: LoadedPartition, keyColumns: number[], outputs: GroupOutputSpec[], out: OutputRouting): KernelResult {
   const { columns, rowIds, groups } = aggregateGroups(part, keyColumns, outputs);
   if (out.kind !== 'routed') throw new Error('internal: group-by outputs are routed by first row id');
-  const dest = scratchAlloc(Uint32Array, groups);
-  for (let g = 0; g < groups; g++) dest[g] = rowIds[g]! >>> out.rangeShift;
+  const dest = outputRangesOf(rowIds, groups, out.rangeShift);
   return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: part.n, rightRows: 0 };
 }
 

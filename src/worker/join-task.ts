@@ -23,7 +23,7 @@ import type { JoinTask, KernelResult } from '../types/tasks.js';
 import { matchGroupIds } from './group-ids.js';
 import { clearNever, sideKeys } from './join-keys.js';
 import { loadPartition } from './partition-input.js';
-import { groupByDestination, routedChunks } from './routed-chunks.js';
+import { groupByDestination, outputRangesOf, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 
 export async function runJoinTask(task: JoinTask): Promise<KernelResult> {
@@ -112,7 +112,6 @@ export async function runJoinTask(task: JoinTask): Promise<KernelResult> {
   const columns: A.Data[] = spec.payload.map((p) => gatherData(right.columns[p]!, pick, total, scratchAlloc));
   const out = task.out;
   if (out.kind !== 'routed') throw new Error('internal: join outputs are routed by left row id');
-  const dest = scratchAlloc(Uint32Array, total);
-  for (let i = 0; i < total; i++) dest[i] = outIds[i]! >>> out.rangeShift;
+  const dest = outputRangesOf(outIds, total, out.rangeShift);
   return { ...routedChunks(groupByDestination(columns, outIds, dest, out.ranges, out.buffer)), rows: nL, rightRows: nR };
 }

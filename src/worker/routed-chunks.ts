@@ -31,6 +31,21 @@ export interface Grouped {
   arena: SharedArena;
 }
 
+/**
+ * The output exchange's range of each of the first n row ids (`rowId >>> shift`), in the task's
+ * scratch. A function of its own: a loop written inline before the task's result object was
+ * compiled while it ran and thrown away when the code after it first ran (see src/ops/group-accumulate).
+ */
+export function outputRangesOf(rowIds: Uint32Array, n: number, shift: number): Uint32Array {
+  const dest = scratchAlloc(Uint32Array, n, 'overwritten');
+  shiftInto(rowIds, n, shift, dest);
+  return dest;
+}
+
+function shiftInto(rowIds: Uint32Array, n: number, shift: number, dest: Uint32Array): void {
+  for (let i = 0; i < n; i++) dest[i] = rowIds[i]! >>> shift;
+}
+
 /** Steps 1-2: `dest[i]` in [0, destinations) per row; `rowIds[i]` the global id of row i. */
 export function groupByDestination(
   columns: A.Data[],

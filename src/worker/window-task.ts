@@ -28,7 +28,7 @@ import { scatterDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { permuteKey } from './permute.js';
-import { groupByDestination, noRows, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
+import { groupByDestination, noRows, outputRangesOf, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { argsortKeys } from './sort.js';
 import { takeFixedValues, windowOutputData } from './window-output.js';
@@ -186,8 +186,7 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
   const rowIds = scratchAlloc(Uint32Array, n);
   for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[rowPerm[i]!]!;
   const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, takeFrom(o), perm, scratchAlloc));
-  const dest = scratchAlloc(Uint32Array, n);
-  for (let i = 0; i < n; i++) dest[i] = rowIds[i]! >>> out.rangeShift;
+  const dest = outputRangesOf(rowIds, n, out.rangeShift);
   return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0, carry };
 }
 
@@ -199,8 +198,13 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
 function directOrder(loadIds: Uint32Array, rowPerm: Uint32Array, n: number, own: { start: number; end: number } | null): { target: Uint32Array; from: Uint32Array } {
   const base = own ? own.start : 0;
   const from = scratchAlloc(Uint32Array, n);
-  for (let k = 0; k < n; k++) from[rowPerm[k]! - base] = k;
+  invertInto(rowPerm, base, from, n);
   return { target: loadIds.subarray(base, base + n), from };
+}
+
+/** from[rowPerm[k] - base] = k (a loop of its own: see src/ops/group-accumulate). */
+function invertInto(rowPerm: Uint32Array, base: number, from: Uint32Array, n: number): void {
+  for (let k = 0; k < n; k++) from[rowPerm[k]! - base] = k;
 }
 
 /**
