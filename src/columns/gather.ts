@@ -28,6 +28,7 @@
  */
 import { Data, Type, makeData } from 'apache-arrow';
 import type { DataType } from 'apache-arrow';
+import { shiftedCopy } from './array-loops.js';
 import { readAheadSink } from './read-ahead.js';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { sharedAlloc } from './arena.js';
@@ -526,7 +527,7 @@ function concatOffsetted(chunks: ConcatChunk[], n: number, alloc: Allocator, bas
     const offs = offsList[c];
     const len = chunk.length;
     const first = offs[0];
-    rebaseInto(offs, len, pos - first, outOffs, row);
+    shiftedCopy(offs, 1, len + 1, pos - first, outOffs, row);
     const used = offs[len] - first;
     if (bytes) {
       if (used > 0) bytes.set((chunk.values as Uint8Array).subarray(first, first + used), pos);
@@ -537,11 +538,6 @@ function concatOffsetted(chunks: ConcatChunk[], n: number, alloc: Allocator, bas
   const valueOffsets = large ? numbersToLargeOffsets(outOffs, n + 1, alloc) : (outOffs as Int32Array);
   if (bytes) return build({ ...base, data: bytes, valueOffsets });
   return build({ ...base, valueOffsets, child: concatData(pieces, alloc) });
-}
-
-/** out[at + i] = offs[i] + shift for i in 1..len (a loop of its own: see gatherBits). */
-function rebaseInto(offs: Int32Array | Float64Array, len: number, shift: number, out: Int32Array | Float64Array, at: number): void {
-  for (let i = 1; i <= len; i++) out[at + i] = offs[i]! + shift;
 }
 
 function concatValidity(chunks: ConcatChunk[], n: number, alloc: Allocator): [Uint8Array | undefined, number] {

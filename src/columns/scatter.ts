@@ -17,6 +17,7 @@
  */
 import type { Data } from 'apache-arrow';
 import type { Allocator, TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import { runningSums } from './array-loops.js';
 import { bitmapBytes, build, copyBytes, nullsOf, rowWords, valueLayout, type WordArray } from './gather.js';
 
 /** `pos` is a permutation of 0..n-1 (n = data.length); null for another layout (or length). */
@@ -70,12 +71,6 @@ function placeLengths(offs: Int32Array, pos: Uint32Array, outOffs: Int32Array, n
   for (let i = 0; i < n; i++) outOffs[pos[i]! + 1] = offs[i + 1]! - offs[i]!;
 }
 
-/** a[1..n] made running sums (a[0] the start); returns a[n]. */
-function runningSums(a: Int32Array, n: number): number {
-  for (let k = 0; k < n; k++) a[k + 1] += a[k]!;
-  return a[n]!;
-}
-
 function scatterBytes(bytes: Uint8Array, offs: Int32Array, pos: Uint32Array, outOffs: Int32Array, out: Uint8Array, n: number): void {
   for (let i = 0; i < n; i++) copyBytes(bytes, offs[i]!, offs[i + 1]!, out, outOffs[pos[i]!]!);
 }
@@ -115,7 +110,6 @@ function scatterValidity(data: Data, pos: Uint32Array, alloc: Allocator): Uint8A
   } else clearNullBits(bm, off, 0, n, pos, out);
   return out;
 }
-
 
 /** Rows 0 .. 8 * full - 1, a bitmap byte at a time: the NULL rows of each byte, lowest first. */
 function clearNullBytes(bm: Uint8Array, base: number, full: number, pos: Uint32Array, out: Uint8Array): void {

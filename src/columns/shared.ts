@@ -11,6 +11,7 @@
  * sliced to row 0; bool values and validity bitmaps keep the Data's bit `offset`; struct and
  * fixed-size-list children are sliced to row 0, list children are addressed by the offsets.
  */
+import { shiftedCopy } from './array-loops.js';
 import * as A from 'apache-arrow';
 import type { BatchDesc, BufRef, ColumnDesc } from '../types/column.js';
 import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
@@ -110,13 +111,8 @@ function rebaseOffsets32(src: Int32Array, n: number, alloc: Allocator): { offset
   const end = n === 0 ? 0 : src[n]!;
   const offsets = alloc(Int32Array, n + 1);
   if (start === 0) offsets.set(src.subarray(0, n + 1));
-  else subtractInto(src, n + 1, start, offsets);
+  else shiftedCopy(src, 0, n + 1, -start, offsets, 0);
   return { offsets, start, end };
-}
-
-/** out[i] = src[i] - base for i < count (a loop of its own: see src/ops/group-accumulate). */
-function subtractInto(src: Int32Array, count: number, base: number, out: Int32Array): void {
-  for (let i = 0; i < count; i++) out[i] = src[i]! - base;
 }
 
 function rebaseOffsets64(src: BigInt64Array, n: number, alloc: Allocator): { offsets: BigInt64Array; start: number; end: number } {

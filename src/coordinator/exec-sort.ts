@@ -32,6 +32,8 @@ import { SortSampler } from './sort-sample.js';
 
 const MAX_ROWS = 0xffffffff;
 const MAX_RANGES = 4096;
+/** Rows of the average size a task's share must hold for the sort to plan its exchange's headroom. */
+const SMALL_ROWS = 1024;
 
 export interface SortStagePlan {
   keys: ResolvedSortKey[];
@@ -106,10 +108,14 @@ export async function* execSort(
     if (split) {
       ranges = { kind: 'sortRange', keys: plan.orders, splitters: split.columns, splitterIds: split.ids, partitions: split.count + 1 };
       // The range tasks' loans are planned now, so the exchange need only leave room for those
-      // of the tasks in flight, not the run's whole headroom (half the budget): 10M rows of 68
-      // bytes at 1 GiB then stay in memory instead of spilling 540 MB of 680.
-      const perRange = sortScratch(plan, Math.ceil(rows / ranges.partitions), Math.ceil((2 * bytes + 4 * rows) / ranges.partitions));
-      headroom = bytesForTasks(ctx, new Array<number>(ctx.concurrency).fill(perRange));
+      // of the tasks in flight (one range a thread), not the run's whole headroom (half the
+      // budget): 10M rows of 68 bytes at 1 GiB then stay in memory instead of spilling 544 MB
+      // of 680. Not when rows are big against a task's share: a range of one row cannot be
+      // split, and its loan may need more than that room.
+      if (bytes * SMALL_ROWS <= rows * ctx.limits.taskBytes) {
+        const perRange = sortScratch(plan, Math.ceil(rows / ranges.partitions), Math.ceil((2 * bytes + 4 * rows) / ranges.partitions));
+        headroom = bytesForTasks(ctx, new Array<number>(ctx.concurrency).fill(perRange));
+      }
     }
   }
   const ingested = await ingest(ctx, input, inputSchema, {

@@ -12,6 +12,8 @@
  *   free for the loans of the tasks in flight, and spill otherwise. Loans already out are part
  *   of that headroom, not in addition to it (`spillableLeave`): spillable data still never passes
  *   limit - headroom, and counting the loans out twice made 10M x 10M ASOF spill at 1 GiB.
+   A stage that plans its tasks before its rows come in (a sort of tables in memory) may leave
+   less: what those tasks will borrow, never below one task's loans (exchangeEnv).
  */
 import { AbortError, ExecutionError, PlanError } from '../errors.js';
 import { formatBytes, type MemoryBudget, type PeakTracker, type Reservation } from '../memory/budget.js';
@@ -362,12 +364,21 @@ export class RunContext {
   }
 
   /**
+   * The most a task's loans (together at most limits.taskBytes) reserve: pooled buffers come in
+   * sizes up to 1/16 above the request (bufferSize), a grain at least, and each has its slack.
+   */
+  maxTaskLoans(): number {
+    return Math.ceil((this.limits.taskBytes * 17) / 16) + 4 * (4096 + LOAN_SLACK);
+  }
+
+  /**
    * What an Exchange needs from the run. `headroom`: what it leaves free for loans, when its
-   * stage knows its tasks need less than the run's (never below one task's share, so any one
-   * loan still fits once the others are back).
+   * stage knows its tasks need less than the run's; never below what one task's loans reserve
+   * (maxTaskLoans), so any one task still gets its loans once the others are back: after its
+   * input ends an exchange cannot spill, and a loan that cannot fit then is MEMORY_EXHAUSTED.
    */
   exchangeEnv(headroom = this.limits.headroom): ExchangeEnv {
-    const leaveFree = Math.min(this.limits.headroom, Math.max(headroom, this.limits.taskBytes + LOAN_SLACK));
+    const leaveFree = Math.min(this.limits.headroom, Math.max(headroom, this.maxTaskLoans()));
     return {
       budget: this.budget,
       pool: this.pool,

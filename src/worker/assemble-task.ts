@@ -10,6 +10,7 @@
  * keeps the rows of one key in the order their task wrote them; their keys go back too.
  * Cost: O(rows × columns).
  */
+import { iota } from '../columns/array-loops.js';
 import * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
@@ -163,7 +164,7 @@ export async function runAssembleSparseTask(task: AssembleSparseTask): Promise<S
   const stray = copyIdsInRange(part.rowIds, n, task.base, task.end, ids);
   if (stray >= 0) throw lost(`has row id ${part.rowIds[stray]!} out of place`, task.base);
   const all = scratchAlloc(Int32Array, n);
-  countUp(all, n);
+  iota(all, n);
   const columns = part.columns.map((c) => describeData(gatherData(c, all, n, arena.alloc), true));
   const rowIds = describeData(A.makeData({ type: new A.Uint32(), length: n, data: ids }), true);
   return { length: n, columns, rowIds, transfer: arena.buffers };
@@ -180,8 +181,4 @@ function copyIdsInRange(rowIds: Uint32Array, n: number, base: number, end: numbe
     ids[k] = id;
   }
   return -1;
-}
-
-function countUp(out: Int32Array, n: number): void {
-  for (let k = 0; k < n; k++) out[k] = k;
 }

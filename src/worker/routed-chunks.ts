@@ -12,6 +12,7 @@
  * Cost: O(rows × columns), one pass each. Temporaries come from the task's scratch loan.
  */
 import * as A from 'apache-arrow';
+import { invertInto } from '../columns/array-loops.js';
 import { SharedArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
 import { scatterData } from '../columns/scatter.js';
@@ -62,7 +63,7 @@ export function groupByDestination(
   const orderOf = (): Int32Array => {
     if (order) return order;
     order = scratchAlloc(Int32Array, n, 'overwritten');
-    for (let i = 0; i < n; i++) order[pos[i]!] = i;
+    invertInto(pos, 0, order, n);
     return order;
   };
   const arena = new SharedArena(Math.max(1 << 20, Math.min(64 << 20, n * 8 * (columns.length + 1))), buffer);

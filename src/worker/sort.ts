@@ -20,6 +20,7 @@
  * first-touching fresh memory costs more than a radix pass; only the result array is new
  * (or `out`, which tasks take from their scratch).
  */
+import { iota } from '../columns/array-loops.js';
 import { scratchAlloc, scratchMark, scratchRelease } from './scratch.js';
 import { encodeKeyField, groupIdField, packFields, type KeyField, type SortKeySpec } from './sort-keys.js';
 
@@ -32,11 +33,6 @@ function take(n: number): Uint32Array {
 
 const MAX_DIGIT = 11;
 const SMALL = 64;
-
-function identity(out: Uint32Array, n: number): Uint32Array {
-  for (let i = 0; i < n; i++) out[i] = i;
-  return out;
-}
 
 /** Lexicographic compare of rows a and b over words. */
 function cmpRows(words: Uint32Array[], a: number, b: number): number {
@@ -222,7 +218,7 @@ function argsortWordsInner(words: Uint32Array[], n: number, out?: Uint32Array): 
       diffs.push(d);
     }
   }
-  if (live.length === 0 || n < 2) return identity(res, n);
+  if (live.length === 0 || n < 2) return iota(res, n);
   if (n < SMALL) return insertionSort(live, n, res);
 
   const plans: Digit[][] = diffs.map(digitsOf);
@@ -255,7 +251,7 @@ function argsortWordsInner(words: Uint32Array[], n: number, out?: Uint32Array): 
       const h = hists[d]!;
       if (prefix(h, n)) {
         // nothing moves; keep the buffer parity by copying the rows (diff said bits vary: rare)
-        if (first) identity(rowsDst, n);
+        if (first) iota(rowsDst, n);
         else rowsDst.set(rowsSrc.subarray(0, n));
       } else if (d === digits.length - 1) {
         // last digit of this word: only rows move

@@ -12,6 +12,7 @@
  * computes over all three and keeps its own rows' results (src/ops/window-halo), whichever the output.
  * Everything but the routed outputs lives in the task's scratch loan.
  */
+import { invertInto, takeInto } from '../columns/array-loops.js';
 import type * as A from 'apache-arrow';
 import { typeFromArrow } from '../columns/arrow-types.js';
 import { bitmapToBytes } from '../columns/bits.js';
@@ -131,8 +132,8 @@ export function windowColumnsInRowOrder(part: LoadedPartition, task: WindowSpec,
   const { outs, perm } = computeSorted(part, task);
   const n = part.n;
   // Sorted position of each row: gathering the sorted outputs by it puts them in row order.
-  const position = scratchAlloc(Int32Array, n);
-  for (let i = 0; i < n; i++) position[perm[i]!] = i;
+  const position = scratchAlloc(Int32Array, n, 'overwritten');
+  invertInto(perm, 0, position, n);
   return outs.map((o, c) => {
     const sorted = windowOutputData(o, task.window.columns[c]!, o.kind === 'take' ? part.columns[task.measures[o.measure]!]! : null, perm, scratchAlloc);
     return gatherData(sorted, position, n, alloc);
@@ -165,8 +166,8 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
 
   if (out.kind === 'rows') {
     // A range's own rows, in row-id order: own row j is at load position own.start + j.
-    const position = scratchAlloc(Int32Array, n);
-    for (let k = 0; k < n; k++) position[rowPerm[k]! - loaded.own!.start] = k;
+    const position = scratchAlloc(Int32Array, n, 'overwritten');
+    invertInto(rowPerm, loaded.own!.start, position, n);
     const columns = outs.map((o, c) => gatherData(windowOutputData(o, window.columns[c]!, takeFrom(o), perm, scratchAlloc), position, n, region!.alloc));
     return { ...rowsRegion(region!, [...own.columns, ...columns], own.rowIds, n), rows: n, rightRows: 0, carry };
   }
@@ -183,8 +184,8 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
     });
     return { ...noRows(), rows: n, rightRows: 0, carry };
   }
-  const rowIds = scratchAlloc(Uint32Array, n);
-  for (let i = 0; i < n; i++) rowIds[i] = part.rowIds[rowPerm[i]!]!;
+  const rowIds = scratchAlloc(Uint32Array, n, 'overwritten');
+  takeInto(part.rowIds, rowPerm, rowIds, n);
   const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, takeFrom(o), perm, scratchAlloc));
   const dest = outputRangesOf(rowIds, n, out.rangeShift);
   return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0, carry };
@@ -197,14 +198,9 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
  */
 function directOrder(loadIds: Uint32Array, rowPerm: Uint32Array, n: number, own: { start: number; end: number } | null): { target: Uint32Array; from: Uint32Array } {
   const base = own ? own.start : 0;
-  const from = scratchAlloc(Uint32Array, n);
+  const from = scratchAlloc(Uint32Array, n, 'overwritten');
   invertInto(rowPerm, base, from, n);
   return { target: loadIds.subarray(base, base + n), from };
-}
-
-/** from[rowPerm[k] - base] = k (a loop of its own: see src/ops/group-accumulate). */
-function invertInto(rowPerm: Uint32Array, base: number, from: Uint32Array, n: number): void {
-  for (let k = 0; k < n; k++) from[rowPerm[k]! - base] = k;
 }
 
 /**
