@@ -347,12 +347,13 @@ function keyWordsOf(a: Acc): KeyWords {
 
 }
 
-/** groupIds64's and groupIds32's reading ahead: rows from..to-1's home slots and their groups' key. */
+/** groupIds64's and groupIds32's reading ahead: rows from..to-1's home slots and their groups' key (`wide`: two words a key, interleaved). */
 function readAheadKeys(slots: Int32Array, mask: number, w: Uint32Array | Int32Array, wide: boolean, keys: Uint32Array | Int32Array, from: number, to: number): number {
   let x = 0;
+  const stride = wide ? 2 : 1;
   for (let i = from; i < to; i++) {
     const g = slots[(wide ? hash64(w[2 * i]!, w[2 * i + 1]!) : hash64(w[i]! | 0, 0)) & mask]!;
-    x ^= keys[g < 0 ? 0 : g]!;
+    x ^= keys[g < 0 ? 0 : stride * g]!;
   }
   return x;
 }
@@ -393,8 +394,8 @@ export function groupIdsFirstTableBytes(rows: number): number {
 function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Array, alloc: Allocator): number {
   const w = words64(c.values as BigInt64Array);
   const valid = c.valid;
-  const keyLo = alloc(Uint32Array, n, 'overwritten');
-  const keyHi = alloc(Uint32Array, n, 'overwritten');
+  // Each group's key words side by side: a probe that finds a group reads one line for both.
+  const keys = alloc(Uint32Array, 2 * n, 'overwritten');
   let slots: Int32Array = alloc(Int32Array, firstTableSlots(n), 'overwritten').fill(-1);
   let mask = slots.length - 1;
   let inTable = 0;
@@ -404,7 +405,7 @@ function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
   for (let i = 0; i < n; i++) {
     if (i >= readTo) {
       readTo = Math.min(n, i + READ_AHEAD);
-      readAheadSink[0] ^= readAheadKeys(slots, mask, w, true, keyLo, i, readTo);
+      readAheadSink[0] ^= readAheadKeys(slots, mask, w, true, keys, i, readTo);
     }
     if (valid !== null && valid[i] === 0) {
       if (!nullsEqual) ids[i] = groups++;
@@ -421,16 +422,16 @@ function groupIds64(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
       const g = slots[p]!;
       if (g < 0) {
         slots[p] = groups;
-        keyLo[groups] = lo;
-        keyHi[groups] = hi;
+        keys[2 * groups] = lo;
+        keys[2 * groups + 1] = hi;
         ids[i] = groups++;
         if (++inTable * 2 > slots.length) {
-          slots = regrowSlots(slots, keyLo, keyHi, alloc);
+          slots = regrowSlots(slots, keys, 2, alloc);
           mask = slots.length - 1;
         }
         break;
       }
-      if (keyLo[g] === lo && keyHi[g] === hi) {
+      if (keys[2 * g] === lo && keys[2 * g + 1] === hi) {
         ids[i] = g;
         break;
       }
@@ -473,7 +474,7 @@ function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
         keys[groups] = k;
         ids[i] = groups++;
         if (++inTable * 2 > slots.length) {
-          slots = regrowSlots(slots, keys, null, alloc);
+          slots = regrowSlots(slots, keys, 1, alloc);
           mask = slots.length - 1;
         }
         break;
@@ -601,7 +602,7 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
   const cls = keyClass(b.type);
   if (cls !== keyClass(p.type) || cls === KeyClass.Float || cls === KeyClass.Utf8 || cls === KeyClass.Binary || cls === KeyClass.Null || cls === KeyClass.Decimal) return -1;
   if (b.values.constructor !== p.values.constructor) return -1;
-  // A small value range on the build side: a table indexed by value (at most the bytes of keyLo and keyHi below).
+  // A small value range on the build side: a table indexed by value (at most the bytes of the key words below).
   const dense = nb >= DENSE_MIN_ROWS ? denseKeySpan(b, nb, 2 * nb) : null;
   if (dense !== null) return denseMatchIds(b, p, nb, np, nullsEqual, buildIds, probeIds, dense, alloc);
   const wide = b.values instanceof BigInt64Array || b.values instanceof BigUint64Array;
@@ -611,8 +612,7 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
   // Key words per group: sized for every row to be its own group, but mapped pages are only
   // touched (paid for) as far as groups are made.
   const lo = (w: Uint32Array | null, v: KeyColumn['values'], i: number): number => (w !== null ? w[2 * i]! | 0 : (v as Int32Array)[i]! | 0);
-  const keyLo = alloc(Int32Array, Math.max(1, nb), 'overwritten');
-  const keyHi = alloc(Int32Array, Math.max(1, nb), 'overwritten');
+  const keys = alloc(Int32Array, Math.max(2, 2 * nb), 'overwritten');
   let slots: Int32Array = alloc(Int32Array, firstTableSlots(nb), 'overwritten').fill(-1);
   let mask = slots.length - 1;
   let groups = 0;
@@ -631,16 +631,16 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
       const g = slots[s]!;
       if (g < 0) {
         slots[s] = groups;
-        keyLo[groups] = l;
-        keyHi[groups] = h;
+        keys[2 * groups] = l;
+        keys[2 * groups + 1] = h;
         buildIds[i] = groups++;
         if ((groups - (nullGroup >= 0 ? 1 : 0)) * 2 > slots.length) {
-          slots = regrowSlots(slots, keyLo, keyHi, alloc);
+          slots = regrowSlots(slots, keys, 2, alloc);
           mask = slots.length - 1;
         }
         break;
       }
-      if (keyLo[g] === l && keyHi[g] === h) {
+      if (keys[2 * g] === l && keys[2 * g + 1] === h) {
         buildIds[i] = g;
         break;
       }
@@ -660,7 +660,7 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
     for (;;) {
       const g = slots[s]!;
       if (g < 0) break;
-      if (keyLo[g] === l && keyHi[g] === h) {
+      if (keys[2 * g] === l && keys[2 * g + 1] === h) {
         id = g;
         break;
       }
@@ -673,16 +673,17 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
 
 /**
  * A value-keyed table (the integer fast paths) at twice the slots, its groups placed again by
- * the hash of their key words (`keyHi` null: 32-bit keys, high word 0). hash64 reads its
- * arguments as 32-bit words, so signed and unsigned views of the same words hash alike.
+ * the hash of their key words (`stride` 2: group g's low and high words at 2g and 2g + 1; 1:
+ * 32-bit keys, high word 0). hash64 reads its arguments as 32-bit words, so signed and
+ * unsigned views of the same words hash alike.
  */
-function regrowSlots(old: Int32Array, keyLo: Int32Array | Uint32Array, keyHi: Int32Array | Uint32Array | null, alloc: Allocator): Int32Array {
+function regrowSlots(old: Int32Array, keys: Int32Array | Uint32Array, stride: 1 | 2, alloc: Allocator): Int32Array {
   const slots = alloc(Int32Array, old.length * 2, 'overwritten').fill(-1);
   const mask = slots.length - 1;
   for (let s = 0; s < old.length; s++) {
     const g = old[s]!;
     if (g < 0) continue;
-    let r = hash64(keyLo[g]!, keyHi === null ? 0 : keyHi[g]!) & mask;
+    let r = hash64(keys[stride * g]!, stride === 2 ? keys[2 * g + 1]! : 0) & mask;
     while (slots[r] !== -1) r = (r + 1) & mask;
     slots[r] = g;
   }
