@@ -12,7 +12,8 @@
  */
 import type * as A from 'apache-arrow';
 import { schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
-import { batchFromColumns } from '../columns/shared.js';
+import { batchFromColumns, toKeyColumn } from '../columns/shared.js';
+import { intValues, valueAt } from '../ops/dense-int-keys.js';
 import { ExecutionError } from '../errors.js';
 import type { ResolvedGroupBy } from '../ops/groupby-spec.js';
 import type { GroupByTask, GroupOutputSpec, OutputRouting, PartitionInput, WindowGroupByTask } from '../types/tasks.js';
@@ -245,16 +246,20 @@ export async function* execGroupBy(
   input: AsyncIterable<A.RecordBatch>,
   inputStage: Stage,
   owned: boolean,
+  /** The caller's tables once before the run reads them (execute's previewOf), or null. */
+  preview: (() => AsyncIterable<A.RecordBatch>) | null = null,
 ): AsyncGenerator<A.RecordBatch> {
   const keyed = plan.keyPos.length > 0;
   const split = partialSplit(plan);
   const inputSchema = inputStage.schema;
+  const partitions = keyed ? await groupPartitions(ctx, plan, inputStage, preview) : 1;
+  ctx.stats.partitions = partitions;
   const { exchange, rows, partial } = await ingest(ctx, input, inputSchema, {
     name: 'groupBy',
     spillTail: true,
     routed: plan.routed,
     hashKeys: plan.keyPos,
-    partitions: keyed ? await groupPartitions(ctx, plan, inputStage) : 1,
+    partitions,
     owned,
     retain: false,
     ...(split ? { partial: split.partial } : {}),
@@ -295,7 +300,7 @@ const MAX_GROUP_PARTITIONS = 256;
  * estimate (a filter or limit before, or the partial pass, make the exchange smaller): capped,
  * never a reason to fail; a partition still too big is split again when it runs.
  */
-async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputStage: Stage): Promise<number> {
+async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputStage: Stage, preview: (() => AsyncIterable<A.RecordBatch>) | null): Promise<number> {
   const bytes = await stageBytes(inputStage);
   if (bytes === null || bytes <= 0) return ctx.config.partitions;
   const schema = schemaFromArrow(inputStage.schema);
@@ -303,16 +308,57 @@ async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputSta
   const taskRowBytes = routedRowBytes + groupScratchPerRow(plan.outputs) + outputRowBytes(plan.resolved.output);
   const inputRowBytes = rowBytesOfSchema(inputStage.schema);
   const parts = partitionsNeeded(ctx, bytes, inputRowBytes, taskRowBytes);
-  const cached = groupIdsValueKeyed(plan.resolved.keys.map((k) => k.type)) ? 1 : Math.ceil(bytes / Math.max(1, inputRowBytes) / GENERIC_TABLE_ROWS);
+  const rows = bytes / Math.max(1, inputRowBytes);
+  const byCache = Math.ceil(rows / GENERIC_TABLE_ROWS);
+  let cached = byCache;
+  if (groupIdsValueKeyed(plan.resolved.keys.map((k) => k.type))) {
+    // One integer key: a partition whose keys span at most twice its rows is numbered by a
+    // table indexed by value, which the caches hold at any partition count; a sparser key is
+    // hashed, and its table gains from smaller partitions as the generic one does.
+    const span = preview && plan.keyPos.length === 1 ? await sampledKeySpan(ctx, preview, plan.routed[plan.keyPos[0]!]!) : 0;
+    cached = span > (2 * rows) / ctx.config.partitions ? byCache : 1;
+  }
   return Math.max(ctx.config.partitions, Math.min(MAX_GROUP_PARTITIONS, Math.max(parts, cached)));
+}
+
+/** Rows sampledKeySpan reads: one in this many. */
+const SPAN_SAMPLE_STRIDE = 128;
+
+/**
+ * The span (max - min + 1) of an integer key's values among every SPAN_SAMPLE_STRIDE-th row of
+ * the caller's tables (Infinity for a value past ±2^52): a lower bound of the true span, so a
+ * key found sparse is sparse (10M int64 keys: ~80k rows read, a few ms).
+ */
+async function sampledKeySpan(ctx: RunContext, preview: () => AsyncIterable<A.RecordBatch>, column: number): Promise<number> {
+  let min = Infinity;
+  let max = -Infinity;
+  let skip = 0;
+  for await (const batch of preview()) {
+    ctx.checkAbort();
+    const key = toKeyColumn(batch.data.children[column]!);
+    const values = intValues(key);
+    const n = batch.numRows;
+    let i = skip;
+    for (; i < n; i += SPAN_SAMPLE_STRIDE) {
+      if (key.valid !== null && key.valid[i] === 0) continue;
+      const x = valueAt(values, i);
+      if (x !== x) return Infinity;
+      if (x < min) min = x;
+      if (x > max) max = x;
+    }
+    skip = i - n;
+  }
+  return max >= min ? max - min + 1 : 0;
 }
 
 /**
  * Rows per task at which the generic grouping table (several key columns, strings, floats:
  * src/worker/group-ids) keeps its slots, group hashes and the first rows it compares with in
  * the core's caches. Distinct over 10M rows of (int64, int64, utf8), 1M groups, 2
- * threads, kernel phase: 8 partitions 1.05 s, 32 0.68 s, 64 0.62 s. The value-keyed tables of
- * one integer key gain nothing from it (100k and 5M groups: the same or slower).
+ * threads, kernel phase: 8 partitions 1.05 s, 32 0.68 s, 64 0.62 s. One integer key: its
+ * hashed table gains as much (5M groups in 10M rows, whole runs: 8 partitions 981-1,115 ms,
+ * 40 partitions 893-1,027; group-by CPU 1,073-1,203 -> 792-924 ms), its value-indexed one does
+ * not (100k groups: 277-297 -> 319-355 ms), so only keys sampled sparse get more partitions.
  */
 const GENERIC_TABLE_ROWS = 1 << 18;
 

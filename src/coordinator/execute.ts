@@ -201,7 +201,7 @@ function runStageRaw(ctx: RunContext, stage: Stage, collected: boolean): AsyncIt
         const w = stage.input;
         return execWindowGroupBy(ctx, stage.fused, stage.plan, runStage(ctx, w.input), w.input.schema, ownsBatches(w.input));
       }
-      return execGroupBy(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input));
+      return execGroupBy(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input), previewOf(ctx, stage.input));
     case 'join':
       return execJoin(ctx, stage.plan, stage.left, stage.right);
     case 'project':
