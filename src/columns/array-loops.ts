@@ -5,9 +5,9 @@
  * every task (see src/ops/group-accumulate, and columns/gather's gatherBits).
  */
 
-/** out[i] = i for i < n; returns out. */
-export function iota<T extends Uint32Array | Int32Array>(out: T, n: number): T {
-  for (let i = 0; i < n; i++) out[i] = i;
+/** out[i] = first + i for i < n; returns out. */
+export function iota<T extends Uint32Array | Int32Array>(out: T, n: number, first = 0): T {
+  for (let i = 0; i < n; i++) out[i] = first + i;
   return out;
 }
 
@@ -25,9 +25,4 @@ export function shiftedCopy(src: Int32Array | Float64Array, from: number, to: nu
 /** out[perm[k] - base] = k for k < n: where each of perm's targets came from. */
 export function invertInto(perm: Uint32Array | Int32Array, base: number, out: Uint32Array | Int32Array, n: number): void {
   for (let k = 0; k < n; k++) out[perm[k]! - base] = k;
-}
-
-/** out[i] = src[idx[i]] for i < n. */
-export function takeInto(src: Uint32Array, idx: Uint32Array, out: Uint32Array, n: number): void {
-  for (let i = 0; i < n; i++) out[i] = src[idx[i]!]!;
 }

@@ -12,8 +12,9 @@
  */
 import type * as A from 'apache-arrow';
 import { schemaFromArrow, schemaToArrow } from '../columns/arrow-types.js';
-import { batchFromColumns, toKeyColumn } from '../columns/shared.js';
+import { batchFromColumns } from '../columns/shared.js';
 import { intValues, valueAt } from '../ops/dense-int-keys.js';
+import type { KeyColumn } from '../types/keys.js';
 import { ExecutionError } from '../errors.js';
 import type { ResolvedGroupBy } from '../ops/groupby-spec.js';
 import type { GroupByTask, GroupOutputSpec, OutputRouting, PartitionInput, WindowGroupByTask } from '../types/tasks.js';
@@ -315,7 +316,8 @@ async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputSta
     // One integer key: a partition whose keys span at most twice its rows is numbered by a
     // table indexed by value, which the caches hold at any partition count; a sparser key is
     // hashed, and its table gains from smaller partitions as the generic one does.
-    const span = preview && plan.keyPos.length === 1 ? await sampledKeySpan(ctx, preview, plan.routed[plan.keyPos[0]!]!) : 0;
+    // (A bool key spans 2 values at most: dense.)
+    const span = preview && plan.resolved.keys[0]!.type.kind !== 'bool' ? await sampledKeySpan(ctx, preview, plan.routed[plan.keyPos[0]!]!) : 0;
     cached = span > (2 * rows) / ctx.config.partitions ? byCache : 1;
   }
   return Math.max(ctx.config.partitions, Math.min(MAX_GROUP_PARTITIONS, Math.max(parts, cached)));
@@ -327,7 +329,8 @@ const SPAN_SAMPLE_STRIDE = 128;
 /**
  * The span (max - min + 1) of an integer key's values among every SPAN_SAMPLE_STRIDE-th row of
  * the caller's tables (Infinity for a value past ±2^52): a lower bound of the true span, so a
- * key found sparse is sparse (10M int64 keys: ~80k rows read, a few ms).
+ * key found sparse is sparse (10M int64 keys: ~80k rows read, a few ms). Read in place: no
+ * copy of a batch's values or validity.
  */
 async function sampledKeySpan(ctx: RunContext, preview: () => AsyncIterable<A.RecordBatch>, column: number): Promise<number> {
   let min = Infinity;
@@ -335,12 +338,14 @@ async function sampledKeySpan(ctx: RunContext, preview: () => AsyncIterable<A.Re
   let skip = 0;
   for await (const batch of preview()) {
     ctx.checkAbort();
-    const key = toKeyColumn(batch.data.children[column]!);
-    const values = intValues(key);
+    const data = batch.data.children[column]!;
     const n = batch.numRows;
+    const values = intValues({ values: (data.values as KeyColumn['values']).subarray(0, n) });
+    const bits = data.nullCount > 0 ? (data.nullBitmap as Uint8Array) : null;
     let i = skip;
     for (; i < n; i += SPAN_SAMPLE_STRIDE) {
-      if (key.valid !== null && key.valid[i] === 0) continue;
+      const b = data.offset + i;
+      if (bits !== null && ((bits[b >>> 3]! >>> (b & 7)) & 1) === 0) continue;
       const x = valueAt(values, i);
       if (x !== x) return Infinity;
       if (x < min) min = x;

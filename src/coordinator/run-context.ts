@@ -12,12 +12,12 @@
  *   free for the loans of the tasks in flight, and spill otherwise. Loans already out are part
  *   of that headroom, not in addition to it (`spillableLeave`): spillable data still never passes
  *   limit - headroom, and counting the loans out twice made 10M x 10M ASOF spill at 1 GiB.
-   A stage that plans its tasks before its rows come in (a sort of tables in memory) may leave
-   less: what those tasks will borrow, never below one task's loans (exchangeEnv).
+ *   A stage that plans its tasks before its rows come in (a sort of tables in memory) may
+ *   leave less: what those tasks will borrow, never below one task's loans (exchangeEnv).
  */
 import { AbortError, ExecutionError, PlanError } from '../errors.js';
 import { formatBytes, type MemoryBudget, type PeakTracker, type Reservation } from '../memory/budget.js';
-import { bufferSize, type BufferPool } from '../memory/buffer-pool.js';
+import { bufferSize, GRAIN, type BufferPool } from '../memory/buffer-pool.js';
 import { MergeBuffer } from '../memory/merge-buffer.js';
 import type { SpillWriter } from '../memory/spill-file.js';
 import { createRunDir, type RunDir } from '../memory/temp-dir.js';
@@ -42,6 +42,9 @@ export interface EngineConfig {
 
 /** Bytes added to every loan for alignment padding and descriptors. */
 export const LOAN_SLACK = 1024;
+
+/** The most loans one task takes at once (a partition slab: its input, output and scratch). */
+const MAX_TASK_LOANS = 3;
 
 /** How the budget is shared out (see the file comment). */
 export interface RunLimits {
@@ -364,11 +367,12 @@ export class RunContext {
   }
 
   /**
-   * The most a task's loans (together at most limits.taskBytes) reserve: pooled buffers come in
-   * sizes up to 1/16 above the request (bufferSize), a grain at least, and each has its slack.
+   * The most a task's loans (together at most limits.taskBytes, their LOAN_SLACK included)
+   * reserve: pooled buffers come in sizes up to 1/16 above the request, a grain at least
+   * (bufferSize).
    */
   maxTaskLoans(): number {
-    return Math.ceil((this.limits.taskBytes * 17) / 16) + 4 * (4096 + LOAN_SLACK);
+    return Math.ceil((this.limits.taskBytes * 17) / 16) + MAX_TASK_LOANS * GRAIN;
   }
 
   /**

@@ -18,7 +18,7 @@ import { nudgeCollector } from './collector-nudge.js';
 import { newSharedBuffer } from './mapped-buffers.js';
 
 /** The smallest buffer, and the step of small sizes. */
-const GRAIN = 4096;
+export const GRAIN = 4096;
 
 /** How much bigger than bufferSize(bytes) a reused buffer may be (two size steps). */
 const FIT_SLACK = 1.125;

@@ -36,7 +36,7 @@ export interface IntValues {
 
 const NO_NUMBERS: ArrayLike<number> = new Int32Array(0);
 
-export function intValues(c: KeyColumn): IntValues {
+export function intValues(c: Pick<KeyColumn, 'values'>): IntValues {
   const v = c.values;
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) return { wide: words64(v), high: highWords(v), num: NO_NUMBERS };
   return { wide: null, high: null, num: v as ArrayLike<number> };

@@ -60,8 +60,7 @@ export function intPrefix(col: KeyColumn, n: number, alloc: Allocator = fresh): 
   const L = alloc(Uint32Array, n + 1);
   const M = alloc(Uint32Array, n + 1);
   const H = alloc(Int32Array, n + 1);
-  if (u !== null) limbs64(u, signed, valid, L, M, H, n);
-  else limbsNum(w!, valid, L, M, H, n);
+  limbSums(u, w, signed, valid, L, M, H, n);
   return { kind: 'limbs', L, M, H };
 }
 
@@ -101,8 +100,12 @@ function prefixNum(w: Exclude<TypedArray, BigInt64Array | BigUint64Array>, valid
   }
 }
 
-/** The running sum as three 32-bit limbs (L, M unsigned, H signed): h·2^64 + m·2^32 + l. */
-function limbs64(u: Uint32Array, signed: boolean, valid: Uint8Array | null, L: Uint32Array, M: Uint32Array, H: Int32Array, n: number): void {
+/**
+ * The running sum as three 32-bit limbs (L, M unsigned, H signed): h·2^64 + m·2^32 + l. Rows
+ * are 64-bit words (`u`) or narrower integers (`w`, sign-extended to two words), as
+ * src/ops/window's wide sums read them.
+ */
+function limbSums(u: Uint32Array | null, w: Exclude<TypedArray, BigInt64Array | BigUint64Array> | null, signed: boolean, valid: Uint8Array | null, L: Uint32Array, M: Uint32Array, H: Int32Array, n: number): void {
   let l = 0;
   let m = 0;
   let h = 0;
@@ -111,8 +114,17 @@ function limbs64(u: Uint32Array, signed: boolean, valid: Uint8Array | null, L: U
   H[0] = 0;
   for (let i = 0; i < n; i++) {
     if (!valid || valid[i] !== 0) {
-      const xh = u[2 * i + 1]!;
-      l += u[2 * i]!;
+      let xl: number;
+      let xh: number;
+      if (u !== null) {
+        xl = u[2 * i]!;
+        xh = u[2 * i + 1]!;
+      } else {
+        const x = w![i]!;
+        xl = x < 0 ? x + TWO32 : x;
+        xh = x < 0 ? TWO32 - 1 : 0;
+      }
+      l += xl;
       if (l >= TWO32) {
         l -= TWO32;
         m += 1;
@@ -123,35 +135,6 @@ function limbs64(u: Uint32Array, signed: boolean, valid: Uint8Array | null, L: U
         h += 1;
       }
       if (signed && xh >= 0x80000000) h -= 1;
-    }
-    L[i + 1] = l;
-    M[i + 1] = m;
-    H[i + 1] = h;
-  }
-}
-
-function limbsNum(w: Exclude<TypedArray, BigInt64Array | BigUint64Array>, valid: Uint8Array | null, L: Uint32Array, M: Uint32Array, H: Int32Array, n: number): void {
-  let l = 0;
-  let m = 0;
-  let h = 0;
-  L[0] = 0;
-  M[0] = 0;
-  H[0] = 0;
-  for (let i = 0; i < n; i++) {
-    if (!valid || valid[i] !== 0) {
-      const x = w[i]!;
-      const xh = x < 0 ? TWO32 - 1 : 0; // sign extension of a ≤ 32-bit integer
-      l += x < 0 ? x + TWO32 : x;
-      if (l >= TWO32) {
-        l -= TWO32;
-        m += 1;
-      }
-      m += xh;
-      if (m >= TWO32) {
-        m -= TWO32;
-        h += 1;
-      }
-      if (x < 0) h -= 1;
     }
     L[i + 1] = l;
     M[i + 1] = m;

@@ -12,6 +12,7 @@
  * Cost: O(rows × columns), one pass each.
  */
 import type * as A from 'apache-arrow';
+import { iota } from '../columns/array-loops.js';
 import { concatData } from '../columns/gather.js';
 import { rebuildData, toKeyColumn } from '../columns/shared.js';
 import { hashColumns, partitionOf } from '../shuffle/hash.js';
@@ -30,18 +31,13 @@ export function runPartitionTask(task: PartitionTask): RoutedChunks {
   }
   const n = task.batches.reduce((s, b) => s + b.length, 0);
   const rowIds = scratchAlloc(Uint32Array, n, 'overwritten');
-  countFrom(rowIds, task.rowBase, n);
+  iota(rowIds, n, task.rowBase);
   if (task.partial) {
     // A group-by's partial pass: the slab's groups go out instead of its rows.
     const groups = aggregateGroups({ n, rowIds, columns }, task.partial.keys, task.partial.outputs);
     return route(groups.columns, groups.rowIds, groups.groups, task);
   }
   return route(columns, rowIds, n, task);
-}
-
-/** out[i] = first + i (a loop of its own: see src/ops/group-accumulate). */
-function countFrom(out: Uint32Array, first: number, n: number): void {
-  for (let i = 0; i < n; i++) out[i] = first + i;
 }
 
 function route(columns: A.Data[], rowIds: Uint32Array, n: number, task: PartitionTask): RoutedChunks {

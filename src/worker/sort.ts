@@ -312,9 +312,7 @@ export function argsortKeys(keys: SortKeySpec[], n: number, leading?: Uint32Arra
     for (const k of keys) rest.push(...encodeKeyField(k.column, k, n, take));
     const all = [...lead, ...rest];
     if (isSortedFields(all, n)) {
-      const res = out ?? new Uint32Array(n);
-      for (let i = 0; i < n; i++) res[i] = i;
-      return res;
+      return iota(out ?? new Uint32Array(n), n);
     }
     if (lead.length > 0 && isSortedFields(rest, n)) return argsortWords(packFields(lead, n, take), n, out);
     return argsortWords(packFields(all, n, take), n, out);

@@ -12,7 +12,7 @@
  * computes over all three and keeps its own rows' results (src/ops/window-halo), whichever the output.
  * Everything but the routed outputs lives in the task's scratch loan.
  */
-import { invertInto, takeInto } from '../columns/array-loops.js';
+import { invertInto } from '../columns/array-loops.js';
 import type * as A from 'apache-arrow';
 import { typeFromArrow } from '../columns/arrow-types.js';
 import { bitmapToBytes } from '../columns/bits.js';
@@ -28,7 +28,7 @@ import type { KernelResult, WindowCarry, WindowHalo, WindowSuffix, WindowSuffixT
 import { scatterDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
-import { permuteKey } from './permute.js';
+import { permuteKey, permuteValues } from './permute.js';
 import { groupByDestination, noRows, outputRangesOf, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { argsortKeys } from './sort.js';
@@ -184,8 +184,7 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
     });
     return { ...noRows(), rows: n, rightRows: 0, carry };
   }
-  const rowIds = scratchAlloc(Uint32Array, n, 'overwritten');
-  takeInto(part.rowIds, rowPerm, rowIds, n);
+  const rowIds = permuteValues(part.rowIds, rowPerm.subarray(0, n));
   const columns = outs.map((o, c) => windowOutputData(o, window.columns[c]!, takeFrom(o), perm, scratchAlloc));
   const dest = outputRangesOf(rowIds, n, out.rangeShift);
   return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: n, rightRows: 0, carry };
