@@ -23,6 +23,7 @@ import { fixedWidth, outputRowBytes, rowBytesOf, rowBytesOfSchema } from './colu
 import { stageBytes } from './execute.js';
 import type { Stage } from './planner.js';
 import { mergePartials } from './agg-merge.js';
+import { densePlanOf, denseRange, MIN_ROWS_PER_SLOT, runDenseGroupBy, type KeyRange } from './exec-groupby-dense.js';
 import { ingest, type PartialIngest } from './ingest.js';
 import { runAll } from './scheduler.js';
 import type { Exchange } from '../shuffle/exchange.js';
@@ -51,7 +52,7 @@ export function planGroupBy(resolved: ResolvedGroupBy): GroupByStagePlan {
   };
   const keyPos = resolved.keys.map((k) => pos(k.index));
   const outputs: GroupOutputSpec[] = resolved.outputs.map((o) => ({ fn: o.fn, column: o.column < 0 ? -1 : pos(o.column), ignoreNulls: o.ignoreNulls, type: o.type }));
-  return {
+  const plan: GroupByStagePlan = {
     resolved,
     routed,
     keyPos,
@@ -67,6 +68,11 @@ export function planGroupBy(resolved: ResolvedGroupBy): GroupByStagePlan {
         `${next}partitioning: ${partitioning}`,
         `${next}grouping per partition: open-addressing hash table of the key tuple (one integer key whose values span at most twice the rows: a table indexed by value; NULL keys one group, NaN = NaN, -0 = 0), groups numbered by first appearance, rows grouped by one stable counting scatter`,
       ];
+      if (!reuse && densePlanOf(plan)) {
+        lines.push(
+          `${next}over the caller's tables, when the key's sampled values span at most 1/${MIN_ROWS_PER_SLOT} of the rows: no partitioning, every slab added straight into a table indexed by key value (one per thread, merged), groups in order of first appearance; a key outside the sample's range hands over to the hash group-by`,
+        );
+      }
       if (partialKeys(keyPos, outputs) && !reuse) lines.push(`${next}partial aggregation per slab before the exchange (its groups are routed, not its rows; kept when the first slab shrinks 10x, else every row is routed), merged per partition`);
       if (!resolved.distinct) {
         for (const o of resolved.outputs.slice(resolved.keys.length)) lines.push(`${next}${o.name} = ${o.text}: ${algorithm(o.fn, o.type)}`);
@@ -75,6 +81,7 @@ export function planGroupBy(resolved: ResolvedGroupBy): GroupByStagePlan {
       return lines;
     },
   };
+  return plan;
 }
 
 function algorithm(fn: GroupOutputSpec['fn'], type: GroupOutputSpec['type']): string {
@@ -253,7 +260,28 @@ export async function* execGroupBy(
   const keyed = plan.keyPos.length > 0;
   const split = partialSplit(plan);
   const inputSchema = inputStage.schema;
-  const partitions = keyed ? await groupPartitions(ctx, plan, inputStage, preview) : 1;
+  const sample = preview && sampled(plan) ? await sampleKey(ctx, preview, plan.routed[plan.keyPos[0]!]!) : null;
+  const dense = sample ? densePlanOf(plan) : null;
+  const range = dense && sample ? denseRange(ctx, dense, sample) : null;
+  if (dense && range && sample && preview) {
+    // Straight into tables indexed by key value (./exec-groupby-dense); a key outside the
+    // sampled range hands over to the hash group-by below, the rows read so far replayed.
+    const rest = input[Symbol.asyncIterator]();
+    let handOver = false;
+    try {
+      const outcome = await runDenseGroupBy(ctx, plan, dense, range, rest, sample.rows);
+      if (outcome.kind === 'done') {
+        ctx.stats.partitions = 1;
+        if (outcome.batch) yield outcome.batch;
+        return;
+      }
+      handOver = true;
+      input = replayThenRest(preview, outcome.consumed, rest);
+    } finally {
+      if (!handOver) await rest.return?.(undefined);
+    }
+  }
+  const partitions = keyed ? await groupPartitions(ctx, plan, inputStage, sample) : 1;
   ctx.stats.partitions = partitions;
   const { exchange, rows, partial } = await ingest(ctx, input, inputSchema, {
     name: 'groupBy',
@@ -301,7 +329,7 @@ const MAX_GROUP_PARTITIONS = 256;
  * estimate (a filter or limit before, or the partial pass, make the exchange smaller): capped,
  * never a reason to fail; a partition still too big is split again when it runs.
  */
-async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputStage: Stage, preview: (() => AsyncIterable<A.RecordBatch>) | null): Promise<number> {
+async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputStage: Stage, sample: KeySample | null): Promise<number> {
   const bytes = await stageBytes(inputStage);
   if (bytes === null || bytes <= 0) return ctx.config.partitions;
   const schema = schemaFromArrow(inputStage.schema);
@@ -317,29 +345,40 @@ async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputSta
     // table indexed by value, which the caches hold at any partition count; a sparser key is
     // hashed, and its table gains from smaller partitions as the generic one does.
     // (A bool key spans 2 values at most: dense.)
-    const span = preview && plan.resolved.keys[0]!.type.kind !== 'bool' ? await sampledKeySpan(ctx, preview, plan.routed[plan.keyPos[0]!]!) : 0;
+    const span = sample === null ? 0 : sample.max >= sample.min ? sample.max - sample.min + 1 : 0;
     cached = span > (2 * rows) / ctx.config.partitions ? byCache : 1;
   }
   return Math.max(ctx.config.partitions, Math.min(MAX_GROUP_PARTITIONS, Math.max(parts, cached)));
 }
 
-/** Rows sampledKeySpan reads: one in this many. */
+/** Rows sampleKey reads: one in this many. */
 const SPAN_SAMPLE_STRIDE = 128;
 
+/** The sampled range of a key (./exec-groupby-dense's KeyRange; a value past ±2^52 makes it infinite). */
+type KeySample = KeyRange;
+
+/** Whether a group-by samples its key: one integer-like key, not bool (which spans 2 values at most). */
+function sampled(plan: GroupByStagePlan): boolean {
+  const types = plan.resolved.keys.map((k) => k.type);
+  return types.length === 1 && types[0]!.kind !== 'bool' && groupIdsValueKeyed(types);
+}
+
 /**
- * The span (max - min + 1) of an integer key's values among every SPAN_SAMPLE_STRIDE-th row of
- * the caller's tables (Infinity for a value past ±2^52): a lower bound of the true span, so a
- * key found sparse is sparse (10M int64 keys: ~80k rows read, a few ms). Read in place: no
- * copy of a batch's values or validity.
+ * The least and greatest value of an integer key among every SPAN_SAMPLE_STRIDE-th row of the
+ * caller's tables (-Infinity / Infinity for a value past ±2^52), and the tables' rows: bounds
+ * from within of the true range, so a key found sparse is sparse (10M int64 keys: ~80k rows
+ * read, a few ms). Read in place: no copy of a batch's values or validity.
  */
-async function sampledKeySpan(ctx: RunContext, preview: () => AsyncIterable<A.RecordBatch>, column: number): Promise<number> {
+async function sampleKey(ctx: RunContext, preview: () => AsyncIterable<A.RecordBatch>, column: number): Promise<KeySample> {
   let min = Infinity;
   let max = -Infinity;
+  let rows = 0;
   let skip = 0;
   for await (const batch of preview()) {
     ctx.checkAbort();
     const data = batch.data.children[column]!;
     const n = batch.numRows;
+    rows += n;
     const values = intValues({ values: (data.values as KeyColumn['values']).subarray(0, n) });
     const bits = data.nullCount > 0 ? (data.nullBitmap as Uint8Array) : null;
     let i = skip;
@@ -347,13 +386,38 @@ async function sampledKeySpan(ctx: RunContext, preview: () => AsyncIterable<A.Re
       const b = data.offset + i;
       if (bits !== null && ((bits[b >>> 3]! >>> (b & 7)) & 1) === 0) continue;
       const x = valueAt(values, i);
-      if (x !== x) return Infinity;
-      if (x < min) min = x;
-      if (x > max) max = x;
+      if (x !== x) {
+        min = -Infinity;
+        max = Infinity;
+      } else {
+        if (x < min) min = x;
+        if (x > max) max = x;
+      }
     }
     skip = i - n;
   }
-  return max >= min ? max - min + 1 : 0;
+  return { min, max, rows };
+}
+
+/** The first `rows` rows of the caller's tables again, then the rest of `rest`. */
+async function* replayThenRest(preview: () => AsyncIterable<A.RecordBatch>, rows: number, rest: AsyncIterator<A.RecordBatch>): AsyncGenerator<A.RecordBatch> {
+  try {
+    let left = rows;
+    if (left > 0) {
+      for await (const batch of preview()) {
+        yield batch.numRows <= left ? batch : batch.slice(0, left);
+        left -= Math.min(left, batch.numRows);
+        if (left === 0) break;
+      }
+    }
+    for (;;) {
+      const r = await rest.next();
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    await rest.return?.(undefined);
+  }
 }
 
 /**

@@ -15,6 +15,7 @@ import type { AsofKeyPlan, NormalizedTolerance } from '../ops/asof-keys.js';
 import type { ResolvedExplode } from '../ops/explode-spec.js';
 import type { HaloCarry, HaloSuffix } from '../ops/window-halo.js';
 import type { ResolvedWindow } from '../ops/window-spec.js';
+import type { DenseOutput } from '../ops/dense-aggregate.js';
 import type { GroupFnName } from '../ops/groupby-spec.js';
 import type { JoinHow, KeyScale } from '../ops/join-spec.js';
 import type { JoinTableLayout } from '../ops/join-table-layout.js';
@@ -454,6 +455,31 @@ export interface AggPartialTask {
   scratch: SharedArrayBuffer | null;
 }
 
+/**
+ * A group-by on one integer key of a small known range (src/ops/dense-aggregate): one slab's
+ * rows added into a table indexed by key value that this task alone holds while it runs.
+ */
+export interface DenseAggTask {
+  kind: 'denseAgg';
+  /** The slab: the key column first, then the measures the outputs read (shared memory). */
+  batch: BatchDesc;
+  /** The slab's first row id in the input. */
+  rowBase: number;
+  /** The table: (span + 1) slots of the outputs' layout (slot `span`: the NULL key). */
+  table: SharedArrayBuffer;
+  /** The key value of slot 0. */
+  base: number;
+  span: number;
+  outputs: DenseOutput[];
+  scratch: SharedArrayBuffer | null;
+}
+
+/** A slab added (or not: a key outside the table's range, and the table untouched). */
+export interface DenseAggResult {
+  rows: number;
+  inRange: boolean;
+}
+
 /** A partial aggregate of one piece. */
 export type PartialAgg =
   | { kind: 'count'; n: number }
@@ -618,6 +644,7 @@ export type Task =
   | SortSampleTask
   | GroupByTask
   | AggPartialTask
+  | DenseAggTask
   | WindowGroupByTask
   | JoinTask
   | JoinBuildTask
@@ -639,6 +666,7 @@ export interface TaskResults {
   sortSample: SparseColumnsResult;
   groupBy: KernelResult;
   aggPartial: AggPartialResult;
+  denseAgg: DenseAggResult;
   windowGroupBy: KernelResult;
   join: KernelResult;
   joinBuild: JoinTableDesc;

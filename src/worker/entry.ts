@@ -12,6 +12,7 @@ import { runAggPartialTask } from './agg-partial-task.js';
 import { runAssembleSparseTask, runAssembleTask } from './assemble-task.js';
 import { runAsofTask } from './asof-task.js';
 import { runCollectTask } from './collect-task.js';
+import { runDenseAggTask } from './dense-agg-task.js';
 import { runFaultTask } from './fault-task.js';
 import { runGroupByTask, runWindowGroupByTask } from './groupby-task.js';
 import { runJoinBuildTask } from './join-build-task.js';
@@ -54,6 +55,8 @@ async function runTask(task: Task): Promise<unknown> {
       return runWindowGroupByTask(task);
     case 'aggPartial':
       return runAggPartialTask(task);
+    case 'denseAgg':
+      return runDenseAggTask(task);
     case 'join':
       return runJoinTask(task);
     case 'joinBuild':

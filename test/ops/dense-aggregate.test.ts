@@ -1,0 +1,97 @@
+/**
+ * The dense aggregation kernel (src/ops/dense-aggregate) on its own: slots and range checks,
+ * sums that wrap past 2^64 over more values than one carry interval, merges of two tables, and
+ * groups in first-row order. Expected values computed here with BigInt, row by row.
+ */
+import { describe, expect, it } from 'vitest';
+import { accumulateDense, denseLayout, denseOutputColumn, mergeDense, slotsInFirstRowOrder, slotsOf, type DenseOutput } from '../../src/ops/dense-aggregate.js';
+import type { KeyColumn } from '../../src/types/keys.js';
+
+const I64 = { kind: 'int', bits: 64, signed: true } as const;
+const I32 = { kind: 'int', bits: 32, signed: true } as const;
+const col64 = (v: bigint[], valid: Uint8Array | null = null): KeyColumn => ({ type: I64, length: v.length, values: BigInt64Array.from(v), offsets: null, valid });
+const col32 = (v: number[], valid: Uint8Array | null = null): KeyColumn => ({ type: I32, length: v.length, values: Int32Array.from(v), offsets: null, valid });
+
+describe('dense aggregation kernel', () => {
+  it('finds every row slot and refuses keys outside the range, exactly at its ends and far away', () => {
+    const slots = new Int32Array(4);
+    expect(slotsOf(col64([10n, 13n, 11n, 10n]), 4, 10, 4, slots)).toBe(true);
+    expect([...slots]).toEqual([0, 3, 1, 0]);
+    expect(slotsOf(col64([10n, 14n]), 2, 10, 4, slots)).toBe(false);
+    expect(slotsOf(col64([9n, 10n]), 2, 10, 4, slots)).toBe(false);
+    // 2^62 + 10 rounds as a double but stays far out; -2^63 likewise
+    expect(slotsOf(col64([(1n << 62n) + 10n]), 1, 10, 4, slots)).toBe(false);
+    expect(slotsOf(col64([-(1n << 63n)]), 1, 10, 4, slots)).toBe(false);
+    // NULL keys take slot `span`, whatever their value bits
+    expect(slotsOf(col32([99, -5, 2], new Uint8Array([0, 0, 1])), 3, 0, 4, slots)).toBe(true);
+    expect([...slots.subarray(0, 3)]).toEqual([4, 4, 2]);
+  });
+
+  it('wraps an int64 sum like a row-by-row fold over more values than one carry interval', () => {
+    const n = 4_500_000;
+    const outputs: DenseOutput[] = [{ fn: 'key', column: -1 }, { fn: 'sum', column: 1 }, { fn: 'rows', column: -1 }, { fn: 'max', column: 1 }, { fn: 'min', column: 1 }];
+    const layout = denseLayout(outputs);
+    const keys = new BigInt64Array(n); // every row in group 0, or 1 for odd rows past the middle
+    const vals = new BigInt64Array(n);
+    const want = [0n, 0n];
+    const counts = [0n, 0n];
+    const top = [-(1n << 63n), -(1n << 63n)];
+    const least = [1n << 63n, 1n << 63n];
+    for (let i = 0; i < n; i++) {
+      const g = i > n / 2 && i % 2 === 1 ? 1 : 0;
+      keys[i] = BigInt(g);
+      // low words near 2^32: without carries the word sums would pass 2^53
+      const v = i % 3 === 0 ? (1n << 63n) - 1n - BigInt(i) : -1n - BigInt(i);
+      vals[i] = v;
+      want[g] = BigInt.asIntN(64, want[g]! + v);
+      counts[g]!++;
+      if (v > top[g]!) top[g] = v;
+      if (v < least[g]!) least[g] = v;
+    }
+    const key: KeyColumn = { type: I64, length: n, values: keys, offsets: null, valid: null };
+    const val: KeyColumn = { type: I64, length: n, values: vals, offsets: null, valid: null };
+    const slots = new Int32Array(n);
+    expect(slotsOf(key, n, 0, 2, slots)).toBe(true);
+    // Two tables, the rows split between them at an odd place, merged: as one table.
+    const a = new Float64Array(3 * layout.stride);
+    const b = new Float64Array(3 * layout.stride);
+    const cut = n - 1_234; // over 2^21 values of one group in one table
+    accumulateDense(a, layout, outputs, slots, cut, 0, [key, val]);
+    accumulateDense(b, layout, outputs, slots.subarray(cut), n - cut, cut, [key, { ...val, values: vals.subarray(cut) }]);
+    mergeDense(a, b, layout, outputs, 3);
+    const order = slotsInFirstRowOrder(a, layout.stride, 3);
+    expect([...order]).toEqual([0, 1]);
+    const sums = denseOutputColumn(a, layout, outputs, 1, order, 0, 2, new BigInt64Array(2));
+    expect([...(sums.values as BigInt64Array)]).toEqual(want);
+    const rows = denseOutputColumn(a, layout, outputs, 2, order, 0, 2, new BigInt64Array(2));
+    expect([...(rows.values as BigInt64Array)]).toEqual(counts);
+    const maxes = denseOutputColumn(a, layout, outputs, 3, order, 0, 2, new BigInt64Array(2)).values as BigInt64Array;
+    const mins = denseOutputColumn(a, layout, outputs, 4, order, 0, 2, new BigInt64Array(2)).values as BigInt64Array;
+    expect([...maxes]).toEqual(top);
+    expect([...mins]).toEqual(least);
+  });
+
+  it('orders groups by first row, gives NULL where a group has no value, and the NULL key last when it came last', () => {
+    const outputs: DenseOutput[] = [{ fn: 'key', column: -1 }, { fn: 'sum', column: 1 }, { fn: 'count', column: 1 }, { fn: 'min', column: 1 }];
+    const layout = denseLayout(outputs);
+    const key = col32([5, 3, 5, 0, 4], new Uint8Array([1, 1, 1, 0, 1]));
+    const val = col32([-7, 1, 2, 9, 0], new Uint8Array([1, 0, 1, 1, 0]));
+    const slots = new Int32Array(5);
+    expect(slotsOf(key, 5, 3, 3, slots)).toBe(true);
+    const t = new Float64Array(4 * layout.stride);
+    accumulateDense(t, layout, outputs, slots, 5, 100, [key, val]);
+    const order = slotsInFirstRowOrder(t, layout.stride, 4);
+    expect([...order]).toEqual([2, 0, 3, 1]);
+    const keys = denseOutputColumn(t, layout, outputs, 0, order, 3, 3, new Int32Array(4));
+    expect([...keys.values]).toEqual([5, 3, 0, 4]);
+    expect([...keys.valid!]).toEqual([1, 1, 0, 1]);
+    const sums = denseOutputColumn(t, layout, outputs, 1, order, 3, 3, new BigInt64Array(4));
+    expect([...(sums.values as BigInt64Array)].filter((_, i) => sums.valid![i])).toEqual([-5n, 9n]);
+    expect([...sums.valid!]).toEqual([1, 0, 1, 0]);
+    const counts = denseOutputColumn(t, layout, outputs, 2, order, 3, 3, new BigInt64Array(4));
+    expect([...(counts.values as BigInt64Array)]).toEqual([2n, 0n, 1n, 0n]);
+    const mins = denseOutputColumn(t, layout, outputs, 3, order, 3, 3, new Int32Array(4));
+    expect(mins.values[0]).toBe(-7);
+    expect([...mins.valid!]).toEqual([1, 0, 1, 0]);
+  });
+});
