@@ -42,7 +42,7 @@ export interface DenseLayout {
 /** Values a sum adds before its word sums are carried (2^20 × 2^32 < 2^53). */
 const CARRY_MASK = 0xfffff;
 
-/** The most slots a table may have: (first row) × slots stays an exact double when ordering groups. */
+/** The most slots a table may have (a slot of 8 doubles: 128 MiB a table). */
 export const DENSE_MAX_SLOTS = 1 << 21;
 
 export function denseLayout(outputs: DenseOutput[]): DenseLayout {
@@ -101,53 +101,69 @@ function narrowSlots(num: ArrayLike<number>, valid: Uint8Array | null, n: number
 }
 
 /**
+ * One pass over a measure column: the fields of its count, sum, min and max outputs (-1: not
+ * asked for). A column with two outputs of the same function gets a second pass.
+ */
+interface ColumnPass {
+  column: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+}
+
+function columnPasses(layout: DenseLayout, outputs: DenseOutput[]): ColumnPass[] {
+  const passes: ColumnPass[] = [];
+  outputs.forEach((o, i) => {
+    if (o.fn === 'key' || o.fn === 'rows') return;
+    const fn = o.fn;
+    let pass = passes.find((p) => p.column === o.column && p[fn] < 0);
+    if (!pass) passes.push((pass = { column: o.column, count: -1, sum: -1, min: -1, max: -1 }));
+    pass[fn] = layout.at[i]!;
+  });
+  return passes;
+}
+
+/**
  * Adds rows 0..n-1 (row ids rowBase + i, their slots from slotsOf) into `table`; `measures[c]`
  * is the task's column c (only the outputs' columns are read).
  */
 export function accumulateDense(table: Float64Array, layout: DenseLayout, outputs: DenseOutput[], slots: Int32Array, n: number, rowBase: number, measures: KeyColumn[]): void {
   const stride = layout.stride;
-  const rowsAt = outputs.findIndex((o) => o.fn === 'rows');
-  const passes = outputs.map((o, i) => ({ o, at: layout.at[i]!, m: o.column < 0 ? null : measures[o.column]! })).filter((p) => p.m !== null);
-  const values = passes.map((p) => intValues(p.m!));
-  // Block by block, each output's pass right after the first: the block's slots are still in
-  // the core's caches (one miss a row, not one a row and output; 10M rows, 100k keys, sum,
-  // count and max: 15 ns a row a pass over the whole slab, ~20 for all of them a block at a time).
+  const rowsOut = outputs.findIndex((o) => o.fn === 'rows');
+  const rowsAt = rowsOut < 0 ? -1 : layout.at[rowsOut]!;
+  const passes = columnPasses(layout, outputs);
+  const values = passes.map((p) => intValues(measures[p.column]!));
+  // One pass a measure column doing all of its outputs (a row's slot is one cache miss, taken
+  // once: 10M rows, 100k keys, sum, count and max, 1 thread: a pass per output 183-268 ms, one
+  // fused pass 125-150), block by block when there are several columns, so a block's slots
+  // are still in the caches for the next column's pass.
   for (let from = 0; from < n; from += BLOCK_ROWS) {
     const to = Math.min(n, from + BLOCK_ROWS);
-    firstRows(slots, from, to, rowBase, table, stride, rowsAt < 0 ? -1 : layout.at[rowsAt]!);
-    for (let p = 0; p < passes.length; p++) {
-      const { o, at, m } = passes[p]!;
-      const valid = m!.valid;
-      const k = values[p]!;
-      if (o.fn === 'count') {
-        if (valid === null) countAll(slots, from, to, table, stride, at);
-        else countValid(slots, from, to, valid, table, stride, at);
-      } else if (o.fn === 'sum') {
-        if (k.wide !== null) sumWide(slots, from, to, k.wide, valid, table, stride, at);
-        else sumNarrow(slots, from, to, k.num, valid, table, stride, at);
-      } else if (k.wide !== null) bestWide(slots, from, to, k.high!, k.wide, valid, o.fn === 'max', table, stride, at);
-      else bestNarrow(slots, from, to, k.num, valid, o.fn === 'max', table, stride, at);
+    // The first pass also places the block's first rows and counts its rows.
+    if (passes.length === 0) firstRows(slots, from, to, rowBase, table, stride, rowsAt);
+    for (let q = 0; q < passes.length; q++) {
+      const p = passes[q]!;
+      const valid = measures[p.column]!.valid;
+      const k = values[q]!;
+      const firstAt = q === 0 ? rowBase : -1;
+      const rows = q === 0 ? rowsAt : -1;
+      if (k.wide !== null) wideColumn(slots, from, to, k.wide, k.high!, valid, table, stride, firstAt, rows, p.count, p.sum, p.min, p.max);
+      else narrowColumn(slots, from, to, k.num, valid, table, stride, firstAt, rows, p.count, p.sum, p.min, p.max);
     }
   }
 }
 
-/** Rows a block of accumulateDense: their table slots (a line or two each) stay in the first-level cache between passes. */
-const BLOCK_ROWS = 512;
+/** Rows a block of accumulateDense: their table slots stay in the core's caches from one column's pass to the next. */
+const BLOCK_ROWS = 2048;
 
+/** First rows (row ids from rowBase) and row counts (at rowsAt, unless -1). */
 function firstRows(slots: Int32Array, from: number, to: number, rowBase: number, t: Float64Array, stride: number, rowsAt: number): void {
   for (let i = from; i < to; i++) {
     const s = slots[i]! * stride;
     if (t[s] === 0) t[s] = rowBase + i + 1;
     if (rowsAt >= 0) t[s + rowsAt]++;
   }
-}
-
-function countAll(slots: Int32Array, from: number, to: number, t: Float64Array, stride: number, at: number): void {
-  for (let i = from; i < to; i++) t[slots[i]! * stride + at]++;
-}
-
-function countValid(slots: Int32Array, from: number, to: number, valid: Uint8Array, t: Float64Array, stride: number, at: number): void {
-  for (let i = from; i < to; i++) t[slots[i]! * stride + at] += valid[i]!;
 }
 
 /** A slot's word sums made canonical: the low sum's carries moved into the high one, both in [0, 2^32). */
@@ -158,47 +174,103 @@ function carry(t: Float64Array, s: number): void {
   t[s + 1] = h < 0 ? h + TWO32 : h;
 }
 
-/** 64-bit values: both words added as unsigned (the same sum mod 2^64 as a signed high word). */
-function sumWide(slots: Int32Array, from: number, to: number, w: Uint32Array, valid: Uint8Array | null, t: Float64Array, stride: number, at: number): void {
+/**
+ * A 64-bit measure's outputs (fields at countAt, sumAt, minAt, maxAt; -1: none), and the first
+ * rows and row counts when firstAt (the row id of row 0) and rowsAt are not -1. Sums add both
+ * words as unsigned (the same sum mod 2^64 as a signed high word); min/max compare the high
+ * word with the column's sign, then the low one.
+ */
+function wideColumn(
+  slots: Int32Array,
+  from: number,
+  to: number,
+  w: Uint32Array,
+  hiW: Int32Array | Uint32Array,
+  valid: Uint8Array | null,
+  t: Float64Array,
+  stride: number,
+  firstAt: number,
+  rowsAt: number,
+  countAt: number,
+  sumAt: number,
+  minAt: number,
+  maxAt: number,
+): void {
+  const values = sumAt >= 0 || minAt >= 0 || maxAt >= 0;
   for (let i = from; i < to; i++) {
+    const s = slots[i]! * stride;
+    if (firstAt >= 0 && t[s] === 0) t[s] = firstAt + i + 1;
+    if (rowsAt >= 0) t[s + rowsAt]++;
     if (valid !== null && valid[i] === 0) continue;
-    const s = slots[i]! * stride + at;
-    t[s] = t[s]! + w[2 * i]!;
-    t[s + 1] = t[s + 1]! + w[2 * i + 1]!;
-    if ((++t[s + 2]! & CARRY_MASK) === 0) carry(t, s);
-  }
-}
-
-/** Values of 32 bits or fewer, signed or not: added whole into the low sum. */
-function sumNarrow(slots: Int32Array, from: number, to: number, v: ArrayLike<number>, valid: Uint8Array | null, t: Float64Array, stride: number, at: number): void {
-  for (let i = from; i < to; i++) {
-    if (valid !== null && valid[i] === 0) continue;
-    const s = slots[i]! * stride + at;
-    t[s] = t[s]! + v[i]!;
-    if ((++t[s + 2]! & CARRY_MASK) === 0) carry(t, s);
-  }
-}
-
-function bestWide(slots: Int32Array, from: number, to: number, hiW: Int32Array | Uint32Array, w: Uint32Array, valid: Uint8Array | null, isMax: boolean, t: Float64Array, stride: number, at: number): void {
-  for (let i = from; i < to; i++) {
-    if (valid !== null && valid[i] === 0) continue;
-    const s = slots[i]! * stride + at;
-    const h = hiW[2 * i + 1]!;
+    if (countAt >= 0) t[s + countAt]++;
+    if (!values) continue; // a count alone: the values are never read (they need not be integers)
     const l = w[2 * i]!;
-    const th = t[s]!;
-    if (t[s + 2]++ === 0 || (isMax ? h > th || (h === th && l > t[s + 1]!) : h < th || (h === th && l < t[s + 1]!))) {
-      t[s] = h;
-      t[s + 1] = l;
+    if (sumAt >= 0) {
+      const a = s + sumAt;
+      t[a] = t[a]! + l;
+      t[a + 1] = t[a + 1]! + w[2 * i + 1]!;
+      if ((++t[a + 2]! & CARRY_MASK) === 0) carry(t, a);
+    }
+    if (minAt >= 0 || maxAt >= 0) {
+      const h = hiW[2 * i + 1]!;
+      if (maxAt >= 0) {
+        const a = s + maxAt;
+        const th = t[a]!;
+        if (t[a + 2]++ === 0 || h > th || (h === th && l > t[a + 1]!)) {
+          t[a] = h;
+          t[a + 1] = l;
+        }
+      }
+      if (minAt >= 0) {
+        const a = s + minAt;
+        const th = t[a]!;
+        if (t[a + 2]++ === 0 || h < th || (h === th && l < t[a + 1]!)) {
+          t[a] = h;
+          t[a + 1] = l;
+        }
+      }
     }
   }
 }
 
-function bestNarrow(slots: Int32Array, from: number, to: number, v: ArrayLike<number>, valid: Uint8Array | null, isMax: boolean, t: Float64Array, stride: number, at: number): void {
+/** wideColumn for values of 32 bits or fewer, signed or not: summed whole into the low sum, compared as numbers. */
+function narrowColumn(
+  slots: Int32Array,
+  from: number,
+  to: number,
+  v: ArrayLike<number>,
+  valid: Uint8Array | null,
+  t: Float64Array,
+  stride: number,
+  firstAt: number,
+  rowsAt: number,
+  countAt: number,
+  sumAt: number,
+  minAt: number,
+  maxAt: number,
+): void {
+  const values = sumAt >= 0 || minAt >= 0 || maxAt >= 0;
   for (let i = from; i < to; i++) {
+    const s = slots[i]! * stride;
+    if (firstAt >= 0 && t[s] === 0) t[s] = firstAt + i + 1;
+    if (rowsAt >= 0) t[s + rowsAt]++;
     if (valid !== null && valid[i] === 0) continue;
-    const s = slots[i]! * stride + at;
+    if (countAt >= 0) t[s + countAt]++;
+    if (!values) continue; // a count alone: the values are never read (they need not be integers)
     const x = v[i]!;
-    if (t[s + 2]++ === 0 || (isMax ? x > t[s]! : x < t[s]!)) t[s] = x;
+    if (sumAt >= 0) {
+      const a = s + sumAt;
+      t[a] = t[a]! + x;
+      if ((++t[a + 2]! & CARRY_MASK) === 0) carry(t, a);
+    }
+    if (maxAt >= 0) {
+      const a = s + maxAt;
+      if (t[a + 2]++ === 0 || x > t[a]!) t[a] = x;
+    }
+    if (minAt >= 0) {
+      const a = s + minAt;
+      if (t[a + 2]++ === 0 || x < t[a]!) t[a] = x;
+    }
   }
 }
 
@@ -238,20 +310,35 @@ export function mergeDense(into: Float64Array, from: Float64Array, layout: Dense
 
 /** The non-empty slots of a table of `slots` slots, in order of their first row. */
 export function slotsInFirstRowOrder(table: Float64Array, stride: number, slots: number): Int32Array {
-  if (slots > DENSE_MAX_SLOTS + 1) throw new Error(`internal: a dense table of ${slots} slots`);
   let present = 0;
   for (let g = 0; g < slots; g++) if (table[g * stride] !== 0) present++;
-  // (first row) * slots + slot: exact (first row < 2^32, slots <= 2^21 + 1), ordered by first row.
-  const keys = new Float64Array(present);
+  const firsts = new Uint32Array(present);
+  const ids = new Int32Array(present);
   let k = 0;
   for (let g = 0; g < slots; g++) {
     const f = table[g * stride]!;
-    if (f !== 0) keys[k++] = (f - 1) * slots + g;
+    if (f !== 0) {
+      firsts[k] = f - 1;
+      ids[k++] = g;
+    }
   }
-  keys.sort();
-  const out = new Int32Array(present);
-  for (let i = 0; i < present; i++) out[i] = keys[i]! % slots;
-  return out;
+  // Least significant 16 bits first, then the rest: two stable counting passes.
+  const firsts2 = new Uint32Array(present);
+  const ids2 = new Int32Array(present);
+  digitPass(firsts, ids, firsts2, ids2, 0, present);
+  digitPass(firsts2, ids2, firsts, ids, 16, present);
+  return ids;
+}
+
+function digitPass(keys: Uint32Array, ids: Int32Array, keysOut: Uint32Array, idsOut: Int32Array, shift: number, n: number): void {
+  const at = new Int32Array(65537);
+  for (let i = 0; i < n; i++) at[((keys[i]! >>> shift) & 0xffff) + 1]++;
+  for (let d = 0; d < 65536; d++) at[d + 1] += at[d]!;
+  for (let i = 0; i < n; i++) {
+    const p = at[(keys[i]! >>> shift) & 0xffff]!++;
+    keysOut[p] = keys[i]!;
+    idsOut[p] = ids[i]!;
+  }
 }
 
 /** An output column: values in the output type's typed array (64-bit ones written as words), validity bytes or null. */
@@ -260,52 +347,84 @@ export interface DenseColumn {
   valid: Uint8Array | null;
 }
 
+/** 64-bit values as their 32-bit words; narrower ones as they are. */
+type ValueSlots = Exclude<DenseColumn['values'], BigInt64Array | BigUint64Array>;
+
 /**
  * Output `i`'s values for the groups in `order` (slots), into `values` (an empty array of the
  * output's type). 'key' writes base + slot (NULL for the NULL slot `span`).
  */
 export function denseOutputColumn(table: Float64Array, layout: DenseLayout, outputs: DenseOutput[], i: number, order: Int32Array, base: number, span: number, values: DenseColumn['values']): DenseColumn {
-  const o = outputs[i]!;
-  const at = layout.at[i]!;
+  const fn = outputs[i]!.fn;
   const stride = layout.stride;
+  const at = layout.at[i]!;
   const n = order.length;
   const wide = values instanceof BigInt64Array || values instanceof BigUint64Array;
-  const w = wide ? words64(values) : null;
-  const out = w ?? (values as Exclude<DenseColumn['values'], BigInt64Array | BigUint64Array>);
-  let valid: Uint8Array | null = null;
-  const nullAt = (j: number): void => {
-    valid ??= new Uint8Array(n).fill(1);
-    valid[j] = 0;
-  };
+  const out: ValueSlots = wide ? words64(values) : values;
+  if (fn === 'key') {
+    keysOut(order, base, wide, out, n);
+    const nullAt = order.indexOf(span);
+    if (nullAt < 0) return { values, valid: null };
+    const valid = new Uint8Array(n).fill(1);
+    valid[nullAt] = 0;
+    out[wide ? 2 * nullAt : nullAt] = 0;
+    if (wide) out[2 * nullAt + 1] = 0;
+    return { values, valid };
+  }
+  if (fn === 'rows' || fn === 'count') {
+    // Counts stay below 2^32: one word.
+    countsOut(table, stride, at, order, wide ? 2 : 1, out, n);
+    return { values, valid: null };
+  }
+  if (fn === 'sum') sumsOut(table, stride, at, order, out, n);
+  else if (wide) bestWordsOut(table, stride, at, order, out, n);
+  else bestOut(table, stride, at, order, out, n);
+  return { values, valid: validWhereValues(table, stride, at + 2, order, n) };
+}
+
+function keysOut(order: Int32Array, base: number, wide: boolean, out: ValueSlots, n: number): void {
   for (let j = 0; j < n; j++) {
-    const g = order[j]!;
-    const s = g * stride + at;
-    if (o.fn === 'key') {
-      if (g === span) nullAt(j);
-      else writeValue(out, wide, j, base + g);
-    } else if (o.fn === 'rows' || o.fn === 'count') writeValue(out, wide, j, table[s]!);
-    else if (table[s + 2] === 0) nullAt(j);
-    else if (o.fn === 'sum') {
-      carry(table, s);
-      out[2 * j] = table[s]!;
-      out[2 * j + 1] = table[s + 1]!;
-    } else if (wide) {
-      out[2 * j] = table[s + 1]!;
-      out[2 * j + 1] = table[s]!;
-    } else out[j] = table[s]!;
+    // Exact integers below 2^53 (the NULL slot's value is never read).
+    const v = base + order[j]!;
+    if (wide) {
+      const hi = Math.floor(v / TWO32);
+      out[2 * j] = v - hi * TWO32;
+      out[2 * j + 1] = hi;
+    } else out[j] = v;
   }
-  return { values, valid };
 }
 
-/** An exact integer value (|v| < 2^53) at row j: as two words when wide, else as itself. */
-function writeValue(out: DenseColumnWords, wide: boolean, j: number, v: number): void {
-  if (!wide) {
-    out[j] = v;
-    return;
-  }
-  const hi = Math.floor(v / TWO32);
-  out[2 * j] = v - hi * TWO32;
-  out[2 * j + 1] = hi;
+function countsOut(t: Float64Array, stride: number, at: number, order: Int32Array, step: number, out: ValueSlots, n: number): void {
+  for (let j = 0; j < n; j++) out[step * j] = t[order[j]! * stride + at]!;
 }
 
-type DenseColumnWords = Exclude<DenseColumn['values'], BigInt64Array | BigUint64Array>;
+function sumsOut(t: Float64Array, stride: number, at: number, order: Int32Array, out: ValueSlots, n: number): void {
+  for (let j = 0; j < n; j++) {
+    const s = order[j]! * stride + at;
+    carry(t, s);
+    out[2 * j] = t[s]!;
+    out[2 * j + 1] = t[s + 1]!;
+  }
+}
+
+function bestWordsOut(t: Float64Array, stride: number, at: number, order: Int32Array, out: ValueSlots, n: number): void {
+  for (let j = 0; j < n; j++) {
+    const s = order[j]! * stride + at;
+    out[2 * j] = t[s + 1]!;
+    out[2 * j + 1] = t[s]!;
+  }
+}
+
+function bestOut(t: Float64Array, stride: number, at: number, order: Int32Array, out: ValueSlots, n: number): void {
+  for (let j = 0; j < n; j++) out[j] = t[order[j]! * stride + at]!;
+}
+
+/** Validity bytes where a group's non-NULL count (field `at`) is 0, or null when none is. */
+function validWhereValues(t: Float64Array, stride: number, at: number, order: Int32Array, n: number): Uint8Array | null {
+  let empty = -1;
+  for (let j = 0; j < n && empty < 0; j++) if (t[order[j]! * stride + at] === 0) empty = j;
+  if (empty < 0) return null;
+  const valid = new Uint8Array(n);
+  for (let j = 0; j < n; j++) valid[j] = t[order[j]! * stride + at] === 0 ? 0 : 1;
+  return valid;
+}
