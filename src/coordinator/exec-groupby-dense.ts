@@ -137,7 +137,11 @@ export async function runDenseGroupBy(
       }
     }
   };
+  // A slab added is routed and computed at once: both bars move together (a hand-over then
+  // counts its rows again, past the totals, and the bars go on without them).
+  ctx.progress.announce('partition', rows);
   ctx.progress.announce('kernel', rows);
+  ctx.progress.start('partition');
   ctx.progress.start('kernel');
   try {
     const done = orderedMap(
@@ -155,7 +159,10 @@ export async function runDenseGroupBy(
           const res = await ctx.task({ kind: 'denseAgg', batch: describeBatch(batch, arena.alloc), rowBase, table: tables[lane]!.buffer, base, span, outputs: dense.outputs, scratch: scratch!.buffer });
           ctx.stats.overflowBytes += res.scratch.overflow;
           if (!res.value.inRange) outside = true;
-          else ctx.progress.add('kernel', n);
+          else {
+            ctx.progress.add('partition', n);
+            ctx.progress.add('kernel', n);
+          }
         } finally {
           busy[lane] = false;
           inLoan!.release();

@@ -235,6 +235,7 @@ export async function* execWindowGroupBy(
     {
       splitKeys: [w.partitionPos],
       extraPerRow,
+      counted: true,
       build: (partition, out, scratch) => ({ kind: 'windowGroupBy', input: partition, window: windowSpec, keys: fusion.keys, outputs: fusion.outputs, out, scratch }),
     },
   );
@@ -245,6 +246,8 @@ interface GroupTasks {
   splitKeys: number[][] | null;
   /** Scratch per row beyond the group-by's own. */
   extraPerRow: number;
+  /** Whether the tasks' rows count on the kernel bar (not after a partial pass, which counted the input rows). */
+  counted: boolean;
   build(input: PartitionInput, out: OutputRouting, scratch: SharedArrayBuffer): GroupByTask | WindowGroupByTask;
 }
 
@@ -298,6 +301,7 @@ export async function* execGroupBy(
     yield* groupOutputs(ctx, final, { units: exchange.nonEmpty().map((p) => ({ sides: [exchange], p, level: 0 })), rows, release: () => exchange.release() }, {
       splitKeys: [final.keyPos],
       extraPerRow: 0,
+      counted: false,
       build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: final.keyPos, outputs: final.outputs, out, scratch }),
     });
     return;
@@ -315,6 +319,7 @@ export async function* execGroupBy(
   yield* groupOutputs(ctx, plan, { units, rows, release: () => exchange.release() }, {
     splitKeys: keyed ? [plan.keyPos] : null,
     extraPerRow: 0,
+    counted: true,
     build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: plan.keyPos, outputs: plan.outputs, out, scratch }),
   });
 }
@@ -484,7 +489,7 @@ async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, input: Gro
     const op: KernelOperator = {
       name: plan.resolved.distinct ? 'distinct' : 'groupBy',
       splitKeys: tasks.splitKeys,
-      measured: [0],
+      measured: tasks.counted ? [0] : [],
       job: ({ sides: [ex], p }) => {
         const n = ex!.rowsOf(p);
         return {

@@ -195,6 +195,9 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
         await before;
         await exchange.add(routed, outLoan!);
         ctx.progress.add('partition', n);
+        // A partial pass computes over the slab's rows here: the kernel bar counts input rows,
+        // not the fewer partial groups the final tasks see (they count nothing).
+        if (exchange === groupExchange) ctx.progress.add('kernel', n);
       } finally {
         added();
         inLoan!.release();

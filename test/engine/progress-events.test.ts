@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as A from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, sum, type DataFrame, type Progress } from '../../src/index.js';
+import { count, Engine, max, sum, type DataFrame, type Progress } from '../../src/index.js';
 import { rng } from '../support/random.js';
 import { rebatch } from '../support/tables.js';
 
@@ -106,6 +106,11 @@ const PLANS: Record<string, { df: (src: (side: Side) => DataFrame) => DataFrame;
     // explode changes the row count: the rows written are not known up front
     df: (src) => src('left').explode('items'),
     totals: { read: L, write: 0 },
+  },
+  groupBy: {
+    // from the tables in memory: the dense path (40 keys), which routes and computes each slab at once
+    df: (src) => src('left').groupBy('sym').agg({ n: count(), latest: max('ts') }),
+    totals: { read: L, partition: L, kernel: L, write: 0 },
   },
   sort: {
     df: (src) => src('left').sort('ts', 'sym'),
