@@ -337,21 +337,32 @@ export function isAllShared(data: A.Data): boolean {
   return data.children.every(isAllShared);
 }
 
-/** One column of `length` rows as typed arrays (see KeyColumn). */
-export function toKeyColumn(data: A.Data): KeyColumn {
+/** 64-bit string offsets as 32-bit ones (one partition's bytes stay far below 2^31), from `alloc` when given. */
+function int32Offsets(offsets: ArrayLike<number>, alloc: Allocator | undefined): Int32Array {
+  const out = alloc ? alloc(Int32Array, offsets.length, 'overwritten') : new Int32Array(offsets.length);
+  for (let i = 0; i < offsets.length; i++) out[i] = offsets[i]!;
+  return out;
+}
+
+/**
+ * One column of `length` rows as typed arrays (see KeyColumn); what it makes (validity and
+ * bool bytes, 32-bit offsets of large strings) from `alloc` when given.
+ */
+export function toKeyColumn(data: A.Data, alloc?: Allocator): KeyColumn {
   const t = typeFromArrow(data.type);
   const n = data.length;
-  const valid = data.nullCount > 0 ? bitmapToBytes(data.nullBitmap, data.offset, n) : null;
+  const bytes = (): Uint8Array | undefined => alloc?.(Uint8Array, n, 'overwritten');
+  const valid = data.nullCount > 0 ? bitmapToBytes(data.nullBitmap, data.offset, n, bytes()) : null;
   switch (t.kind) {
     case 'bool':
-      return { type: t, length: n, values: bitmapToBytes(data.values as Uint8Array, data.offset, n), offsets: null, valid };
+      return { type: t, length: n, values: bitmapToBytes(data.values as Uint8Array, data.offset, n, bytes()), offsets: null, valid };
     case 'utf8':
     case 'binary':
       return { type: t, length: n, values: data.values as Uint8Array, offsets: (data.valueOffsets as Int32Array).subarray(0, n + 1), valid };
     case 'largeUtf8':
     case 'largeBinary':
       // 64-bit offsets as 32-bit ones: one partition's key bytes stay far below 2^31.
-      return { type: t, length: n, values: data.values as Uint8Array, offsets: Int32Array.from(offsetsOf(data)), valid };
+      return { type: t, length: n, values: data.values as Uint8Array, offsets: int32Offsets(offsetsOf(data), alloc), valid };
     case 'int':
     case 'float':
     case 'date':

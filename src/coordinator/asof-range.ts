@@ -141,7 +141,7 @@ function splittersOf(sample: TupleSample, byCount: number, plan: AsofStagePlan, 
   const filled = sample.filter((s) => s.keys[0]!.length > 0);
   if (filled.length === 0) return null;
   const cols = filled[0]!.keys.map((_, c) => (filled.length === 1 ? filled[0]!.keys[c]! : concatData(filled.map((s) => s.keys[c]!), localAlloc)));
-  const by = cols.slice(0, byCount).map(toKeyColumn);
+  const by = cols.slice(0, byCount).map((d) => toKeyColumn(d));
   const on = normalizeAsofKey(toKeyColumn(cols[byCount]!), plan.resolved.key);
   const ids = filled.length === 1 ? filled[0]!.ids : Uint32Array.from(filled.flatMap((s) => Array.from(s.ids)));
   const cmp = asofTupleComparer(by, on, by, on);

@@ -6,7 +6,7 @@
  * (src/ops/dense-aggregate, DuckDB's "perfect hash aggregate"), one table per thread, lent to
  * one task at a time; the tables are merged slot by slot and the groups come out in order of
  * their first row. A hash group-by moves every row twice (routed to a partition, grouped
- * there): 10M rows, 100k keys, 2 threads: 280-290 ms warm against ... here.
+ * there): 10M rows, 100k keys, 2 threads: 280-290 ms warm, 170-240 here.
  *
  * The range comes from a sample, so a key outside it can still turn up: its slab's task leaves
  * the table untouched and says so, and the run goes on as a hash group-by of the whole input
@@ -19,11 +19,13 @@ import { schemaToArrow } from '../columns/arrow-types.js';
 import { SharedArena } from '../columns/arena.js';
 import { batchCopyBytes, batchFromColumns, describeBatch, selectColumns } from '../columns/shared.js';
 import { ctorOf } from '../expr/evaluate-data.js';
-import { DENSE_MAX_SLOTS, denseLayout, denseOutputColumn, mergeDense, slotsInFirstRowOrder, type DenseColumn, type DenseOutput } from '../ops/dense-aggregate.js';
+import { DENSE_MAX_SLOTS, denseLayout, SORT_DIGIT_BYTES, denseOutputColumn, mergeDense, slotsInFirstRowOrder, type DenseColumn, type DenseOutput } from '../ops/dense-aggregate.js';
 import type { TypeDesc } from '../types/column.js';
 import { computedData } from '../worker/window-output.js';
 import type { GroupByStagePlan } from './exec-groupby.js';
-import { LOAN_SLACK, type Loan, type RunContext } from './run-context.js';
+import { ExecutionError } from '../errors.js';
+import type { Reservation } from '../memory/budget.js';
+import { LOAN_SLACK, type RunContext } from './run-context.js';
 import { orderedMap } from './scheduler.js';
 
 /** A dense group-by: the outputs, and the input columns a slab carries (the key first, then the measures). */
@@ -99,72 +101,127 @@ const SLAB_ROWS = 1 << 19;
 /** How a dense group-by ended: its one batch, or a key outside the range after `consumed` rows of `input` (a hash group-by takes over). */
 export type DenseOutcome = { kind: 'done'; batch: A.RecordBatch | null } | { kind: 'outside'; consumed: number };
 
+/** Consecutive batches (or slices) of the key and measure columns, added by one task. */
+interface Slab {
+  batches: A.RecordBatch[];
+  rows: number;
+  rowBase: number;
+}
+
+/**
+ * The tables, one per thread: pooled buffers kept for the whole stage under one reservation
+ * (not loans: a slab's loans then never wait for them to come back), lent to one task at a time.
+ */
+class DenseTables {
+  private readonly reservation: Reservation;
+  private readonly buffers: SharedArrayBuffer[] = [];
+  private readonly free: number[] = [];
+
+  private constructor(private readonly ctx: RunContext) {
+    this.reservation = ctx.budget.reserve('groupBy.dense.tables');
+  }
+
+  static async take(ctx: RunContext, bytes: number, count: number): Promise<DenseTables> {
+    const t = new DenseTables(ctx);
+    try {
+      for (let i = 0; i < count; i++) {
+        const [loan] = await ctx.loans('groupBy.dense.tables', [bytes], [0]);
+        const buffer = loan!.handOver(t.reservation);
+        // Pooled buffers come back as they were left: every field starts at 0.
+        new Uint8Array(buffer, 0, bytes).fill(0);
+        t.buffers.push(buffer);
+        t.free.push(i);
+      }
+    } catch (err) {
+      t.release();
+      throw err;
+    }
+    return t;
+  }
+
+  get all(): readonly SharedArrayBuffer[] {
+    return this.buffers;
+  }
+
+  /** A table no task holds: there are as many as tasks run at once. */
+  lend(): number {
+    const i = this.free.pop();
+    if (i === undefined) throw new ExecutionError('INTERNAL', 'internal: a dense group-by task found every table lent');
+    return i;
+  }
+
+  giveBack(i: number): void {
+    this.free.push(i);
+  }
+
+  release(): void {
+    for (const b of this.buffers.splice(0)) this.ctx.pool.give(this.reservation, b);
+    this.reservation.free();
+  }
+}
+
 export async function runDenseGroupBy(
   ctx: RunContext,
   plan: GroupByStagePlan,
   dense: DensePlan,
   range: { base: number; span: number },
   input: AsyncIterator<A.RecordBatch>,
-  rows: number,
 ): Promise<DenseOutcome> {
   const { base, span } = range;
-  const layout = denseLayout(dense.outputs);
-  const slots = span + 1;
-  const bytes = tableBytes(dense, span);
-  const tables: Loan[] = await ctx.loans('groupBy.dense.tables', new Array<number>(ctx.concurrency).fill(bytes));
-  const busy = new Array<boolean>(tables.length).fill(false);
-  // Pooled buffers come back as they were left: every field starts at 0.
-  for (const t of tables) new Float64Array(t.buffer, 0, slots * layout.stride).fill(0);
+  const tables = await DenseTables.take(ctx, tableBytes(dense, span), ctx.concurrency);
   let consumed = 0;
+  let added = 0;
   let outside = false;
-  const slabs = async function* (): AsyncGenerator<{ batch: A.RecordBatch; rowBase: number }> {
-    let rowBase = 0;
+  // Slabs of about slabRows rows (small batches joined, big ones cut) whose loans fit a task's share.
+  const slabs = async function* (): AsyncGenerator<Slab> {
+    let slab: Slab = { batches: [], rows: 0, rowBase: 0 };
     for (;;) {
-      if (outside) return;
       ctx.checkAbort();
-      const r = await input.next();
-      if (r.done) return;
+      const r = outside ? { done: true as const } : await input.next();
+      if (r.done) break;
       consumed += r.value.numRows;
       const batch = selectColumns(r.value, dense.columns);
       const perRow = batch.numRows > 0 ? batchCopyBytes(batch) / batch.numRows : 0;
-      const fit = Math.floor((ctx.limits.taskBytes - 3 * LOAN_SLACK) / (1.25 * (perRow + 4)));
-      const slabRows = Math.max(1, Math.min(SLAB_ROWS, fit));
-      for (let start = 0; start < batch.numRows && !outside; ) {
-        const len = Math.min(slabRows, batch.numRows - start);
-        yield { batch: start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len), rowBase };
-        rowBase += len;
+      const fit = Math.floor((ctx.limits.taskBytes - 3 * LOAN_SLACK) / (1.25 * (perRow + scratchPerRow(dense))));
+      const slabRows = Math.max(1, Math.min(SLAB_ROWS, ctx.config.slabRows, fit));
+      for (let start = 0; start < batch.numRows; ) {
+        const len = Math.min(slabRows - slab.rows, batch.numRows - start);
+        slab.batches.push(start === 0 && len === batch.numRows ? batch : batch.slice(start, start + len));
+        slab.rows += len;
         start += len;
+        if (slab.rows >= slabRows) {
+          yield slab;
+          slab = { batches: [], rows: 0, rowBase: slab.rowBase + slab.rows };
+        }
       }
     }
+    if (slab.rows > 0 && !outside) yield slab;
   };
-  // A slab added is routed and computed at once: both bars move together (a hand-over then
-  // counts its rows again, past the totals, and the bars go on without them).
-  ctx.progress.announce('partition', rows);
-  ctx.progress.announce('kernel', rows);
   ctx.progress.start('partition');
   ctx.progress.start('kernel');
   try {
     const done = orderedMap(
       slabs(),
-      async ({ batch, rowBase }) => {
+      async ({ batches, rows: n, rowBase }) => {
         if (outside) return;
-        const n = batch.numRows;
-        const inBytes = batchCopyBytes(batch) + 64 * batch.numCols + LOAN_SLACK;
-        const [inLoan, scratch] = await ctx.loans('groupBy.dense.slab', [inBytes, 4 * n + LOAN_SLACK]);
-        // orderedMap runs as many tasks at once as there are tables: one is always free.
-        const lane = busy.indexOf(false);
-        busy[lane] = true;
+        const inBytes = batches.reduce((t, b) => t + batchCopyBytes(b) + 64 * b.numCols, 0) + LOAN_SLACK;
+        const [inLoan, scratch] = await ctx.loans('groupBy.dense.slab', [inBytes, scratchPerRow(dense) * n + 8 * dense.columns.length + LOAN_SLACK]);
+        const lane = tables.lend();
         try {
           const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
-          const res = await ctx.task({ kind: 'denseAgg', batch: describeBatch(batch, arena.alloc), rowBase, table: tables[lane]!.buffer, base, span, outputs: dense.outputs, scratch: scratch!.buffer });
+          const described = batches.map((b) => describeBatch(b, arena.alloc));
+          const res = await ctx.task({ kind: 'denseAgg', batches: described, rowBase, table: tables.all[lane]!, base, span, outputs: dense.outputs, scratch: scratch!.buffer });
           ctx.stats.overflowBytes += res.scratch.overflow;
           if (!res.value.inRange) outside = true;
           else {
+            if (res.value.rows !== n) throw new ExecutionError('INTERNAL', `groupBy: a slab held ${n} rows but its task added ${res.value.rows}; refusing to return a partial result`);
+            added += n;
+            // A slab added is routed and computed at once: both bars move together.
             ctx.progress.add('partition', n);
             ctx.progress.add('kernel', n);
           }
         } finally {
-          busy[lane] = false;
+          tables.giveBack(lane);
           inLoan!.release();
           scratch!.release();
         }
@@ -174,16 +231,30 @@ export async function runDenseGroupBy(
     for await (const _ of ctx.clock.phaseOf('kernel', done)) {
       if (outside) break;
     }
-    if (outside) return { kind: 'outside', consumed };
+    if (outside) {
+      // The hash group-by counts every row again: its first `added` rows are already on the bars.
+      ctx.progress.recount('partition', added);
+      ctx.progress.recount('kernel', added);
+      return { kind: 'outside', consumed };
+    }
+    if (added !== consumed) throw new ExecutionError('INTERNAL', `groupBy: ${consumed} rows read but ${added} added; refusing to return a partial result`);
     const prev = ctx.clock.enter('assemble');
     try {
-      return { kind: 'done', batch: outputBatch(ctx, plan, dense, range, tables) };
+      return { kind: 'done', batch: outputBatch(ctx, plan, dense, range, tables.all) };
     } finally {
       ctx.clock.enter(prev);
     }
   } finally {
-    for (const t of tables) t.release();
+    tables.release();
   }
+}
+
+/**
+ * Scratch bytes a slab task takes a row: its slots (4), and per column at most a validity byte,
+ * a bool's value byte and large strings' 32-bit offsets (src/worker/dense-agg-task).
+ */
+function scratchPerRow(dense: DensePlan): number {
+  return 4 + 6 * dense.columns.length;
 }
 
 /** An empty array of an integer-valued type's values. */
@@ -194,17 +265,19 @@ function integerValues(type: TypeDesc, n: number): DenseColumn['values'] {
 }
 
 /** The tables merged into the first, and one output row per group in first-row order. */
-function outputBatch(ctx: RunContext, plan: GroupByStagePlan, dense: DensePlan, range: { base: number; span: number }, tables: Loan[]): A.RecordBatch | null {
+function outputBatch(ctx: RunContext, plan: GroupByStagePlan, dense: DensePlan, range: { base: number; span: number }, tables: readonly SharedArrayBuffer[]): A.RecordBatch | null {
   const layout = denseLayout(dense.outputs);
   const slots = range.span + 1;
-  const views = tables.map((t) => new Float64Array(t.buffer, 0, slots * layout.stride));
+  const views = tables.map((t) => new Float64Array(t, 0, slots * layout.stride));
   for (let i = 1; i < views.length; i++) mergeDense(views[0]!, views[i]!, layout, dense.outputs, slots);
-  const order = slotsInFirstRowOrder(views[0]!, layout.stride, slots);
-  const n = order.length;
-  if (n === 0) return null;
   const types = plan.resolved.output.map((f) => f.type);
   const held = ctx.budget.reserve('groupBy.dense.output');
   try {
+    // The radix sort's keys and ids twice and its two digit counts, at most a slot each.
+    held.grow(16 * slots + 2 * SORT_DIGIT_BYTES);
+    const order = slotsInFirstRowOrder(views[0]!, layout.stride, slots);
+    const n = order.length;
+    if (n === 0) return null;
     held.grow(types.reduce((t, type) => t + n * (ctorOf(type).BYTES_PER_ELEMENT + 1), 0));
     const columns = dense.outputs.map((_, i) => {
       const type = types[i]!;

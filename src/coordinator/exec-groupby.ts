@@ -260,30 +260,41 @@ export async function* execGroupBy(
   /** The caller's tables once before the run reads them (execute's previewOf), or null. */
   preview: (() => AsyncIterable<A.RecordBatch>) | null = null,
 ): AsyncGenerator<A.RecordBatch> {
-  const keyed = plan.keyPos.length > 0;
-  const split = partialSplit(plan);
-  const inputSchema = inputStage.schema;
   const sample = preview && sampled(plan) ? await sampleKey(ctx, preview, plan.routed[plan.keyPos[0]!]!) : null;
   const dense = sample ? densePlanOf(plan) : null;
   const range = dense && sample ? denseRange(ctx, dense, sample) : null;
-  if (dense && range && sample && preview) {
-    // Straight into tables indexed by key value (./exec-groupby-dense); a key outside the
-    // sampled range hands over to the hash group-by below, the rows read so far replayed.
-    const rest = input[Symbol.asyncIterator]();
-    let handOver = false;
-    try {
-      const outcome = await runDenseGroupBy(ctx, plan, dense, range, rest, sample.rows);
-      if (outcome.kind === 'done') {
-        ctx.stats.partitions = 1;
-        if (outcome.batch) yield outcome.batch;
-        return;
-      }
-      handOver = true;
-      input = replayThenRest(preview, outcome.consumed, rest);
-    } finally {
-      if (!handOver) await rest.return?.(undefined);
-    }
+  if (!dense || !range || !preview) {
+    yield* hashGroupBy(ctx, plan, input, inputStage, owned, sample);
+    return;
   }
+  // Straight into tables indexed by key value (./exec-groupby-dense); a key outside the
+  // sampled range hands over to the hash group-by, the rows read so far replayed.
+  const rest = input[Symbol.asyncIterator]();
+  try {
+    const outcome = await runDenseGroupBy(ctx, plan, dense, range, rest);
+    if (outcome.kind === 'done') {
+      ctx.stats.partitions = 1;
+      if (outcome.batch) yield outcome.batch;
+      return;
+    }
+    yield* hashGroupBy(ctx, plan, replayThenRest(preview, outcome.consumed, rest), inputStage, owned, sample);
+  } finally {
+    await rest.return?.(undefined);
+  }
+}
+
+/** The hash group-by: partitioned by the keys' hash (after a partial pass per slab when it pays), one task per partition. */
+async function* hashGroupBy(
+  ctx: RunContext,
+  plan: GroupByStagePlan,
+  input: AsyncIterable<A.RecordBatch>,
+  inputStage: Stage,
+  owned: boolean,
+  sample: KeyRange | null,
+): AsyncGenerator<A.RecordBatch> {
+  const keyed = plan.keyPos.length > 0;
+  const split = partialSplit(plan);
+  const inputSchema = inputStage.schema;
   const partitions = keyed ? await groupPartitions(ctx, plan, inputStage, sample) : 1;
   ctx.stats.partitions = partitions;
   const { exchange, rows, partial } = await ingest(ctx, input, inputSchema, {
@@ -334,7 +345,7 @@ const MAX_GROUP_PARTITIONS = 256;
  * estimate (a filter or limit before, or the partial pass, make the exchange smaller): capped,
  * never a reason to fail; a partition still too big is split again when it runs.
  */
-async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputStage: Stage, sample: KeySample | null): Promise<number> {
+async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputStage: Stage, sample: KeyRange | null): Promise<number> {
   const bytes = await stageBytes(inputStage);
   if (bytes === null || bytes <= 0) return ctx.config.partitions;
   const schema = schemaFromArrow(inputStage.schema);
@@ -359,9 +370,6 @@ async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputSta
 /** Rows sampleKey reads: one in this many. */
 const SPAN_SAMPLE_STRIDE = 128;
 
-/** The sampled range of a key (./exec-groupby-dense's KeyRange; a value past ±2^52 makes it infinite). */
-type KeySample = KeyRange;
-
 /** Whether a group-by samples its key: one integer-like key, not bool (which spans 2 values at most). */
 function sampled(plan: GroupByStagePlan): boolean {
   const types = plan.resolved.keys.map((k) => k.type);
@@ -374,7 +382,7 @@ function sampled(plan: GroupByStagePlan): boolean {
  * from within of the true range, so a key found sparse is sparse (10M int64 keys: ~80k rows
  * read, a few ms). Read in place: no copy of a batch's values or validity.
  */
-async function sampleKey(ctx: RunContext, preview: () => AsyncIterable<A.RecordBatch>, column: number): Promise<KeySample> {
+async function sampleKey(ctx: RunContext, preview: () => AsyncIterable<A.RecordBatch>, column: number): Promise<KeyRange> {
   let min = Infinity;
   let max = -Infinity;
   let rows = 0;
@@ -391,13 +399,9 @@ async function sampleKey(ctx: RunContext, preview: () => AsyncIterable<A.RecordB
       const b = data.offset + i;
       if (bits !== null && ((bits[b >>> 3]! >>> (b & 7)) & 1) === 0) continue;
       const x = valueAt(values, i);
-      if (x !== x) {
-        min = -Infinity;
-        max = Infinity;
-      } else {
-        if (x < min) min = x;
-        if (x > max) max = x;
-      }
+      if (x !== x) return { min: -Infinity, max: Infinity, rows: 0 }; // far apart: neither dense nor worth counting
+      if (x < min) min = x;
+      if (x > max) max = x;
     }
     skip = i - n;
   }

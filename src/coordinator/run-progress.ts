@@ -32,6 +32,8 @@ interface PhaseState {
   /** The total may still be announced (unknown up front, one stage, nothing sent yet). */
   open: boolean;
   sent: boolean;
+  /** Rows already counted that the next adds count again (see recount). */
+  counted: number;
 }
 
 export const NO_TOTALS: ProgressTotals = {
@@ -51,14 +53,14 @@ export class RunProgress {
   plan(totals: ProgressTotals): void {
     for (const phase of Object.keys(totals) as RowPhase[]) {
       const t = totals[phase];
-      this.phases.set(phase, { done: 0, total: t.rows ?? 0, open: t.rows === null && t.stages === 1, sent: false });
+      this.phases.set(phase, { done: 0, total: t.rows ?? 0, open: t.rows === null && t.stages === 1, sent: false, counted: 0 });
     }
   }
 
   private state(phase: RowPhase): PhaseState {
     let s = this.phases.get(phase);
     if (!s) {
-      s = { done: 0, total: 0, open: false, sent: false };
+      s = { done: 0, total: 0, open: false, sent: false, counted: 0 };
       this.phases.set(phase, s);
     }
     return s;
@@ -79,10 +81,21 @@ export class RunProgress {
     if (!s.sent && s.total > 0) this.send(phase, s);
   }
 
+  /**
+   * The first `rows` rows the next adds report were counted already (a stage that gives its
+   * work over to another, which starts from the first row again): they move nothing.
+   */
+  recount(phase: RowPhase, rows: number): void {
+    this.state(phase).counted += rows;
+  }
+
   /** `rows` more rows of `phase` are done. */
   add(phase: RowPhase, rows: number): void {
-    if (rows <= 0) return;
     const s = this.state(phase);
+    const again = Math.min(s.counted, Math.max(0, rows));
+    s.counted -= again;
+    rows -= again;
+    if (rows <= 0) return;
     s.open = false;
     s.done += rows;
     if (s.total > 0 && s.done > s.total) s.total = 0;

@@ -105,7 +105,7 @@ export class SortSampler {
       at += p.ids.length;
     }
     const keyData = this.keys.map((_, k) => (this.parts.length === 1 ? this.parts[0]!.keys[k]! : concatData(this.parts.map((p) => p.keys[k]!), localAlloc)));
-    const cols: KeyColumn[] = keyData.map(toKeyColumn);
+    const cols: KeyColumn[] = keyData.map((d) => toKeyColumn(d));
     const cmp = rowComparer(cols, ids, cols, ids, this.orders);
     const order = Array.from({ length: this.count }, (_, i) => i).sort(cmp);
     const count = Math.min(ranges - 1, this.count - 1);

@@ -4,24 +4,24 @@
  * base + span): a row's slot is its key - base, so nothing is hashed, numbered, grouped or
  * routed. One slot per value and one for the NULL key (slot `span`).
  *
- * A slot is `stride` doubles: its first row id + 1 (0: the slot is empty), then each output's
- * state (./dense-aggregate's DenseLayout):
+ * A slot is `stride` doubles (DenseLayout): its first row id + 1 (0: the slot is empty), then
+ * the state of each distinct output (two outputs of the same function and column share it):
  * - rows (count()): the row count;
  * - count(column): its non-NULL count;
- * - sum of integers: low and high word sums and the non-NULL count, carried every 2^20 values
- *   exactly as src/ops/group-accumulate's intSumById does (results bit-identical to it);
+ * - sum of integers: low and high word sums and the non-NULL count, carried as
+ *   src/ops/group-accumulate's intSumById carries them (results bit-identical to it);
  * - min/max of integers: the best value so far as (high word, low word) (narrower values: the
  *   value, 0) and the non-NULL count. Equal integers are indistinguishable, so ties need no row.
  * Every field starts at 0, so fresh zeroed memory is an empty table, and two tables over the
  * same range merge slot by slot: the result never depends on which rows went to which table.
  * Groups come out in order of their first row.
  *
- * Cost: one pass for the slots (sequential), one per output (random access into the table
- * only); the table is (span + 1) * stride * 8 bytes.
+ * Cost: one pass for the slots (sequential), one per measure column (random access into the
+ * table only); the table is (span + 1) * stride * 8 bytes.
  */
 import type { KeyColumn } from '../types/keys.js';
 import { intValues } from './dense-int-keys.js';
-import { TWO32, words64 } from './int64-words.js';
+import { carryWordSums, TWO32, WORD_SUM_CARRY_MASK, words64 } from './int64-words.js';
 
 /** What a dense output computes: the key's value ('key': first/last of the key column), count() of rows, or an aggregate of a measure. */
 export type DenseFn = 'key' | 'rows' | 'count' | 'sum' | 'min' | 'max';
@@ -39,21 +39,36 @@ export interface DenseLayout {
   at: number[];
 }
 
-/** Values a sum adds before its word sums are carried (2^20 × 2^32 < 2^53). */
-const CARRY_MASK = 0xfffff;
-
-/** The most slots a table may have (a slot of 8 doubles: 128 MiB a table). */
+/** The most slots a table may have (2^21: 16 MiB a table per double of its stride). */
 export const DENSE_MAX_SLOTS = 1 << 21;
 
 export function denseLayout(outputs: DenseOutput[]): DenseLayout {
   let stride = 1;
+  const fields = new Map<string, number>();
   const at = outputs.map((o) => {
     if (o.fn === 'key') return -1;
-    const field = stride;
-    stride += o.fn === 'rows' || o.fn === 'count' ? 1 : 3;
+    const name = `${o.fn}:${o.column}`;
+    let field = fields.get(name);
+    if (field === undefined) {
+      fields.set(name, (field = stride));
+      stride += o.fn === 'rows' || o.fn === 'count' ? 1 : 3;
+    }
     return field;
   });
   return { stride, at };
+}
+
+/** Each distinct output's function and field, once (outputs sharing a field are one). */
+function distinctFields(layout: DenseLayout, outputs: DenseOutput[]): Array<{ fn: DenseFn; column: number; at: number }> {
+  const seen = new Set<number>();
+  const out: Array<{ fn: DenseFn; column: number; at: number }> = [];
+  outputs.forEach((o, i) => {
+    const at = layout.at[i]!;
+    if (o.fn === 'key' || seen.has(at)) return;
+    seen.add(at);
+    out.push({ fn: o.fn, column: o.column, at });
+  });
+  return out;
 }
 
 /**
@@ -100,10 +115,7 @@ function narrowSlots(num: ArrayLike<number>, valid: Uint8Array | null, n: number
   return lo >= 0 && top < span;
 }
 
-/**
- * One pass over a measure column: the fields of its count, sum, min and max outputs (-1: not
- * asked for). A column with two outputs of the same function gets a second pass.
- */
+/** One pass over a measure column: the fields of its count, sum, min and max (-1: not asked for). */
 interface ColumnPass {
   column: number;
   count: number;
@@ -114,13 +126,12 @@ interface ColumnPass {
 
 function columnPasses(layout: DenseLayout, outputs: DenseOutput[]): ColumnPass[] {
   const passes: ColumnPass[] = [];
-  outputs.forEach((o, i) => {
-    if (o.fn === 'key' || o.fn === 'rows') return;
-    const fn = o.fn;
-    let pass = passes.find((p) => p.column === o.column && p[fn] < 0);
-    if (!pass) passes.push((pass = { column: o.column, count: -1, sum: -1, min: -1, max: -1 }));
-    pass[fn] = layout.at[i]!;
-  });
+  for (const { fn, column, at } of distinctFields(layout, outputs)) {
+    if (fn === 'key' || fn === 'rows') continue;
+    let pass = passes.find((p) => p.column === column);
+    if (!pass) passes.push((pass = { column, count: -1, sum: -1, min: -1, max: -1 }));
+    pass[fn] = at;
+  }
   return passes;
 }
 
@@ -166,14 +177,6 @@ function firstRows(slots: Int32Array, from: number, to: number, rowBase: number,
   }
 }
 
-/** A slot's word sums made canonical: the low sum's carries moved into the high one, both in [0, 2^32). */
-function carry(t: Float64Array, s: number): void {
-  const q = Math.floor(t[s]! / TWO32);
-  t[s] = t[s]! - q * TWO32;
-  const h = (t[s + 1]! + q) % TWO32;
-  t[s + 1] = h < 0 ? h + TWO32 : h;
-}
-
 /**
  * A 64-bit measure's outputs (fields at countAt, sumAt, minAt, maxAt; -1: none), and the first
  * rows and row counts when firstAt (the row id of row 0) and rowsAt are not -1. Sums add both
@@ -209,7 +212,7 @@ function wideColumn(
       const a = s + sumAt;
       t[a] = t[a]! + l;
       t[a + 1] = t[a + 1]! + w[2 * i + 1]!;
-      if ((++t[a + 2]! & CARRY_MASK) === 0) carry(t, a);
+      if ((++t[a + 2]! & WORD_SUM_CARRY_MASK) === 0) carryWordSums(t, a, t, a + 1);
     }
     if (minAt >= 0 || maxAt >= 0) {
       const h = hiW[2 * i + 1]!;
@@ -261,7 +264,7 @@ function narrowColumn(
     if (sumAt >= 0) {
       const a = s + sumAt;
       t[a] = t[a]! + x;
-      if ((++t[a + 2]! & CARRY_MASK) === 0) carry(t, a);
+      if ((++t[a + 2]! & WORD_SUM_CARRY_MASK) === 0) carryWordSums(t, a, t, a + 1);
     }
     if (maxAt >= 0) {
       const a = s + maxAt;
@@ -277,7 +280,7 @@ function narrowColumn(
 /** Merges table `from` into `into` (both of `slots` slots, the same layout), slot by slot. */
 export function mergeDense(into: Float64Array, from: Float64Array, layout: DenseLayout, outputs: DenseOutput[], slots: number): void {
   const stride = layout.stride;
-  const parts = outputs.map((o, i) => ({ fn: o.fn, at: layout.at[i]! })).filter((p) => p.fn !== 'key');
+  const parts = distinctFields(layout, outputs);
   for (let g = 0; g < slots; g++) {
     const s = g * stride;
     const f = from[s]!;
@@ -287,12 +290,12 @@ export function mergeDense(into: Float64Array, from: Float64Array, layout: Dense
       const a = s + p.at;
       if (p.fn === 'rows' || p.fn === 'count') into[a] = into[a]! + from[a]!;
       else if (p.fn === 'sum') {
-        carry(from, a);
-        carry(into, a);
+        carryWordSums(from, a, from, a + 1);
+        carryWordSums(into, a, into, a + 1);
         into[a] = into[a]! + from[a]!;
         into[a + 1] = into[a + 1]! + from[a + 1]!;
         into[a + 2] = into[a + 2]! + from[a + 2]!;
-        carry(into, a);
+        carryWordSums(into, a, into, a + 1);
       } else if (from[a + 2]! > 0) {
         const h = from[a]!;
         const l = from[a + 1]!;
@@ -329,6 +332,9 @@ export function slotsInFirstRowOrder(table: Float64Array, stride: number, slots:
   digitPass(firsts2, ids2, firsts, ids, 16, present);
   return ids;
 }
+
+/** Bytes of one digit count of slotsInFirstRowOrder's radix sort. */
+export const SORT_DIGIT_BYTES = 4 * 65537;
 
 function digitPass(keys: Uint32Array, ids: Int32Array, keysOut: Uint32Array, idsOut: Int32Array, shift: number, n: number): void {
   const at = new Int32Array(65537);
@@ -401,7 +407,7 @@ function countsOut(t: Float64Array, stride: number, at: number, order: Int32Arra
 function sumsOut(t: Float64Array, stride: number, at: number, order: Int32Array, out: ValueSlots, n: number): void {
   for (let j = 0; j < n; j++) {
     const s = order[j]! * stride + at;
-    carry(t, s);
+    carryWordSums(t, s, t, s + 1);
     out[2 * j] = t[s]!;
     out[2 * j + 1] = t[s + 1]!;
   }

@@ -16,11 +16,9 @@
  * Cost: O(rows) per aggregate, one sequential pass, random access only into per-group state.
  */
 import type { Allocator, KeyColumn } from '../types/keys.js';
-import { highWords, TWO32, words64 } from './int64-words.js';
+import { carryWordSums, highWords, WORD_SUM_CARRY_MASK, words64 } from './int64-words.js';
 import { lessOf, validWhereCounted, type GroupValues } from './group-agg.js';
 
-/** Values a group adds before its accumulators are carried (2^20 × 2^32 < 2^53). */
-const CARRY_MASK = 0xfffff;
 /** Rows of values of 32 bits or fewer whose sums never pass 2^53 (2^21 × 2^32). */
 const NO_CARRY_ROWS = 1 << 21;
 
@@ -49,14 +47,6 @@ function countInto(ids: Uint32Array, valid: Uint8Array | null, w: Uint32Array, n
   else for (let i = 0; i < n; i++) w[2 * ids[i]!]! += valid[i]!;
 }
 
-/** Group g's word sums made canonical: the low sum's carries moved into the high one, both in [0, 2^32). */
-function carry(lo: Float64Array, hi: Float64Array, g: number): void {
-  const q = Math.floor(lo[g]! / TWO32);
-  lo[g] = lo[g]! - q * TWO32;
-  const h = (hi[g]! + q) % TWO32;
-  hi[g] = h < 0 ? h + TWO32 : h;
-}
-
 /** Wrapping int64 sum (uint64 for uint64 input) of an integer measure per group; NULL where no value. */
 export function intSumById(ids: Uint32Array, groups: number, col: KeyColumn, alloc: Allocator): GroupValues {
   const n = ids.length;
@@ -80,7 +70,7 @@ function addWords(ids: Uint32Array, w: Uint32Array, valid: Uint8Array | null, lo
     const g = ids[i]!;
     lo[g] = lo[g]! + w[2 * i]!;
     hi[g] = hi[g]! + w[2 * i + 1]!;
-    if ((++counts[g]! & CARRY_MASK) === 0) carry(lo, hi, g);
+    if ((++counts[g]! & WORD_SUM_CARRY_MASK) === 0) carryWordSums(lo, g, hi, g);
   }
 }
 
@@ -102,13 +92,13 @@ function addNumbers(ids: Uint32Array, v: ArrayLike<number>, valid: Uint8Array | 
     if (valid !== null && valid[i] === 0) continue;
     const g = ids[i]!;
     lo[g] = lo[g]! + v[i]!;
-    if ((++counts[g]! & CARRY_MASK) === 0) carry(lo, hi, g);
+    if ((++counts[g]! & WORD_SUM_CARRY_MASK) === 0) carryWordSums(lo, g, hi, g);
   }
 }
 
 function wordSumsOut(lo: Float64Array, hi: Float64Array, ow: Uint32Array, groups: number): void {
   for (let g = 0; g < groups; g++) {
-    carry(lo, hi, g);
+    carryWordSums(lo, g, hi, g);
     ow[2 * g] = lo[g]!;
     ow[2 * g + 1] = hi[g]!;
   }

@@ -299,3 +299,18 @@ export function negateWordsAt(w: Float64Array, at: number, k: number): void {
   }
   w[at] = -w[at]! - borrow;
 }
+
+/**
+ * Word sums of 64-bit integers (the low and the high 32-bit words of each value added into two
+ * doubles, src/ops/group-accumulate and src/ops/dense-aggregate) stay exact while each has
+ * taken fewer than 2^21 words: carried every WORD_SUM_CARRY_MASK + 1 values (2^20 × 2^32 < 2^53).
+ */
+export const WORD_SUM_CARRY_MASK = 0xfffff;
+
+/** Word sums lo[l], hi[h] made canonical: the low sum's carries moved into the high one (mod 2^32), both in [0, 2^32). */
+export function carryWordSums(lo: Float64Array, l: number, hi: Float64Array, h: number): void {
+  const q = Math.floor(lo[l]! / TWO32);
+  lo[l] = lo[l]! - q * TWO32;
+  const top = (hi[h]! + q) % TWO32;
+  hi[h] = top < 0 ? top + TWO32 : top;
+}

@@ -461,8 +461,8 @@ export interface AggPartialTask {
  */
 export interface DenseAggTask {
   kind: 'denseAgg';
-  /** The slab: the key column first, then the measures the outputs read (shared memory). */
-  batch: BatchDesc;
+  /** The slab, consecutive batches of the key column then the measures the outputs read (shared memory). */
+  batches: BatchDesc[];
   /** The slab's first row id in the input. */
   rowBase: number;
   /** The table: (span + 1) slots of the outputs' layout (slot `span`: the NULL key). */
@@ -474,7 +474,7 @@ export interface DenseAggTask {
   scratch: SharedArrayBuffer | null;
 }
 
-/** A slab added (or not: a key outside the table's range, and the table untouched). */
+/** A slab added (`rows` of them), or not: a key outside the table's range (the table is then of no further use). */
 export interface DenseAggResult {
   rows: number;
   inRange: boolean;

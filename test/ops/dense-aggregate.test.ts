@@ -94,4 +94,50 @@ describe('dense aggregation kernel', () => {
     expect(mins.values[0]).toBe(-7);
     expect([...mins.valid!]).toEqual([1, 0, 1, 0]);
   });
+
+  it('sums int32 values past 2^53 of low-word sums exactly (negative values, more than a carry interval of them)', () => {
+    const n = 5_000_000; // ~-2^31 each: the low sum would pass -2^53 uncarried
+    const outputs: DenseOutput[] = [{ fn: 'sum', column: 1 }];
+    const layout = denseLayout(outputs);
+    const keys = new Int32Array(n);
+    const vals = new Int32Array(n);
+    let want = 0n;
+    for (let i = 0; i < n; i++) {
+      vals[i] = i % 50 === 0 ? 2 ** 31 - 1 : -(2 ** 31) + (i % 7);
+      want += BigInt(vals[i]!);
+    }
+    const key: KeyColumn = { type: I32, length: n, values: keys, offsets: null, valid: null };
+    const val: KeyColumn = { type: I32, length: n, values: vals, offsets: null, valid: null };
+    const slots = new Int32Array(n);
+    expect(slotsOf(key, n, 0, 1, slots)).toBe(true);
+    const t = new Float64Array(2 * layout.stride);
+    accumulateDense(t, layout, outputs, slots, n, 0, [key, val]);
+    const sums = denseOutputColumn(t, layout, outputs, 0, slotsInFirstRowOrder(t, layout.stride, 2), 0, 1, new BigInt64Array(1));
+    expect((sums.values as BigInt64Array)[0]).toBe(BigInt.asIntN(64, want));
+  });
+
+  it('merges tables whatever holds the earlier first row, and a min/max seen on one side only', () => {
+    const outputs: DenseOutput[] = [{ fn: 'key', column: -1 }, { fn: 'max', column: 1 }, { fn: 'min', column: 1 }];
+    const layout = denseLayout(outputs);
+    const add = (t: Float64Array, keys: number[], vals: Array<number | null>, rowBase: number): void => {
+      const key = col32(keys);
+      const val = col32(vals.map((v) => v ?? 0), Uint8Array.from(vals, (v) => (v === null ? 0 : 1)));
+      const slots = new Int32Array(keys.length);
+      expect(slotsOf(key, keys.length, 0, 3, slots)).toBe(true);
+      accumulateDense(t, layout, outputs, slots, keys.length, rowBase, [key, val]);
+    };
+    // rows 0-2 went to `b`, rows 3-5 to `a`: a's groups come first only where b has none
+    const a = new Float64Array(4 * layout.stride);
+    const b = new Float64Array(4 * layout.stride);
+    add(b, [2, 0, 2], [null, 5, null], 0);
+    add(a, [1, 2, 0], [-3, 7, 9], 3);
+    mergeDense(a, b, layout, outputs, 4);
+    const order = slotsInFirstRowOrder(a, layout.stride, 4);
+    expect([...order]).toEqual([2, 0, 1]);
+    const maxes = denseOutputColumn(a, layout, outputs, 1, order, 0, 3, new Int32Array(3));
+    const mins = denseOutputColumn(a, layout, outputs, 2, order, 0, 3, new Int32Array(3));
+    expect([...maxes.values]).toEqual([7, 9, -3]);
+    expect([...mins.values]).toEqual([7, 5, -3]);
+    expect(maxes.valid).toBeNull();
+  });
 });
