@@ -171,8 +171,8 @@ describe('dense group-by (tables indexed by key value)', () => {
     expect(dense).toBeGreaterThan(cases / 10);
   });
 
-  it('takes the dense path for 5,000 keys over 200k rows, and agrees with one thread', async () => {
-    const rows = rowsFrom(7, 200_000, 'k64', 2 ** 40, 5_000, 50);
+  it('takes the dense path for 20,000 keys over 400k rows (a table past the second-level cache), and agrees with one thread', async () => {
+    const rows = rowsFrom(7, 400_000, 'k64', 2 ** 40, 20_000, 50);
     const aggs: RefAgg[] = [
       { name: 's', fn: 'sum', column: 'm64' },
       { name: 'n', fn: 'count', column: null },
