@@ -168,7 +168,15 @@ export async function runDenseGroupBy(
   input: AsyncIterator<A.RecordBatch>,
 ): Promise<DenseOutcome> {
   const { base, span } = range;
-  const tables = await DenseTables.take(ctx, tableBytes(dense, span), ctx.concurrency);
+  let tables: DenseTables;
+  try {
+    tables = await DenseTables.take(ctx, tableBytes(dense, span), ctx.concurrency);
+  } catch (err) {
+    // Tables that do not fit next to what else holds the budget: the hash group-by, which
+    // spills, runs instead (nothing was read).
+    if (err instanceof ExecutionError && err.code === 'MEMORY_EXHAUSTED') return { kind: 'outside', consumed: 0 };
+    throw err;
+  }
   let consumed = 0;
   let added = 0;
   let outside = false;
