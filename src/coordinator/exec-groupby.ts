@@ -66,7 +66,7 @@ export function planGroupBy(resolved: ResolvedGroupBy): GroupByStagePlan {
       const lines = [
         `${indent}${head}`,
         `${next}partitioning: ${partitioning}`,
-        `${next}grouping per partition: open-addressing hash table of the key tuple (one integer key whose values span at most twice the rows: a table indexed by value; NULL keys one group, NaN = NaN, -0 = 0), groups numbered by first appearance, rows grouped by one stable counting scatter`,
+        `${next}grouping per partition: open-addressing hash table of the key tuple (on the routing's hashes, carried with the rows; one integer key whose values span at most twice the rows: a table indexed by value; NULL keys one group, NaN = NaN, -0 = 0), groups numbered by first appearance, rows grouped by one stable counting scatter`,
       ];
       if (!reuse && densePlanOf(plan)) {
         lines.push(
@@ -297,6 +297,8 @@ async function* hashGroupBy(
   const inputSchema = inputStage.schema;
   const partitions = keyed ? await groupPartitions(ctx, plan, inputStage, sample) : 1;
   ctx.stats.partitions = partitions;
+  // A table that hashes its keys (several, or strings, floats...) takes the routing's hashes.
+  const carryHash = keyed && !groupIdsValueKeyed(plan.resolved.keys.map((k) => k.type));
   const { exchange, rows, partial } = await ingest(ctx, input, inputSchema, {
     name: 'groupBy',
     spillTail: true,
@@ -305,18 +307,21 @@ async function* hashGroupBy(
     partitions,
     owned,
     retain: false,
+    carryHash,
     ...(split ? { partial: split.partial } : {}),
   });
   if (split && partial) {
     const final = split.final;
+    const hashes = carryHash ? split.partial.schema.length : -1;
     yield* groupOutputs(ctx, final, { units: exchange.nonEmpty().map((p) => ({ sides: [exchange], p, level: 0 })), rows, release: () => exchange.release() }, {
       splitKeys: [final.keyPos],
       extraPerRow: 0,
       counted: false,
-      build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: final.keyPos, outputs: final.outputs, out, scratch }),
+      build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: final.keyPos, hashes, outputs: final.outputs, out, scratch }),
     });
     return;
   }
+  const hashes = carryHash ? plan.routed.length : -1;
   // Partial aggregates per piece merge counts, integer, decimal and float sums, min/max,
   // first/last: countDistinct needs the whole input in one task.
   const schema = schemaFromArrow(inputSchema);
@@ -331,7 +336,7 @@ async function* hashGroupBy(
     splitKeys: keyed ? [plan.keyPos] : null,
     extraPerRow: 0,
     counted: true,
-    build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: plan.keyPos, outputs: plan.outputs, out, scratch }),
+    build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: plan.keyPos, hashes, outputs: plan.outputs, out, scratch }),
   });
 }
 

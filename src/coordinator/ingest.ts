@@ -48,6 +48,8 @@ export interface IngestSpec {
   headroom?: number;
   /** Route by key ranges (a sort whose splitters are known) instead of hashing `hashKeys`. */
   ranges?: SortRangeRouting;
+  /** The rows' hashes go along as a last uint32 column of the exchange (HashRouting.carry). */
+  carryHash?: boolean;
   /**
    * A group-by's partial pass: each slab is aggregated and its groups are routed (the
    * exchange holds `schema`, hashed on `hashKeys` of it) instead of its rows.
@@ -75,6 +77,9 @@ export interface Ingested {
   /** The exchange holds a partial pass's groups (spec.partial, kept after its probe), not rows. */
   partial: boolean;
 }
+
+/** The carried hashes' column (IngestSpec.carryHash), last in the exchange. */
+const HASH_FIELD: SchemaDesc[number] = { name: '__hash', type: { kind: 'int', bits: 32, signed: false }, nullable: false };
 
 /**
  * A group-by's partial pass is kept when grouping the first slab shrinks it at least this many
@@ -113,8 +118,9 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
   // exchanges exist (empty ones hold nothing), and the one not taken is released.
   let partial = spec.partial ?? null;
   let probing = partial !== null;
-  const rowExchange = new Exchange(ctx.exchangeEnv(spec.headroom), spec.name, ordered, spec.partitions);
-  const groupExchange = partial ? new Exchange(ctx.exchangeEnv(), spec.name, partial.schema, spec.partitions) : null;
+  const withHash = (schema: SchemaDesc): SchemaDesc => (spec.carryHash ? [...schema, HASH_FIELD] : schema);
+  const rowExchange = new Exchange(ctx.exchangeEnv(spec.headroom), spec.name, withHash(ordered), spec.partitions);
+  const groupExchange = partial ? new Exchange(ctx.exchangeEnv(), spec.name, withHash(partial.schema), spec.partitions) : null;
   let exchange = rowExchange;
   const queue = new PQueue({ concurrency: ctx.concurrency });
   let failure: { err: unknown } | null = null;
@@ -132,7 +138,10 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     const done = await ctx.task({
       kind: 'partition',
       batches: described,
-      routing: !withPartial && spec.ranges ? spec.ranges : { kind: 'hash', keyColumns: withPartial ? partial!.hashKeys : spec.hashKeys, partitions: spec.partitions, seed: ctx.config.seed, level: 0 },
+      routing:
+        !withPartial && spec.ranges
+          ? spec.ranges
+          : { kind: 'hash', keyColumns: withPartial ? partial!.hashKeys : spec.hashKeys, partitions: spec.partitions, seed: ctx.config.seed, level: 0, carry: spec.carryHash ?? false },
       ...(withPartial ? { partial: partial!.aggregate } : {}),
       rowBase,
       outputBuffer: out.buffer,
@@ -153,7 +162,7 @@ export async function ingest(ctx: RunContext, input: AsyncIterable<A.RecordBatch
     const inBytes = batches.reduce((s, b) => s + batchCopyBytes(b), 0) + 64 * spec.routed.length * batches.length + LOAN_SLACK;
     // The routed copy of the rows (never more than their input copy) and their 32-bit row ids:
     // the exchange keeps this buffer whole, so extra room would be held until the kernel runs.
-    const outBytes = inBytes + (4 + (partial?.widenPerRow ?? 0)) * n + LOAN_SLACK;
+    const outBytes = inBytes + (4 + (spec.carryHash ? 4 : 0) + (partial?.widenPerRow ?? 0)) * n + LOAN_SLACK;
     // Range routing also makes each sort key comparable (up to 16 bytes a row per key); the
     // grouping by destination takes two words per destination whatever the rows.
     const rangeBytes = spec.ranges ? 16 * spec.ranges.keys.length * n : 0;

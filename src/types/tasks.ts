@@ -85,6 +85,11 @@ export interface HashRouting {
   seed: number;
   /** 0 for the first partitioning; a partition split again uses the re-mixed hash of level n. */
   level: number;
+  /**
+   * The rows' level-0 hashes go along as a last uint32 column (a group-by whose table hashes
+   * its keys: it reuses them instead of hashing the keys again).
+   */
+  carry?: boolean;
 }
 
 /**
@@ -418,6 +423,8 @@ export interface GroupByTask {
   kind: 'groupBy';
   input: PartitionInput;
   keys: number[];
+  /** The column of the keys' routing hashes (HashRouting.carry), or -1: the task hashes them. */
+  hashes: number;
   outputs: GroupOutputSpec[];
   out: OutputRouting;
   scratch: SharedArrayBuffer | null;

@@ -260,10 +260,10 @@ function rehash(t: Table): void {
  * Build the table over rows 0..n-1. Rows with a NULL key: when nullsEqual they group together;
  * otherwise each gets `nullId` (-1) or, when nullId is 'fresh', a new singleton group.
  */
-function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: boolean, ids: Int32Array | Uint32Array, alloc: Allocator = localAlloc): Table {
+function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: boolean, ids: Int32Array | Uint32Array, alloc: Allocator = localAlloc, given: Uint32Array | null = null): Table {
   const accs = columns.map(accessor);
   const same = sameRowsEqual(accs);
-  const hashes = hashColumns(columns, n, GROUP_SEED, alloc(Uint32Array, n, 'overwritten'));
+  const hashes = given ?? hashColumns(columns, n, GROUP_SEED, alloc(Uint32Array, n, 'overwritten'));
   const nulls = nullsEqual ? null : nullRows(columns, n, alloc);
   let slots: Int32Array = alloc(Int32Array, firstTableSlots(n), 'overwritten').fill(-1);
   const t: Table = { alloc, accs, hashes, slots, mask: slots.length - 1, ghash: alloc(Uint32Array, n, 'overwritten'), first: alloc(Uint32Array, n, 'overwritten'), groups: 0 };
@@ -494,7 +494,11 @@ function groupIds32(c: KeyColumn, n: number, nullsEqual: boolean, ids: Uint32Arr
  * `columns` over rows 0..n-1. When nullsEqual is false, every row with a NULL key gets its own
  * singleton group. Arrays come from `alloc` (a task's scratch; default the heap).
  */
-export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true, alloc: Allocator = localAlloc): { ids: Uint32Array; groups: number } {
+/**
+ * `hashes`: the keys' hashes when the caller has them (a group-by's routing hashes, every key
+ * of a row hashed together; used only where the table hashes its keys).
+ */
+export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true, alloc: Allocator = localAlloc, hashes: Uint32Array | null = null): { ids: Uint32Array; groups: number } {
   const ids = alloc(Uint32Array, n);
   if (columns.length === 0) return { ids, groups: n > 0 ? 1 : 0 };
   if (columns.length === 1) {
@@ -509,7 +513,7 @@ export function groupIds(columns: KeyColumn[], n: number, nullsEqual = true, all
       return { ids, groups };
     }
   }
-  const t = build(columns, n, nullsEqual, true, ids, alloc);
+  const t = build(columns, n, nullsEqual, true, ids, alloc, hashes);
   return { ids, groups: t.groups };
 }
 

@@ -32,7 +32,9 @@ import { windowColumnsInRowOrder } from './window-task.js';
 const UINT32 = { kind: 'int', bits: 32, signed: false } as const;
 
 export async function runGroupByTask(task: GroupByTask): Promise<KernelResult> {
-  return groupRows(await loadPartition(task.input), task.keys, task.outputs, task.out);
+  const part = await loadPartition(task.input);
+  const hashes = task.hashes < 0 ? null : (part.columns[task.hashes]!.values as Uint32Array).subarray(0, part.n);
+  return groupRows(part, task.keys, task.outputs, task.out, hashes);
 }
 
 /** A window fused with the group-by after it: the window's outputs join the partition's columns. */
@@ -43,8 +45,8 @@ export async function runWindowGroupByTask(task: WindowGroupByTask): Promise<Ker
 }
 
 /** One output row per group of the partition's rows, routed by the group's first row id. */
-function groupRows(part: LoadedPartition, keyColumns: number[], outputs: GroupOutputSpec[], out: OutputRouting): KernelResult {
-  const { columns, rowIds, groups } = aggregateGroups(part, keyColumns, outputs);
+function groupRows(part: LoadedPartition, keyColumns: number[], outputs: GroupOutputSpec[], out: OutputRouting, hashes: Uint32Array | null = null): KernelResult {
+  const { columns, rowIds, groups } = aggregateGroups(part, keyColumns, outputs, hashes);
   if (out.kind !== 'routed') throw new Error('internal: group-by outputs are routed by first row id');
   const dest = outputRangesOf(rowIds, groups, out.rangeShift);
   return { ...routedChunks(groupByDestination(columns, rowIds, dest, out.ranges, out.buffer)), rows: part.n, rightRows: 0 };
@@ -55,7 +57,7 @@ function groupRows(part: LoadedPartition, keyColumns: number[], outputs: GroupOu
  * group and output, with each group's first row id; all in scratch. Also the partial pass of a
  * slab (./partition-task), whose outputs are merged by a second group-by of the same kernels.
  */
-export function aggregateGroups(part: LoadedPartition, keyColumns: number[], outputs: GroupOutputSpec[]): { columns: A.Data[]; rowIds: Uint32Array; groups: number } {
+export function aggregateGroups(part: LoadedPartition, keyColumns: number[], outputs: GroupOutputSpec[], hashes: Uint32Array | null = null): { columns: A.Data[]; rowIds: Uint32Array; groups: number } {
   const n = part.n;
   const keys = keyColumns.map((i) => toKeyColumn(part.columns[i]!));
   let ids: Uint32Array;
@@ -63,7 +65,7 @@ export function aggregateGroups(part: LoadedPartition, keyColumns: number[], out
   if (keys.length === 0) {
     ids = scratchAlloc(Uint32Array, n);
     groups = 1;
-  } else ({ ids, groups } = groupIds(keys, n, true, scratchAlloc));
+  } else ({ ids, groups } = groupIds(keys, n, true, scratchAlloc, hashes));
   if (outputs.every((o) => accumulates(o, part))) return accumulateGroups(part, ids, groups, outputs);
   const { offsets: starts, order: perm } = countingScatter(ids, groups, scratchAlloc(Uint32Array, n));
   const runs: GroupRuns = { n, groups, starts };

@@ -20,6 +20,9 @@ import type { PartitionTask, RoutedChunks } from '../types/tasks.js';
 import { aggregateGroups } from './groupby-task.js';
 import { groupByDestination, routedChunks } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
+import { computedData } from './window-output.js';
+
+const UINT32 = { kind: 'int', bits: 32, signed: false } as const;
 import { routeBySortRange } from './sort-range.js';
 
 export function runPartitionTask(task: PartitionTask): RoutedChunks {
@@ -48,11 +51,15 @@ function route(columns: A.Data[], rowIds: Uint32Array, n: number, task: Partitio
   }
   const { keyColumns, partitions, seed } = routing;
   let pids: Uint32Array;
-  if (keyColumns.length === 0 || partitions === 1) {
+  let hashes: Uint32Array | null = null;
+  if (keyColumns.length === 0 || (partitions === 1 && !routing.carry)) {
     pids = scratchAlloc(Uint32Array, n);
   } else {
     const keys = keyColumns.map((i) => toKeyColumn(columns[i]!));
-    pids = partitionOf(hashColumns(keys, n, seed, scratchAlloc(Uint32Array, n, 'overwritten')), partitions, scratchAlloc(Uint32Array, n, 'overwritten'));
+    hashes = hashColumns(keys, n, seed, scratchAlloc(Uint32Array, n, 'overwritten'));
+    pids = partitionOf(hashes, partitions, scratchAlloc(Uint32Array, n, 'overwritten'));
   }
-  return routedChunks(groupByDestination(columns, rowIds, pids, partitions, task.outputBuffer));
+  // The hashes go along for the group table (every key of a row hashed as the table hashes it).
+  const routed = routing.carry ? [...columns, computedData(UINT32, hashes ?? scratchAlloc(Uint32Array, n), null, n)] : columns;
+  return routedChunks(groupByDestination(routed, rowIds, pids, partitions, task.outputBuffer));
 }
