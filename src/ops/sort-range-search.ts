@@ -6,6 +6,7 @@
  * first key equals a splitter's, or is NULL (the general comparer costs ~20 ns a comparison:
  * routing 10M rows into 8 ranges took 1.3 s of CPU).
  */
+import { isIntegerValued } from '../types/column.js';
 import type { KeyColumn } from '../types/keys.js';
 import { words64 } from './int64-words.js';
 import { rowComparer, type SortOrder } from './sort-compare.js';
@@ -96,7 +97,7 @@ interface IntegerWords {
 
 function integerWords(c: KeyColumn): IntegerWords | null {
   const t = c.type;
-  if (c.offsets !== null || !(t.kind === 'int' || t.kind === 'date' || t.kind === 'timestamp' || t.kind === 'duration')) return null;
+  if (c.offsets !== null || !isIntegerValued(t)) return null;
   const v = c.values;
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) return { wide: words64(v), signed: v instanceof BigInt64Array, narrow: null };
   if (v instanceof Int32Array || v instanceof Uint32Array || v instanceof Int16Array || v instanceof Uint16Array || v instanceof Int8Array || v instanceof Uint8Array) {

@@ -82,6 +82,11 @@ export interface BatchDesc {
 export function isInteger(t: TypeDesc): t is Extract<TypeDesc, { kind: 'int' }> {
   return t.kind === 'int';
 }
+
+/** Types whose values are integers (compared, summed or indexed as such): ints, dates, timestamps, durations. */
+export function isIntegerValued(t: TypeDesc): boolean {
+  return t.kind === 'int' || t.kind === 'date' || t.kind === 'timestamp' || t.kind === 'duration';
+}
 export function isFloat(t: TypeDesc): t is Extract<TypeDesc, { kind: 'float' }> {
   return t.kind === 'float';
 }
