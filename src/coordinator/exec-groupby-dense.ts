@@ -48,7 +48,7 @@ export interface KeyRange {
  * output's type tells its input's: a sum of integers is an integer, a min/max has its column's type.
  */
 export function densePlanOf(plan: GroupByStagePlan): DensePlan | null {
-  if (plan.resolved.distinct || plan.keyPos.length !== 1 || !isIntegerValued(plan.resolved.keys[0]!.type)) return null;
+  if (plan.keyPos.length !== 1 || !isIntegerValued(plan.resolved.keys[0]!.type)) return null;
   const keyPos = plan.keyPos[0]!;
   const columns = [plan.routed[keyPos]!];
   const at = (pos: number): number => {

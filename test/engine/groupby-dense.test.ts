@@ -266,4 +266,17 @@ describe('dense group-by (tables indexed by key value)', () => {
       await e.close();
     }
   });
+
+  it('takes distinct() of one integer column too (its one output is the key), first appearances in order', async () => {
+    const rows = rowsFrom(17, 30_000, 'k16', -300, 700, 20);
+    const table = tableOf(rows, 4_000, SCHEMA.filter((f) => f.name === 'k16'));
+    for (const threads of [0, 2]) {
+      const { table: got, stats } = await engineFor(threads, '256MiB', 1 << 20).fromArrow(table).distinct().execute();
+      expect(stats.cpuMs.denseAgg).toBeDefined();
+      const seen = new Set<unknown>();
+      const want: unknown[] = [];
+      for (const r of rows) if (!seen.has(r.k16)) seen.add(r.k16), want.push(r.k16);
+      expect(rowsOfTable(got).map((r) => r.k16)).toEqual(want);
+    }
+  });
 });
