@@ -20,7 +20,7 @@ import { schemaToArrow } from '../columns/arrow-types.js';
 import { SharedArena } from '../columns/arena.js';
 import { batchCopyBytes, batchFromColumns, describeBatch, selectColumns } from '../columns/shared.js';
 import { ctorOf } from '../expr/evaluate-data.js';
-import { DENSE_MAX_SLOTS, denseLayout, SORT_DIGIT_BYTES, denseOutputColumn, mergeDense, slotsInFirstRowOrder, type DenseColumn, type DenseOutput } from '../ops/dense-aggregate.js';
+import { DENSE_MAX_SLOTS, denseGroups, denseLayout, denseOutputColumn, mergeDense, SORT_DIGIT_BYTES, type DenseColumn, type DenseOutput } from '../ops/dense-aggregate.js';
 import { isIntegerValued, type TypeDesc } from '../types/column.js';
 import { computedData } from '../worker/window-output.js';
 import type { GroupByStagePlan } from './exec-groupby.js';
@@ -277,15 +277,16 @@ function outputBatch(ctx: RunContext, plan: GroupByStagePlan, dense: DensePlan, 
   const types = plan.resolved.output.map((f) => f.type);
   const held = ctx.budget.reserve('groupBy.dense.output');
   try {
-    // The radix sort's keys and ids twice and its two digit counts, at most a slot each.
-    held.grow(16 * slots + 2 * SORT_DIGIT_BYTES);
-    const order = slotsInFirstRowOrder(views[0]!, layout.stride, slots);
-    const n = order.length;
+    // The radix sort's keys and ids twice and its two digit counts, and the groups' fields
+    // gathered in order, at most a slot each.
+    held.grow((16 + 8 * layout.stride) * slots + 2 * SORT_DIGIT_BYTES);
+    const groups = denseGroups(views[0]!, layout.stride, slots);
+    const n = groups.order.length;
     if (n === 0) return null;
     held.grow(types.reduce((t, type) => t + n * (ctorOf(type).BYTES_PER_ELEMENT + 1), 0));
     const columns = dense.outputs.map((_, i) => {
       const type = types[i]!;
-      const col = denseOutputColumn(views[0]!, layout, dense.outputs, i, order, range.base, range.span, integerValues(type, n));
+      const col = denseOutputColumn(groups, layout, dense.outputs, i, range.base, range.span, integerValues(type, n));
       return computedData(type, col.values, col.valid, n);
     });
     return batchFromColumns(schemaToArrow(plan.resolved.output), columns, n);

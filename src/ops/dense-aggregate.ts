@@ -249,7 +249,7 @@ export function mergeDense(into: Float64Array, from: Float64Array, layout: Dense
 }
 
 /** The non-empty slots of a table of `slots` slots, in order of their first row. */
-export function slotsInFirstRowOrder(table: Float64Array, stride: number, slots: number): Int32Array {
+function slotsInFirstRowOrder(table: Float64Array, stride: number, slots: number): Int32Array {
   let present = 0;
   for (let g = 0; g < slots; g++) if (table[g * stride] !== 0) present++;
   const firsts = new Uint32Array(present);
@@ -293,14 +293,37 @@ export interface DenseColumn {
 /** 64-bit values as their 32-bit words; narrower ones as they are. */
 type ValueSlots = Exclude<DenseColumn['values'], BigInt64Array | BigUint64Array>;
 
+/** The groups of a table in first-row order: their slots, and their slots' fields copied in that order. */
+export interface DenseGroups {
+  order: Int32Array;
+  /** Group j's fields at j * stride (one random read of the table a group, then all outputs read in order). */
+  fields: Float64Array;
+}
+
+/** The non-empty slots of a table of `slots` slots in first-row order, their fields gathered. */
+export function denseGroups(table: Float64Array, stride: number, slots: number): DenseGroups {
+  const order = slotsInFirstRowOrder(table, stride, slots);
+  const fields = new Float64Array(order.length * stride);
+  gatherSlots(table, stride, order, fields, order.length);
+  return { order, fields };
+}
+
+function gatherSlots(t: Float64Array, stride: number, order: Int32Array, out: Float64Array, n: number): void {
+  for (let j = 0; j < n; j++) {
+    const s = order[j]! * stride;
+    for (let k = 0; k < stride; k++) out[j * stride + k] = t[s + k]!;
+  }
+}
+
 /**
- * Output `i`'s values for the groups in `order` (slots), into `values` (an empty array of the
- * output's type). 'key' writes base + slot (NULL for the NULL slot `span`).
+ * Output `i`'s values for `groups`, into `values` (an empty array of the output's type). 'key'
+ * writes base + slot (NULL for the NULL slot `span`).
  */
-export function denseOutputColumn(table: Float64Array, layout: DenseLayout, outputs: DenseOutput[], i: number, order: Int32Array, base: number, span: number, values: DenseColumn['values']): DenseColumn {
+export function denseOutputColumn(groups: DenseGroups, layout: DenseLayout, outputs: DenseOutput[], i: number, base: number, span: number, values: DenseColumn['values']): DenseColumn {
   const fn = outputs[i]!.fn;
   const stride = layout.stride;
   const at = layout.at[i]!;
+  const { order, fields: t } = groups;
   const n = order.length;
   const wide = values instanceof BigInt64Array || values instanceof BigUint64Array;
   const out: ValueSlots = wide ? words64(values) : values;
@@ -316,13 +339,13 @@ export function denseOutputColumn(table: Float64Array, layout: DenseLayout, outp
   }
   if (fn === 'rows' || fn === 'count') {
     // Counts stay below 2^32: one word.
-    countsOut(table, stride, at, order, wide ? 2 : 1, out, n);
+    countsOut(t, stride, at, wide ? 2 : 1, out, n);
     return { values, valid: null };
   }
-  if (fn === 'sum') sumsOut(table, stride, at, order, out, n);
-  else if (wide) bestWordsOut(table, stride, at, order, out, n);
-  else bestOut(table, stride, at, order, out, n);
-  return { values, valid: validWhereValues(table, stride, at + 2, order, n) };
+  if (fn === 'sum') sumsOut(t, stride, at, out, n);
+  else if (wide) bestWordsOut(t, stride, at, out, n);
+  else bestOut(t, stride, at, out, n);
+  return { values, valid: validWhereValues(t, stride, at + 2, n) };
 }
 
 function keysOut(order: Int32Array, base: number, wide: boolean, out: ValueSlots, n: number): void {
@@ -337,37 +360,37 @@ function keysOut(order: Int32Array, base: number, wide: boolean, out: ValueSlots
   }
 }
 
-function countsOut(t: Float64Array, stride: number, at: number, order: Int32Array, step: number, out: ValueSlots, n: number): void {
-  for (let j = 0; j < n; j++) out[step * j] = t[order[j]! * stride + at]!;
+function countsOut(t: Float64Array, stride: number, at: number, step: number, out: ValueSlots, n: number): void {
+  for (let j = 0; j < n; j++) out[step * j] = t[j * stride + at]!;
 }
 
-function sumsOut(t: Float64Array, stride: number, at: number, order: Int32Array, out: ValueSlots, n: number): void {
+function sumsOut(t: Float64Array, stride: number, at: number, out: ValueSlots, n: number): void {
   for (let j = 0; j < n; j++) {
-    const s = order[j]! * stride + at;
+    const s = j * stride + at;
     carryWordSums(t, s, t, s + 1);
     out[2 * j] = t[s]!;
     out[2 * j + 1] = t[s + 1]!;
   }
 }
 
-function bestWordsOut(t: Float64Array, stride: number, at: number, order: Int32Array, out: ValueSlots, n: number): void {
+function bestWordsOut(t: Float64Array, stride: number, at: number, out: ValueSlots, n: number): void {
   for (let j = 0; j < n; j++) {
-    const s = order[j]! * stride + at;
+    const s = j * stride + at;
     out[2 * j] = t[s + 1]!;
     out[2 * j + 1] = t[s]!;
   }
 }
 
-function bestOut(t: Float64Array, stride: number, at: number, order: Int32Array, out: ValueSlots, n: number): void {
-  for (let j = 0; j < n; j++) out[j] = t[order[j]! * stride + at]!;
+function bestOut(t: Float64Array, stride: number, at: number, out: ValueSlots, n: number): void {
+  for (let j = 0; j < n; j++) out[j] = t[j * stride + at]!;
 }
 
 /** Validity bytes where a group's non-NULL count (field `at`) is 0, or null when none is. */
-function validWhereValues(t: Float64Array, stride: number, at: number, order: Int32Array, n: number): Uint8Array | null {
+function validWhereValues(t: Float64Array, stride: number, at: number, n: number): Uint8Array | null {
   let empty = -1;
-  for (let j = 0; j < n && empty < 0; j++) if (t[order[j]! * stride + at] === 0) empty = j;
+  for (let j = 0; j < n && empty < 0; j++) if (t[j * stride + at] === 0) empty = j;
   if (empty < 0) return null;
   const valid = new Uint8Array(n);
-  for (let j = 0; j < n; j++) valid[j] = t[order[j]! * stride + at] === 0 ? 0 : 1;
+  for (let j = 0; j < n; j++) valid[j] = t[j * stride + at] === 0 ? 0 : 1;
   return valid;
 }

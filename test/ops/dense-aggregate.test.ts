@@ -4,7 +4,7 @@
  * groups in first-row order. Expected values computed here with BigInt, row by row.
  */
 import { describe, expect, it } from 'vitest';
-import { accumulateDense, denseLayout, denseOutputColumn, mergeDense, slotsInFirstRowOrder, slotsOf, type DenseOutput } from '../../src/ops/dense-aggregate.js';
+import { accumulateDense, denseGroups, denseLayout, denseOutputColumn, mergeDense, slotsOf, type DenseOutput } from '../../src/ops/dense-aggregate.js';
 import type { KeyColumn } from '../../src/types/keys.js';
 
 const I64 = { kind: 'int', bits: 64, signed: true } as const;
@@ -59,14 +59,15 @@ describe('dense aggregation kernel', () => {
     accumulateDense(a, layout, outputs, slots, cut, 0, [key, val]);
     accumulateDense(b, layout, outputs, slots.subarray(cut), n - cut, cut, [key, { ...val, values: vals.subarray(cut) }]);
     mergeDense(a, b, layout, outputs, 3);
-    const order = slotsInFirstRowOrder(a, layout.stride, 3);
+    const groups = denseGroups(a, layout.stride, 3);
+    const order = groups.order;
     expect([...order]).toEqual([0, 1]);
-    const sums = denseOutputColumn(a, layout, outputs, 1, order, 0, 2, new BigInt64Array(2));
+    const sums = denseOutputColumn(groups, layout, outputs, 1, 0, 2, new BigInt64Array(2));
     expect([...(sums.values as BigInt64Array)]).toEqual(want);
-    const rows = denseOutputColumn(a, layout, outputs, 2, order, 0, 2, new BigInt64Array(2));
+    const rows = denseOutputColumn(groups, layout, outputs, 2, 0, 2, new BigInt64Array(2));
     expect([...(rows.values as BigInt64Array)]).toEqual(counts);
-    const maxes = denseOutputColumn(a, layout, outputs, 3, order, 0, 2, new BigInt64Array(2)).values as BigInt64Array;
-    const mins = denseOutputColumn(a, layout, outputs, 4, order, 0, 2, new BigInt64Array(2)).values as BigInt64Array;
+    const maxes = denseOutputColumn(groups, layout, outputs, 3, 0, 2, new BigInt64Array(2)).values as BigInt64Array;
+    const mins = denseOutputColumn(groups, layout, outputs, 4, 0, 2, new BigInt64Array(2)).values as BigInt64Array;
     expect([...maxes]).toEqual(top);
     expect([...mins]).toEqual(least);
   });
@@ -80,17 +81,18 @@ describe('dense aggregation kernel', () => {
     expect(slotsOf(key, 5, 3, 3, slots)).toBe(true);
     const t = new Float64Array(4 * layout.stride);
     accumulateDense(t, layout, outputs, slots, 5, 100, [key, val]);
-    const order = slotsInFirstRowOrder(t, layout.stride, 4);
+    const groups = denseGroups(t, layout.stride, 4);
+    const order = groups.order;
     expect([...order]).toEqual([2, 0, 3, 1]);
-    const keys = denseOutputColumn(t, layout, outputs, 0, order, 3, 3, new Int32Array(4));
+    const keys = denseOutputColumn(groups, layout, outputs, 0, 3, 3, new Int32Array(4));
     expect([...keys.values]).toEqual([5, 3, 0, 4]);
     expect([...keys.valid!]).toEqual([1, 1, 0, 1]);
-    const sums = denseOutputColumn(t, layout, outputs, 1, order, 3, 3, new BigInt64Array(4));
+    const sums = denseOutputColumn(groups, layout, outputs, 1, 3, 3, new BigInt64Array(4));
     expect([...(sums.values as BigInt64Array)].filter((_, i) => sums.valid![i])).toEqual([-5n, 9n]);
     expect([...sums.valid!]).toEqual([1, 0, 1, 0]);
-    const counts = denseOutputColumn(t, layout, outputs, 2, order, 3, 3, new BigInt64Array(4));
+    const counts = denseOutputColumn(groups, layout, outputs, 2, 3, 3, new BigInt64Array(4));
     expect([...(counts.values as BigInt64Array)]).toEqual([2n, 0n, 1n, 0n]);
-    const mins = denseOutputColumn(t, layout, outputs, 3, order, 3, 3, new Int32Array(4));
+    const mins = denseOutputColumn(groups, layout, outputs, 3, 3, 3, new Int32Array(4));
     expect(mins.values[0]).toBe(-7);
     expect([...mins.valid!]).toEqual([1, 0, 1, 0]);
   });
@@ -112,7 +114,7 @@ describe('dense aggregation kernel', () => {
     expect(slotsOf(key, n, 0, 1, slots)).toBe(true);
     const t = new Float64Array(2 * layout.stride);
     accumulateDense(t, layout, outputs, slots, n, 0, [key, val]);
-    const sums = denseOutputColumn(t, layout, outputs, 0, slotsInFirstRowOrder(t, layout.stride, 2), 0, 1, new BigInt64Array(1));
+    const sums = denseOutputColumn(denseGroups(t, layout.stride, 2), layout, outputs, 0, 0, 1, new BigInt64Array(1));
     expect((sums.values as BigInt64Array)[0]).toBe(BigInt.asIntN(64, want));
   });
 
@@ -132,10 +134,11 @@ describe('dense aggregation kernel', () => {
     add(b, [2, 0, 2], [null, 5, null], 0);
     add(a, [1, 2, 0], [-3, 7, 9], 3);
     mergeDense(a, b, layout, outputs, 4);
-    const order = slotsInFirstRowOrder(a, layout.stride, 4);
+    const groups = denseGroups(a, layout.stride, 4);
+    const order = groups.order;
     expect([...order]).toEqual([2, 0, 1]);
-    const maxes = denseOutputColumn(a, layout, outputs, 1, order, 0, 3, new Int32Array(3));
-    const mins = denseOutputColumn(a, layout, outputs, 2, order, 0, 3, new Int32Array(3));
+    const maxes = denseOutputColumn(groups, layout, outputs, 1, 0, 3, new Int32Array(3));
+    const mins = denseOutputColumn(groups, layout, outputs, 2, 0, 3, new Int32Array(3));
     expect([...maxes.values]).toEqual([7, 9, -3]);
     expect([...mins.values]).toEqual([7, 5, -3]);
     expect(maxes.valid).toBeNull();
