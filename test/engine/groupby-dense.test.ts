@@ -279,4 +279,28 @@ describe('dense group-by (tables indexed by key value)', () => {
       expect(rowsOfTable(got).map((r) => r.k16)).toEqual(want);
     }
   });
+
+  it('an abort in the middle ends the run with an AbortError and gives every table and loan back (the engine runs on)', async () => {
+    const rows = rowsFrom(19, 40_000, 'k32', 0, 100, 30);
+    const table = tableOf(rows, 2_000, SCHEMA);
+    for (const threads of [0, 2]) {
+      const controller = new AbortController();
+      const e = new Engine({ threads, memoryBudget: '8MiB', slabRows: 2_000, onProgress: (p) => p.phase === 'kernel' && p.done > 0 && controller.abort() });
+      try {
+        const run = e.fromArrow(table).groupBy('k32').agg({ n: count(), s: sum('m64') }).execute({ signal: controller.signal });
+        await expect(run).rejects.toMatchObject({ name: 'AbortError', code: 'ABORTED' });
+        expect(e.budget.used).toBe(0);
+        // Every reservation given back (nothing of the budget used between runs), and the same
+        // run again is right.
+        for (let k = 0; k < 3; k++) {
+          const { table: got, stats } = await e.fromArrow(table).groupBy('k32').agg({ n: count(), s: sum('m64') }).execute();
+          expect(stats.cpuMs.denseAgg).toBeDefined();
+          expect(checkGroupBy(rowsOfTable(got), rows, ['k32'], [{ name: 'n', fn: 'count', column: null }, { name: 's', fn: 'sum', column: 'm64' }], SCHEMA)).toEqual([]);
+          expect(e.budget.used).toBe(0);
+        }
+      } finally {
+        await e.close();
+      }
+    }
+  });
 });
