@@ -17,11 +17,13 @@
  */
 import type * as A from 'apache-arrow';
 import { schemaToArrow } from '../columns/arrow-types.js';
-import { SharedArena } from '../columns/arena.js';
+import { localAlloc, SharedArena } from '../columns/arena.js';
 import { batchCopyBytes, batchFromColumns, describeBatch, selectColumns } from '../columns/shared.js';
 import { ctorOf } from '../expr/evaluate-data.js';
-import { DENSE_MAX_SLOTS, denseGroups, denseLayout, denseOutputColumn, mergeDense, SORT_DIGIT_BYTES, type DenseColumn, type DenseOutput } from '../ops/dense-aggregate.js';
+import { DENSE_MAX_SLOTS, denseLayout, denseOutputColumn, gatherGroups, mergeDense, presentSlots, type DenseColumn, type DenseOutput } from '../ops/dense-aggregate.js';
 import { isIntegerValued, type TypeDesc } from '../types/column.js';
+import { permuteValues } from '../worker/permute.js';
+import { argsortWords } from '../worker/sort.js';
 import { computedData } from '../worker/window-output.js';
 import type { GroupByStagePlan } from './exec-groupby.js';
 import { ExecutionError } from '../errors.js';
@@ -261,6 +263,9 @@ function scratchPerRow(dense: DensePlan): number {
   return 4 + 6 * dense.columns.length;
 }
 
+/** argsortWords' digit counts for 32-bit keys: at most three of 2^11 words. */
+const ARGSORT_COUNT_BYTES = 3 * 4 * 2 ** 11;
+
 /** An empty array of an integer-valued type's values. */
 function integerValues(type: TypeDesc, n: number): DenseColumn['values'] {
   const values = new (ctorOf(type))(n);
@@ -277,12 +282,13 @@ function outputBatch(ctx: RunContext, plan: GroupByStagePlan, dense: DensePlan, 
   const types = plan.resolved.output.map((f) => f.type);
   const held = ctx.budget.reserve('groupBy.dense.output');
   try {
-    // The radix sort's keys and ids twice and its two digit counts, and the groups' fields
-    // gathered in order, at most a slot each.
-    held.grow((16 + 8 * layout.stride) * slots + 2 * SORT_DIGIT_BYTES);
-    const groups = denseGroups(views[0]!, layout.stride, slots);
-    const n = groups.order.length;
+    // At most a slot each: its first row and id, the radix argsort's rows and ping-pong rows,
+    // the ids in order, and its fields gathered in that order; and the argsort's digit counts.
+    held.grow((20 + 8 * layout.stride) * slots + ARGSORT_COUNT_BYTES);
+    const { firsts, ids } = presentSlots(views[0]!, layout.stride, slots);
+    const n = ids.length;
     if (n === 0) return null;
+    const groups = gatherGroups(views[0]!, layout.stride, permuteValues(ids, argsortWords([firsts], n), localAlloc));
     held.grow(types.reduce((t, type) => t + n * (ctorOf(type).BYTES_PER_ELEMENT + 1), 0));
     const columns = dense.outputs.map((_, i) => {
       const type = types[i]!;

@@ -20,7 +20,7 @@
  * into the table only); the table is (span + 1) * stride * 8 bytes.
  */
 import type { KeyColumn } from '../types/keys.js';
-import { intValues } from './dense-int-keys.js';
+import { intValues, valueAt, type IntValues } from './dense-int-keys.js';
 import { carryWordSums, TWO32, WORD_SUM_CARRY_MASK, words64 } from './int64-words.js';
 
 /** What a dense output computes: the key's value ('key': first/last of the key column), count() of rows, or an aggregate of a measure. */
@@ -76,43 +76,23 @@ function distinctFields(layout: DenseLayout, outputs: DenseOutput[]): Array<{ fn
  * span) (then `slots` holds nothing useful and no table may be touched).
  */
 export function slotsOf(key: KeyColumn, n: number, base: number, span: number, slots: Int32Array): boolean {
-  const k = intValues(key);
-  return k.wide !== null ? wideSlots(k.wide, k.high!, key.valid, n, base, span, slots) : narrowSlots(k.num, key.valid, n, base, span, slots);
+  return slotLoop(intValues(key), key.valid, n, base, span, slots);
 }
 
-// Each loop is a function of its own that ends with the loop (see src/ops/group-accumulate).
-
-function wideSlots(w: Uint32Array, hi: Int32Array | Uint32Array, valid: Uint8Array | null, n: number, base: number, span: number, slots: Int32Array): boolean {
-  let lo = 0;
-  let top = 0;
+/** slotsOf's loop (a function of its own that ends with the loop: see src/ops/group-accumulate). */
+function slotLoop(k: IntValues, valid: Uint8Array | null, n: number, base: number, span: number, slots: Int32Array): boolean {
+  let inRange = true;
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) {
       slots[i] = span;
       continue;
     }
-    // Exact below 2^53; a key far out of range rounds but stays far out.
-    const g = hi[2 * i + 1]! * TWO32 + w[2 * i]! - base;
+    // valueAt is NaN for a value past +-2^52, far outside any table's range: never in range.
+    const g = valueAt(k, i) - base;
     slots[i] = g;
-    lo = g < lo ? g : lo;
-    top = g > top ? g : top;
+    inRange &&= g >= 0 && g < span;
   }
-  return lo >= 0 && top < span;
-}
-
-function narrowSlots(num: ArrayLike<number>, valid: Uint8Array | null, n: number, base: number, span: number, slots: Int32Array): boolean {
-  let lo = 0;
-  let top = 0;
-  for (let i = 0; i < n; i++) {
-    if (valid !== null && valid[i] === 0) {
-      slots[i] = span;
-      continue;
-    }
-    const g = num[i]! - base;
-    slots[i] = g;
-    lo = g < lo ? g : lo;
-    top = g > top ? g : top;
-  }
-  return lo >= 0 && top < span;
+  return inRange;
 }
 
 /**
@@ -127,9 +107,9 @@ export function accumulateDense(table: Float64Array, layout: DenseLayout, output
   const values = passes.map((p) => intValues(measures[p.column]!));
   // Block by block, each output's pass right after the block's first rows: the block's slots
   // are still in the core's caches (one table miss a row, not one a row and output). 10M rows,
-  // 100k keys, sum, count and max, 2 threads, interleaved warm runs: 187-282 ms, against
-  // 199-283 for one pass a measure column doing all its outputs (fused, but slower in the
-  // workers than in a one-thread micro-benchmark, where it was 15% quicker).
+  // 100k keys, sum, count and max, 2 threads, interleaved warm runs: 163-202 ms, against
+  // 164-390 for one pass a measure column doing all its outputs (fused: quicker in a one-thread
+  // micro-benchmark, 155-177 against 183-268 ms, but slower in the workers).
   for (let from = 0; from < n; from += BLOCK_ROWS) {
     const to = Math.min(n, from + BLOCK_ROWS);
     firstRows(slots, from, to, rowBase, table, stride, rows ? rows.at : -1);
@@ -248,8 +228,8 @@ export function mergeDense(into: Float64Array, from: Float64Array, layout: Dense
   }
 }
 
-/** The non-empty slots of a table of `slots` slots, in order of their first row. */
-function slotsInFirstRowOrder(table: Float64Array, stride: number, slots: number): Int32Array {
+/** The non-empty slots of a table of `slots` slots (`ids`, in slot order) and their first row ids. */
+export function presentSlots(table: Float64Array, stride: number, slots: number): { firsts: Uint32Array; ids: Int32Array } {
   let present = 0;
   for (let g = 0; g < slots; g++) if (table[g * stride] !== 0) present++;
   const firsts = new Uint32Array(present);
@@ -262,26 +242,7 @@ function slotsInFirstRowOrder(table: Float64Array, stride: number, slots: number
       ids[k++] = g;
     }
   }
-  // Least significant 16 bits first, then the rest: two stable counting passes.
-  const firsts2 = new Uint32Array(present);
-  const ids2 = new Int32Array(present);
-  digitPass(firsts, ids, firsts2, ids2, 0, present);
-  digitPass(firsts2, ids2, firsts, ids, 16, present);
-  return ids;
-}
-
-/** Bytes of one digit count of slotsInFirstRowOrder's radix sort. */
-export const SORT_DIGIT_BYTES = 4 * 65537;
-
-function digitPass(keys: Uint32Array, ids: Int32Array, keysOut: Uint32Array, idsOut: Int32Array, shift: number, n: number): void {
-  const at = new Int32Array(65537);
-  for (let i = 0; i < n; i++) at[((keys[i]! >>> shift) & 0xffff) + 1]++;
-  for (let d = 0; d < 65536; d++) at[d + 1] += at[d]!;
-  for (let i = 0; i < n; i++) {
-    const p = at[(keys[i]! >>> shift) & 0xffff]!++;
-    keysOut[p] = keys[i]!;
-    idsOut[p] = ids[i]!;
-  }
+  return { firsts, ids };
 }
 
 /** An output column: values in the output type's typed array (64-bit ones written as words), validity bytes or null. */
@@ -300,9 +261,8 @@ export interface DenseGroups {
   fields: Float64Array;
 }
 
-/** The non-empty slots of a table of `slots` slots in first-row order, their fields gathered. */
-export function denseGroups(table: Float64Array, stride: number, slots: number): DenseGroups {
-  const order = slotsInFirstRowOrder(table, stride, slots);
+/** The groups `order` (slots, in first-row order) with their fields gathered in that order. */
+export function gatherGroups(table: Float64Array, stride: number, order: Int32Array): DenseGroups {
   const fields = new Float64Array(order.length * stride);
   gatherSlots(table, stride, order, fields, order.length);
   return { order, fields };

@@ -4,8 +4,17 @@
  * groups in first-row order. Expected values computed here with BigInt, row by row.
  */
 import { describe, expect, it } from 'vitest';
-import { accumulateDense, denseGroups, denseLayout, denseOutputColumn, mergeDense, slotsOf, type DenseOutput } from '../../src/ops/dense-aggregate.js';
+import { accumulateDense, denseLayout, denseOutputColumn, gatherGroups, mergeDense, presentSlots, slotsOf, type DenseGroups, type DenseOutput } from '../../src/ops/dense-aggregate.js';
+import { localAlloc } from '../../src/columns/arena.js';
+import { permuteValues } from '../../src/worker/permute.js';
+import { argsortWords } from '../../src/worker/sort.js';
 import type { KeyColumn } from '../../src/types/keys.js';
+
+/** A table's groups in first-row order, as the coordinator puts them (exec-groupby-dense outputBatch). */
+function denseGroups(t: Float64Array, stride: number, slots: number): DenseGroups {
+  const { firsts, ids } = presentSlots(t, stride, slots);
+  return gatherGroups(t, stride, permuteValues(ids, argsortWords([firsts], ids.length), localAlloc));
+}
 
 const I64 = { kind: 'int', bits: 64, signed: true } as const;
 const I32 = { kind: 'int', bits: 32, signed: true } as const;
