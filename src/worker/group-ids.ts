@@ -4,7 +4,7 @@
  * Steps: hash every row (shuffle/hash with a private seed, or an inline hash on the single-key
  * fast paths); probe a power-of-two table of group ids linearly from hash & mask; on a slot
  * whose stored hash matches, compare the actual values with the group's first row (or the
- * group's stored key on the fast paths); a miss creates group `groups++`. The table doubles
+ * group's stored key: the fast paths' keys, the generic table's ./group-key-store); a miss creates group `groups++`. The table doubles
  * when it is half full (rehash from the stored per-group hashes).
  * Equality: NULL == NULL only when nullsEqual; -0 == +0; NaN == NaN; integers of any width and
  * signedness compare by value (uint64 >= 2^63 never equals a negative int64); values of
@@ -18,6 +18,7 @@ import type { Allocator, KeyColumn } from '../types/keys.js';
 import { localAlloc } from '../columns/arena.js';
 import { DENSE_MIN_ROWS, denseGroupIds, denseKeySpan, denseMatchIds } from '../ops/dense-int-keys.js';
 import { readAheadSink } from '../columns/read-ahead.js';
+import { keyStoreOf, storeEntry, storeLongEqual, storeRowWords, type KeyStore } from './group-key-store.js';
 import type { TypeDesc } from '../types/column.js';
 import { FIRST_TABLE_KEYS, hashColumns, keyClass, KeyClass, openTableSlots, words64 } from '../shuffle/hash.js';
 
@@ -267,6 +268,12 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
   const nulls = nullsEqual ? null : nullRows(columns, n, alloc);
   let slots: Int32Array = alloc(Int32Array, firstTableSlots(n), 'overwritten').fill(-1);
   const t: Table = { alloc, accs, hashes, slots, mask: slots.length - 1, ghash: alloc(Uint32Array, n, 'overwritten'), first: alloc(Uint32Array, n, 'overwritten'), groups: 0 };
+  // The store speeds up a grouping's build; a join's or ASOF's probes compare first rows anyway.
+  const store = fresh ? keyStoreOf(columns, n, alloc) : null;
+  if (store !== null) {
+    t.groups = insertStored(t, store, n, nulls, fresh, ids, same);
+    return t;
+  }
   const { ghash, first } = t;
   let mask = t.mask;
   let inTable = 0;
@@ -315,6 +322,82 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
 
 /** Rows whose slots and groups the builds read ahead (src/columns/read-ahead). */
 const READ_AHEAD = 16;
+
+/**
+ * build's rows with a key store (./group-key-store), block by block: a row finds its group by
+ * the words of the group's entry (groups past the store's capacity: by their first row).
+ * Returns the group count.
+ */
+function insertStored(t: Table, store: KeyStore, n: number, nulls: Uint8Array | null, fresh: boolean, ids: Int32Array | Uint32Array, same: (a: number, b: number) => boolean): number {
+  const { hashes, ghash, first } = t;
+  const { capacity, entries, width, blockRows, rows } = store;
+  let slots = t.slots;
+  let mask = t.mask;
+  let inTable = 0;
+  let groups = 0;
+  for (let from = 0; from < n; from += blockRows) {
+    const to = Math.min(n, from + blockRows);
+    const long = storeRowWords(store, from, to);
+    let readTo = from;
+    for (let i = from; i < to; i++) {
+      if (i >= readTo) {
+        readTo = Math.min(to, i + READ_AHEAD);
+        readAheadSink[0] ^= readAheadStored(slots, mask, hashes, entries, width, capacity, i, readTo);
+      }
+      if (nulls !== null && nulls[i] === 1) {
+        if (fresh) {
+          first[groups] = i;
+          ids[i] = groups++;
+        } else ids[i] = -1;
+        continue;
+      }
+      const h = hashes[i]!;
+      const r = (i - from) * width;
+      let p = h & mask;
+      for (;;) {
+        const g = slots[p]!;
+        if (g < 0) {
+          slots[p] = groups;
+          ghash[groups] = h;
+          first[groups] = i;
+          if (groups < capacity) storeEntry(store, groups, h, i - from);
+          ids[i] = groups++;
+          if (++inTable * 2 > slots.length) {
+            t.groups = groups;
+            rehash(t);
+            slots = t.slots;
+            mask = t.mask;
+          }
+          break;
+        }
+        let equal: boolean;
+        if (g < capacity) {
+          // The entry's hash, then its key words (equal keys: but for long strings, below).
+          const e = g * width;
+          equal = entries[e] === h;
+          for (let k = 1; equal && k < width; k++) equal = entries[e + k] === rows[r + k];
+          if (equal && long) equal = storeLongEqual(store, i, first[g]!);
+        } else equal = ghash[g] === h && same(i, first[g]!);
+        if (equal) {
+          ids[i] = g;
+          break;
+        }
+        p = (p + 1) & mask;
+      }
+    }
+  }
+  return groups;
+}
+
+/** insertStored's reading ahead: rows from..to-1's home slots and their groups' entries. */
+function readAheadStored(slots: Int32Array, mask: number, hashes: Uint32Array, entries: Uint32Array, width: number, capacity: number, from: number, to: number): number {
+  let x = 0;
+  for (let i = from; i < to; i++) {
+    const g = slots[hashes[i]! & mask]!;
+    x ^= entries[g < 0 || g >= capacity ? 0 : g * width]!;
+  }
+  return x;
+}
 
 /** The generic build's reading ahead: rows from..to-1's home slots, their groups' hash and first row, and that row's key words. */
 function readAheadGroups(slots: Int32Array, mask: number, hashes: Uint32Array, ghash: Uint32Array, first: Uint32Array, keyWords: KeyWords[], from: number, to: number): number {
@@ -367,10 +450,11 @@ export function hash64(lo: number, hi: number): number {
 
 /**
  * Most bytes per row groupIds takes from its allocator: ids (4), the key words or the hashes,
- * group hashes and first rows (12), and the open table's generations (at most 8 slots of 4
- * bytes per group, every row its own group), beyond its first table (groupIdsFirstTableBytes).
+ * group hashes and first rows (12), the open table's generations (at most 8 slots of 4
+ * bytes per group, every row its own group) and the generic table's key store (8: entries
+ * for rows / words groups, and a block of rows' words), beyond its first table (groupIdsFirstTableBytes).
  */
-export const GROUP_IDS_BYTES_PER_ROW = 48;
+export const GROUP_IDS_BYTES_PER_ROW = 56;
 
 /** No keys, or one integer-like key column: groupIds' value-keyed fast paths, not the generic table. */
 export function groupIdsValueKeyed(types: TypeDesc[]): boolean {
