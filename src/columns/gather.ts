@@ -134,11 +134,15 @@ export function numbersToLargeOffsets(src: Float64Array | Int32Array, count: num
 // ---------------------------------------------------------------------------------------------
 // gather
 
-/** Output row j = row indices[j] of `data` (relative to `data`), NULL where indices[j] is -1. */
-export function gatherData(data: Data, indices: Int32Array, count: number = indices.length, alloc: Allocator = sharedAlloc): Data {
+/**
+ * Output row j = row indices[j] of `data` (relative to `data`), NULL where indices[j] is -1.
+ * `negatives`: how many indices are -1, when the caller knows (else they are counted, once a
+ * column: a join's probe gathering six columns counted 9M indices six times, 4% of its CPU).
+ */
+export function gatherData(data: Data, indices: Int32Array, count: number = indices.length, alloc: Allocator = sharedAlloc, negatives?: number): Data {
   const type = data.type as DataType;
   if (type.typeId === Type.Null) return build({ type, length: count, nullCount: count });
-  const [nullBitmap, nullCount] = gatherValidity(data, indices, count, alloc);
+  const [nullBitmap, nullCount] = gatherValidity(data, indices, count, alloc, negatives);
   const base = { type, length: count, nullCount, nullBitmap };
   switch (valueLayout(type)) {
     case 'bool':
@@ -186,10 +190,10 @@ export function gatherRanges(
   return gatherData(data, idx, total, alloc);
 }
 
-function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator): [Uint8Array | undefined, number] {
+function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator, negatives: number | undefined): [Uint8Array | undefined, number] {
   const bm = nullsOf(data);
   if (!bm) {
-    const nulls = countNegative(idx, n);
+    const nulls = negatives ?? countNegative(idx, n);
     return nulls === 0 ? [undefined, 0] : [gatherBitmap(null, 0, idx, n, alloc), nulls];
   }
   // One pass over the rows, then NULLs counted by bytes: the bitmap of rows that all turn out

@@ -63,12 +63,13 @@ export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   const total = outputRows(how, len, n);
   const leftRows = scratchAlloc(Int32Array, total, 'overwritten');
   const pick = how === 'semi' || how === 'anti' ? null : scratchAlloc(Int32Array, total, 'overwritten');
+  // Left rows are never -1; picks are -1 for the unmatched rows a left join keeps.
+  const unmatched = pick === null ? 0 : expandMatches(how === 'left', run, len, order, n, leftRows, pick);
   if (pick === null) filterRows(how === 'semi', len, n, leftRows);
-  else expandMatches(how === 'left', run, len, order, n, leftRows, pick);
   const identity = total === n && isIdentity(leftRows, total);
   const arena = new TransferArena();
-  const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc));
-  if (pick !== null) for (const p of task.payload) out.push(gatherData(rebuildData(p), pick, total, arena.alloc));
+  const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc, 0));
+  if (pick !== null) for (const p of task.payload) out.push(gatherData(rebuildData(p), pick, total, arena.alloc, unmatched));
   return { length: total, leftIdentity: identity, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
 }
 
@@ -93,9 +94,10 @@ function filterRows(want: boolean, len: Int32Array, n: number, leftRows: Int32Ar
   for (let i = 0; i < n; i++) if (len[i]! > 0 === want) leftRows[k++] = i;
 }
 
-/** Per output row: its probe row, and its build row (-1: none, for a kept unmatched row). */
-function expandMatches(keepUnmatched: boolean, run: Int32Array, len: Int32Array, order: Uint32Array, n: number, leftRows: Int32Array, pick: Int32Array): void {
+/** Per output row: its probe row, and its build row (-1: none, for a kept unmatched row); returns the count of those -1s. */
+function expandMatches(keepUnmatched: boolean, run: Int32Array, len: Int32Array, order: Uint32Array, n: number, leftRows: Int32Array, pick: Int32Array): number {
   let k = 0;
+  let unmatched = 0;
   for (let i = 0; i < n; i++) {
     const m = len[i]!;
     if (m === 1) {
@@ -105,6 +107,7 @@ function expandMatches(keepUnmatched: boolean, run: Int32Array, len: Int32Array,
       if (keepUnmatched) {
         leftRows[k] = i;
         pick[k++] = -1;
+        unmatched++;
       }
     } else {
       for (let r = run[i]!, end = r + m; r < end; r++) {
@@ -113,6 +116,7 @@ function expandMatches(keepUnmatched: boolean, run: Int32Array, len: Int32Array,
       }
     }
   }
+  return unmatched;
 }
 
 function isIdentity(rows: Int32Array, total: number): boolean {
