@@ -31,6 +31,7 @@
 import { denseKeySpan, intValues, valueAt, type DenseSpan } from '../ops/dense-int-keys.js';
 import { joinSlotWords, REC_WORDS, type JoinTableLayout } from '../ops/join-table-layout.js';
 import { countingScatter, hashColumns, words64 } from '../shuffle/hash.js';
+import { inlineWord } from '../columns/inline-words.js';
 import { readAheadSink } from '../columns/read-ahead.js';
 import type { Allocator, KeyColumn } from '../types/keys.js';
 import { accessor, GROUP_SEED, hash64, nullRows, rowsEqual } from './group-ids.js';
@@ -67,12 +68,6 @@ function intKey(c: KeyColumn): IntKey {
 /** Bytes of a string key the str layout keeps in its slot. */
 const INLINE_BYTES = 12;
 
-/** Little-endian word of bytes[at..at+3] (zero past `end`). */
-function inlineWord(bytes: Uint8Array, at: number, end: number): number {
-  let w = 0;
-  for (let b = 0; b < 4 && at + b < end; b++) w |= bytes[at + b]! << (8 * b);
-  return w;
-}
 
 /** Bytes x[a..a+len) equal y[b..b+len). */
 function bytesEqual(x: Uint8Array, a: number, y: Uint8Array, b: number, len: number): boolean {
