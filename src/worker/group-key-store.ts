@@ -68,8 +68,11 @@ const EMPTY_U32 = new Uint32Array(0);
 const EMPTY_U8 = new Uint8Array(0);
 const EMPTY_I32 = new Int32Array(0);
 
-/** A store for grouping `n` rows of `columns`, or null when a key is too wide for one. */
-export function keyStoreOf(columns: KeyColumn[], n: number, alloc: Allocator): KeyStore | null {
+/**
+ * The layout of a store for grouping `n` rows of `columns`, or null when a key is too wide for
+ * one; its memory comes with allocateStore, when a build moves to it.
+ */
+export function keyStoreOf(columns: KeyColumn[], n: number): KeyStore | null {
   const out: StoreColumn[] = [];
   let width = 1;
   for (const c of columns) {
@@ -111,11 +114,17 @@ export function keyStoreOf(columns: KeyColumn[], n: number, alloc: Allocator): K
     width,
     capacity,
     blockRows,
-    entries: alloc(Uint32Array, capacity * width, 'overwritten'),
-    rows: alloc(Uint32Array, blockRows * width, 'overwritten'),
+    entries: EMPTY_U32,
+    rows: EMPTY_U32,
     columns: out,
     long: out.filter((c) => c.kind === K_BYTES),
   };
+}
+
+/** Takes the store's entries and block of row words from `alloc`. */
+export function allocateStore(store: KeyStore, alloc: Allocator): void {
+  store.entries = alloc(Uint32Array, store.capacity * store.width, 'overwritten');
+  store.rows = alloc(Uint32Array, store.blockRows * store.width, 'overwritten');
 }
 
 /**

@@ -146,10 +146,10 @@ describe('groupIds', () => {
     );
   });
 
-  it('decides by the keys alone when every row has the same hash (the key store, and first rows past its capacity)', () => {
+  it('decides by the keys alone when every row has the same hash', () => {
     // Given hashes that all collide, no group is found by its hash: each comparison of a row with
-    // a group (the key store's words, long strings' rest, and first rows for groups past the
-    // store's capacity of rows / words) must be exactly the naive equality.
+    // a group's first row must be exactly the naive equality (the key store, used past thousands
+    // of groups, has a test of its own below).
     fc.assert(
       fc.property(rowsArb(0, 300, 4), fc.boolean(), fc.integer({ min: 0, max: 1 }), ([n, specs], nullsEqual, spread) => {
         const cols = specs.map(([k, v]) => makeColumn(TYPES[k]![0], v));
@@ -163,6 +163,46 @@ describe('groupIds', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('moves to its key store past thousands of groups: the naive grouping, with hashes that collide or not', () => {
+    // Builds compare through first rows until thousands of groups, then through the store's
+    // entries (written then for the groups so far), past its capacity through first rows again.
+    let seed = 12345;
+    const rnd = (m: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % m;
+    const column = (n: number, type: TypeDesc, value: () => V): [TypeDesc, V[]] => [type, Array.from({ length: n }, value)];
+    const cases = (n: number): Array<Array<[TypeDesc, V[]]>> => [
+      [
+        column(n, { kind: 'int', bits: 64, signed: true }, () => (rnd(12) === 0 ? null : BigInt(rnd(3000)) * 1_000_003n)),
+        column(n, { kind: 'utf8' }, () => (rnd(20) === 0 ? null : `abcdefghij-${rnd(4)}`)),
+      ],
+      [
+        column(n, { kind: 'int', bits: 32, signed: true }, () => rnd(5000) - 2500),
+        column(n, { kind: 'float', bits: 64 }, () => [0, -0, NaN, 1.5, null][rnd(5)]!),
+        column(n, { kind: 'decimal', precision: 38, scale: 2 }, () => [0n, -1n, 2n ** 100n][rnd(3)]!),
+      ],
+      [column(n, { kind: 'utf8' }, () => (rnd(30) === 0 ? null : `key-${rnd(40000)}${rnd(2) === 0 ? '' : '-with-a-long-tail'}`))],
+    ];
+    for (const [n, specs] of [...cases(40_000).slice(0, 2).map((c) => [40_000, c] as const), [100_000, cases(100_000)[2]!] as const]) {
+      const vals = specs.map(([, v]) => v);
+      const cols = specs.map(([t, v]) => makeColumn(t, v));
+      const text = (i: number) => JSON.stringify(vals.map((v) => canon(v[i]!)));
+      for (const nullsEqual of [true, false]) {
+        const want = naiveGroups(vals, n, nullsEqual);
+        expect(want.groups).toBeGreaterThan(specs.length > 1 ? 4096 : 16384);
+        for (const collide of [false, true]) {
+          // Colliding: 1,024 hash values (spread over the table, so its runs stay short), of the
+          // canonical text's length and first 17 characters only, so keys that differ past the
+          // store's 8 inline bytes ('key-1234' then '5-with-a-long-tail' or '6-...') share one.
+          const bucket = (i: number) => { const t = text(i); let h = t.length; for (const ch of t.slice(0, 17)) h = (h * 31 + ch.charCodeAt(0)) % 1024; return h; };
+          const hashes = collide ? Uint32Array.from({ length: n }, (_, i) => Math.imul(bucket(i) + 1, 0x9e3779b1) >>> 0) : null;
+          const got = groupIds(cols, n, nullsEqual, undefined, hashes);
+          expect(got.groups).toBe(want.groups);
+          // The first row whose id differs (toEqual over 100,000 ids takes seconds).
+          expect(want.ids.findIndex((id, i) => got.ids[i] !== id)).toBe(-1);
+        }
+      }
+    }
   });
 
   it('handles many groups (table growth) on the fast and generic paths', () => {
