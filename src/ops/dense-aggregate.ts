@@ -81,7 +81,6 @@ export function slotsOf(key: KeyColumn, n: number, base: number, span: number, s
 
 /** slotsOf's loop (a function of its own that ends with the loop: see src/ops/group-accumulate). */
 function slotLoop(k: IntValues, valid: Uint8Array | null, n: number, base: number, span: number, slots: Int32Array): boolean {
-  if (k.wide !== null) return slotLoopWide(k, k.wide, valid, n, base, span, slots);
   let inRange = true;
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) {
@@ -90,24 +89,6 @@ function slotLoop(k: IntValues, valid: Uint8Array | null, n: number, base: numbe
     }
     // valueAt is NaN for a value past +-2^52, far outside any table's range: never in range.
     const g = valueAt(k, i) - base;
-    slots[i] = g;
-    inRange &&= g >= 0 && g < span;
-  }
-  return inRange;
-}
-
-/**
- * slotLoop of 64-bit keys: a row whose high word is 0 (keys in [0, 2^32), the usual ids) takes
- * its low word as is; others go through valueAt.
- */
-function slotLoopWide(k: IntValues, w: Uint32Array, valid: Uint8Array | null, n: number, base: number, span: number, slots: Int32Array): boolean {
-  let inRange = true;
-  for (let i = 0; i < n; i++) {
-    if (valid !== null && valid[i] === 0) {
-      slots[i] = span;
-      continue;
-    }
-    const g = (w[2 * i + 1] === 0 ? w[2 * i]! : valueAt(k, i)) - base;
     slots[i] = g;
     inRange &&= g >= 0 && g < span;
   }

@@ -46,6 +46,9 @@ export function intValues(c: Pick<KeyColumn, 'values'>): IntValues {
 export function valueAt(k: IntValues, i: number): number {
   const w = k.wide;
   if (w === null) return k.num[i]!;
+  // A high word of 0 (values in [0, 2^32), the usual ids): the low word as is, without reading
+  // the signed view (groupby-100k's slots: dense-task CPU 411-470 -> 348-419 ms a run).
+  if (w[2 * i + 1] === 0) return w[2 * i]!;
   const hi = k.high![2 * i + 1]!;
   return hi >= -0x100000 && hi <= 0x100000 ? hi * TWO32 + w[2 * i]! : NaN;
 }
