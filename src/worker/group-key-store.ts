@@ -17,9 +17,10 @@
  * Rows' words are written block by block (column by column: one typed loop each) into a small
  * buffer; the store holds `capacity` groups (entries and block take 4 bytes a row of the
  * grouping each, at most), and later groups are compared through their first rows as before.
- * Measured (one thread, 312,500 rows of int64, int64, utf8 of up to 8 bytes, hashes given):
- * 31,250 groups 97-100 -> 73-76 ns a row; a single group 40 -> 54 (writing the words costs
- * 16 ns a row); distinct() of 10M such rows, 2 threads: group-by CPU 1.06-1.19 -> 0.85-0.90 s.
+ * Writing the words costs ~16 ns a row, so a build moves to the store only past thousands of
+ * groups (src/worker/group-ids storeFromGroups, with its measurements). Measured (one thread,
+ * 312,500 rows of int64, int64, utf8 of up to 8 bytes, hashes given): 31,250 groups 95 -> 73 ns
+ * a row; distinct() of 10M such rows, 2 threads: group-by CPU 1.06-1.19 -> 0.85-0.90 s a run.
  */
 import { inlineWord } from '../columns/inline-words.js';
 import type { Allocator, KeyColumn } from '../types/keys.js';
