@@ -149,15 +149,6 @@ export class ThreadExecutor implements Executor {
    */
   private lostWatchers = new Set<(err: Error) => void>();
   private broken = false;
-  /**
-   * Workers piscina is terminating (an aborted task's): each resolves when its thread has
-   * exited. Until then it may still write into the shared buffers its task was given (a table,
-   * a loan), so an aborted task's run waits for them before giving any of those back: a dense
-   * group-by's table given back at once could be zeroed and reused by the next run while the
-   * dying worker still added its slab into it. (Suspected, not shown, behind a wrong sum seen
-   * once in CI after an abort: 24 runs of that test under load passed with and without it.)
-   */
-  private readonly dying = new Set<Promise<void>>();
   /** Starts `threads` workers; any failure to start them is a WorkerError WORKER_START_FAILED. */
   constructor(
     threads: number,
@@ -203,17 +194,8 @@ export class ThreadExecutor implements Executor {
     this.broken = false;
     const watchers = new Set<(err: Error) => void>();
     this.lostWatchers = watchers;
-    // piscina names a destroyed worker by thread id only: its Worker, from the pool's threads
-    // (it may already have left them), remembered as workers start.
-    const known = new Map<number, Worker>();
-    pool.on('workerCreate', () => {
-      for (const w of pool.threads) known.set(w.threadId, w);
-    });
     // After a worker exits, give piscina time to start its replacement before calling the pool lost.
-    pool.on('workerDestroy', (info: { id: number }) => {
-      // Emitted as piscina asks the thread to stop (its id still valid), before it has.
-      const worker = pool.threads.find((w) => w.threadId === info.id) ?? known.get(info.id);
-      if (worker !== undefined) this.watchExit(worker);
+    pool.on('workerDestroy', () => {
       setTimeout(() => {
         if (this.pool !== pool || this.broken || pool.threads.length > 0) return;
         this.broken = true;
@@ -247,10 +229,7 @@ export class ThreadExecutor implements Executor {
     try {
       reply = (await Promise.race([this.pool.run(task, { signal: signal ?? null }), lost])) as TaskReply<unknown>;
     } catch (err) {
-      if (signal?.aborted) {
-        await this.dyingExited();
-        throw new AbortError('The run was aborted', {}, { cause: err });
-      }
+      if (signal?.aborted) throw new AbortError('The run was aborted', {}, { cause: err });
       const e = err as Error;
       throw new WorkerError('WORKER_DIED', `A worker thread failed while running a ${task.kind} task: ${e?.message ?? String(err)}`, {}, { cause: err });
     } finally {
@@ -283,22 +262,6 @@ export class ThreadExecutor implements Executor {
   }
 
   /** The collect tasks in flight (collectShared), settled before any other task is queued. */
-  private watchExit(worker: Worker): void {
-    if (worker.threadId < 0) return; // exited already
-    const exited = new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
-      // A thread that never reports its exit must not hold the run forever.
-      setTimeout(resolve, DYING_WAIT_MS).unref();
-    });
-    this.dying.add(exited);
-    void exited.then(() => this.dying.delete(exited));
-  }
-
-  /** Resolves when every worker being terminated has exited. */
-  private async dyingExited(): Promise<void> {
-    while (this.dying.size > 0) await Promise.all([...this.dying]);
-  }
-
   private collecting: Promise<unknown> = Promise.resolve();
   private collectAsked = false;
 
@@ -312,8 +275,6 @@ export class ThreadExecutor implements Executor {
 
 /** How long a pool may have no worker after one exits before its tasks are failed. */
 const LOST_POOL_MS = 1000;
-/** The longest an aborted task waits for its terminated worker to exit. */
-const DYING_WAIT_MS = 5000;
 
 /** threads: 0 — the same task code, on the main thread. */
 export class InlineExecutor implements Executor {

@@ -276,8 +276,6 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
   const stopAt = store === null ? n : storeFromGroups(columns.length);
   const { ghash, first } = t;
   let mask = t.mask;
-  let inTable = 0;
-  let groups = 0;
   let readTo = 0;
   const keyWords = accs.map(keyWordsOf);
   let i = 0;
@@ -287,10 +285,7 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
       readAheadSink[0] ^= readAheadGroups(slots, mask, hashes, ghash, first, keyWords, i, readTo);
     }
     if (nulls !== null && nulls[i] === 1) {
-      if (fresh) {
-        first[groups] = i;
-        ids[i] = groups++;
-      } else ids[i] = -1;
+      nullRow(t, i, fresh, ids);
       continue;
     }
     const h = hashes[i]!;
@@ -298,18 +293,11 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
     for (;;) {
       const g = slots[p]!;
       if (g < 0) {
-        slots[p] = groups;
-        ghash[groups] = h;
-        first[groups] = i;
-        ids[i] = groups++;
-        if (++inTable * 2 > slots.length) {
-          t.groups = groups;
-          rehash(t);
-          slots = t.slots;
-          mask = t.mask;
-        }
+        addGroup(t, p, h, i, ids);
+        slots = t.slots;
+        mask = t.mask;
         // Checked where a group is made, not a row.
-        if (groups >= stopAt) {
+        if (t.groups >= stopAt) {
           i++;
           break rows;
         }
@@ -322,14 +310,30 @@ function build(columns: KeyColumn[], n: number, nullsEqual: boolean, fresh: bool
       p = (p + 1) & mask;
     }
   }
-  t.groups = groups;
-  t.inTable = inTable;
   if (i < n) {
     allocateStore(store!, alloc);
     storeGroupsSoFar(t, store!, i);
-    insertStored(t, store!, i, n, nulls, fresh, ids, same);
+    insertStored(t, store!, i, n, nulls, ids, same);
   }
   return t;
+}
+
+/** Row i starts group t.groups in slot p (hash h); the table doubles when half full. */
+function addGroup(t: Table, p: number, h: number, i: number, ids: Int32Array | Uint32Array): void {
+  const g = t.groups++;
+  t.slots[p] = g;
+  t.ghash[g] = h;
+  t.first[g] = i;
+  ids[i] = g;
+  if (++t.inTable * 2 > t.slots.length) rehash(t);
+}
+
+/** Row i has a NULL key and NULLs are not equal: a group of its own when `fresh`, else -1. */
+function nullRow(t: Table, i: number, fresh: boolean, ids: Int32Array | Uint32Array): void {
+  if (fresh) {
+    t.first[t.groups] = i;
+    ids[i] = t.groups++;
+  } else ids[i] = -1;
 }
 
 /**
@@ -368,13 +372,11 @@ const READ_AHEAD = 16;
  * build's rows start..n-1 with a key store (./group-key-store), block by block: a row finds its
  * group by the words of the group's entry (groups past the store's capacity: by their first row).
  */
-function insertStored(t: Table, store: KeyStore, start: number, n: number, nulls: Uint8Array | null, fresh: boolean, ids: Int32Array | Uint32Array, same: (a: number, b: number) => boolean): void {
+function insertStored(t: Table, store: KeyStore, start: number, n: number, nulls: Uint8Array | null, ids: Int32Array | Uint32Array, same: (a: number, b: number) => boolean): void {
   const { hashes, ghash, first } = t;
   const { capacity, entries, width, blockRows, rows } = store;
   let slots = t.slots;
   let mask = t.mask;
-  let inTable = t.inTable;
-  let groups = t.groups;
   for (let from = start; from < n; from += blockRows) {
     const to = Math.min(n, from + blockRows);
     const long = storeRowWords(store, from, to);
@@ -385,10 +387,7 @@ function insertStored(t: Table, store: KeyStore, start: number, n: number, nulls
         readAheadSink[0] ^= readAheadStored(slots, mask, hashes, entries, width, capacity, i, readTo);
       }
       if (nulls !== null && nulls[i] === 1) {
-        if (fresh) {
-          first[groups] = i;
-          ids[i] = groups++;
-        } else ids[i] = -1;
+        nullRow(t, i, true, ids); // a store is a grouping's: its NULL rows are groups of their own
         continue;
       }
       const h = hashes[i]!;
@@ -397,17 +396,10 @@ function insertStored(t: Table, store: KeyStore, start: number, n: number, nulls
       for (;;) {
         const g = slots[p]!;
         if (g < 0) {
-          slots[p] = groups;
-          ghash[groups] = h;
-          first[groups] = i;
-          if (groups < capacity) storeEntry(store, groups, h, i - from);
-          ids[i] = groups++;
-          if (++inTable * 2 > slots.length) {
-            t.groups = groups;
-            rehash(t);
-            slots = t.slots;
-            mask = t.mask;
-          }
+          if (t.groups < capacity) storeEntry(store, t.groups, h, i - from);
+          addGroup(t, p, h, i, ids);
+          slots = t.slots;
+          mask = t.mask;
           break;
         }
         let equal: boolean;
@@ -426,8 +418,6 @@ function insertStored(t: Table, store: KeyStore, start: number, n: number, nulls
       }
     }
   }
-  t.groups = groups;
-  t.inTable = inTable;
 }
 
 /** insertStored's reading ahead: rows from..to-1's home slots and their groups' entries. */
