@@ -152,7 +152,7 @@ export class OutputRanges {
         const bytes = formatBytes(denseOutputBytes(widths, rows));
         throw new ExecutionError('MEMORY_EXHAUSTED', `${name}: its output columns (${bytes}) could not be allocated: ${(err as Error).message ?? String(err)}`, { bytes: denseOutputBytes(widths, rows) }, { cause: err });
       }
-      ctx.handsOutShared();
+      ctx.handsOutShared(denseOutputBytes(widths, rows));
     }
   }
 

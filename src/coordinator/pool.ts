@@ -17,9 +17,10 @@ export interface Executor {
   run<T>(task: Task, signal?: AbortSignal): Promise<Done<T>>;
   /**
    * Asks each worker, without waiting, to collect its views of shared buffers (./worker/
-   * collect-task): after a run that handed the caller shared memory the workers wrote.
+   * collect-task): after a run that handed the caller shared memory the workers wrote. `full`:
+   * at once (large outputs), not only nudged.
    */
-  collectShared(): void;
+  collectShared(full: boolean): void;
   close(): Promise<void>;
 }
 
@@ -239,21 +240,23 @@ export class ThreadExecutor implements Executor {
     return unwrap<T>(reply);
   }
 
-  collectShared(): void {
+  collectShared(full: boolean): void {
     const pool = this.pool;
-    // Asked again while the workers still collect: they will have collected the views too.
-    if (!pool || this.broken || this.collectAsked) return;
+    // Asked again while the workers still collect: they will have collected the views too,
+    // unless those tasks only nudge and this ask is for a full collection.
+    if (!pool || this.broken || (this.collectAsked && (this.collectingFull || !full))) return;
     // One task a worker: each takes one while the others are busy with theirs (a worker that
     // misses it collects with its next allocations, as before). Tasks wait for them (run):
     // piscina's queue holds only the tasks Sluice's scheduler lets run, one per thread.
     this.collectAsked = true;
+    this.collectingFull = full;
     // Told when the pool loses its workers, as every task is (piscina then keeps queued tasks
     // forever, and the runs waiting for these would wait with them).
     const watchers = this.lostWatchers;
     let tell!: (err: Error) => void;
     const lost = new Promise<never>((_, reject) => (tell = reject));
     watchers.add(tell);
-    const asks = Array.from({ length: pool.threads.length }, () => Promise.race([pool.run({ kind: 'collect' } satisfies Task), lost]));
+    const asks = Array.from({ length: pool.threads.length }, () => Promise.race([pool.run({ kind: 'collect', full } satisfies Task), lost]));
     const collecting = Promise.allSettled(asks).then(() => {
       watchers.delete(tell);
       if (this.collecting === collecting) this.collectAsked = false;
@@ -264,6 +267,8 @@ export class ThreadExecutor implements Executor {
   /** The collect tasks in flight (collectShared), settled before any other task is queued. */
   private collecting: Promise<unknown> = Promise.resolve();
   private collectAsked = false;
+  /** The collect tasks in flight collect at once (see collectShared). */
+  private collectingFull = false;
 
   async close(): Promise<void> {
     const pool = this.pool;
@@ -301,7 +306,7 @@ export class InlineExecutor implements Executor {
 
   private tail: Promise<unknown> = Promise.resolve();
 
-  collectShared(): void {
+  collectShared(_full: boolean): void {
     // The main thread collects as the host's code allocates.
   }
 

@@ -46,6 +46,12 @@ export const LOAN_SLACK = 1024;
 /** The most loans one task takes at once (a partition slab: its input, output and scratch). */
 const MAX_TASK_LOANS = 3;
 
+/**
+ * Shared outputs from which the workers collect at once when the run ends (src/worker/
+ * collect-task): a full collection costs a worker milliseconds; smaller outputs wait for it.
+ */
+const FULL_COLLECT_BYTES = 64 * 2 ** 20;
+
 /** How the budget is shared out (see the file comment). */
 export interface RunLimits {
   /** The most one task may hold (its loans together). */
@@ -150,8 +156,8 @@ export class RunContext {
   /** Consumers that can give memory back by spilling what they keep (see `relief`). */
   private readonly reliefs = new Set<() => Promise<number>>();
   private readonly onAbort = (): void => this.wakeLoanWaiters();
-  /** The workers wrote into shared buffers that leave with the result (direct outputs). */
-  private sharedOut = false;
+  /** Bytes of the shared buffers the workers wrote that leave with the result (direct outputs). */
+  private sharedOutBytes = 0;
 
   constructor(
     readonly config: EngineConfig,
@@ -400,13 +406,13 @@ export class RunContext {
    * Shared buffers the workers write leave the run with its result: when it ends, the workers
    * are asked to collect their views of them, so the caller's letting the result go frees them.
    */
-  handsOutShared(): void {
-    this.sharedOut = true;
+  handsOutShared(bytes: number): void {
+    this.sharedOutBytes += bytes;
   }
 
   /** Ends the run: spill handles closed, spill folder removed, stats finalized. Never throws. */
   async close(): Promise<void> {
-    if (this.sharedOut) this.executor.collectShared();
+    if (this.sharedOutBytes > 0) this.executor.collectShared(this.sharedOutBytes >= FULL_COLLECT_BYTES);
     this.signal?.removeEventListener('abort', this.onAbort);
     this.clock.stop();
     this.stats.wallMs = performance.now() - this.started;

@@ -350,6 +350,8 @@ export interface FaultTask {
 /** Makes a worker collect the views it still holds of shared buffers nobody else uses (./worker/collect-task). */
 export interface CollectTask {
   kind: 'collect';
+  /** Collect at once (the run handed out large shared outputs), not only nudge the collector. */
+  full: boolean;
 }
 
 // ---- relational verbs (sort, groupBy / distinct, join) ----------------------------------------

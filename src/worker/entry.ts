@@ -44,7 +44,7 @@ async function runTask(task: Task): Promise<unknown> {
     case 'fault':
       return runFaultTask(task);
     case 'collect':
-      return runCollectTask();
+      return runCollectTask(task);
     case 'sort':
       return runSortTask(task);
     case 'sortSample':

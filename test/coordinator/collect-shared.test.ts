@@ -12,7 +12,7 @@ afterAll(() => executor.close());
 describe('ThreadExecutor.collectShared', () => {
   it('asked after every run, even many times at once, never fails the tasks that follow', async () => {
     for (let round = 0; round < 20; round++) {
-      for (let ask = 0; ask < 3; ask++) executor.collectShared();
+      for (let ask = 0; ask < 3; ask++) executor.collectShared(false);
       // As Sluice's scheduler runs them: one task a thread in flight.
       const replies = await Promise.all([0, 1].map(() => executor.run<{ payload: string[] }>({ kind: 'fault', mode: 'throw' } /* the test worker replies to all */)));
       for (const r of replies) expect(r.value.payload).toHaveLength(256);
@@ -21,7 +21,7 @@ describe('ThreadExecutor.collectShared', () => {
 
   it('tasks queued right after it wait for the collect tasks (two runs on one engine: more tasks than threads)', async () => {
     for (let round = 0; round < 10; round++) {
-      executor.collectShared();
+      executor.collectShared(false);
       // piscina's queue holds threads^2 = 4 tasks: five queued behind two busy collect tasks overflow it.
       const replies = await Promise.all([0, 1, 2, 3, 4].map(() => executor.run<{ payload: string[] }>({ kind: 'fault', mode: 'throw' })));
       expect(replies).toHaveLength(5);
@@ -33,7 +33,7 @@ describe('ThreadExecutor.collectShared when the workers die running the collect 
   it('the next task still runs (on the workers started again), not waiting forever', async () => {
     const dying = new ThreadExecutor(2, { url: new URL('../support/collect-exit-worker.mjs', import.meta.url) });
     try {
-      dying.collectShared();
+      dying.collectShared(true);
       const done = await dying.run<{ kind: string }>({ kind: 'fault', mode: 'throw' });
       expect(done.value.kind).toBe('fault');
     } finally {
