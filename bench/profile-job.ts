@@ -14,6 +14,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { ensureDataset, type FileFormat } from './gen/write.js';
+import { fullGc } from './proc.js';
 import { ROOT } from './paths.js';
 import { loadSluice } from './systems/sluice-api.js';
 import { baseRows } from './suites.js';
@@ -43,6 +44,8 @@ const tables = mode === 'memory' ? paths.map((p) => tableFromIPC(readFileSync(p)
 const out = join(ROOT, '.bench-data', `profile-out-${process.pid}.${outFormat === 'ipc' ? 'arrow' : 'parquet'}`);
 try {
   for (let i = 0; i < runs; i++) {
+    // As the benchmark does between runs (bench/systems/timing): the last result let go first.
+    await fullGc();
     const inputs = mode === 'memory' ? tables.map((t) => engine.fromArrow(t)) : paths.map((p) => (format === 'ipc' ? engine.readIpc(p) : format === 'parquet' ? engine.readParquet(p) : engine.readCsv(p)));
     const t0 = performance.now();
     const df = w.sluice(s, inputs, params);

@@ -150,7 +150,7 @@ export async function* execWindow(
     if (rows > MAX_ROWS) {
       throw new ExecutionError('TOO_MANY_ROWS', `window: ${rows} input rows exceed the ${MAX_ROWS} rows one window stage can number`);
     }
-    out = new OutputRanges(ctx, 'window', outFields, rows, false, bytesForTasks(ctx, taskNeeds), collected);
+    out = new OutputRanges(ctx, 'window', outFields, rows, false, bytesForTasks(ctx, taskNeeds), collected, true);
     const ranges = new WindowRanges(ctx, plan, (rows, loadBytes) => taskScratch(resolved, rows, 2 * loadBytes), rangeTaskBytes(resolved, outRowBytes, null));
     const op: KernelOperator = {
       name: 'window',

@@ -174,7 +174,32 @@ export interface RouteResult extends RoutedChunks {
  */
 export type OutputRouting =
   | { kind: 'routed'; rangeShift: number; ranges: number; buffer: SharedArrayBuffer | null }
-  | { kind: 'direct'; columns: Array<{ values: BufRef; valid: BufRef }> };
+  | { kind: 'direct'; columns: Array<{ values: BufRef; valid: BufRef }>; staging: DirectStaging | null };
+
+/**
+ * Direct outputs written task by task (src/worker/direct-output stageDirect): a task claims
+ * positions [base, base + n) of every column's values for its n rows, writes their outputs
+ * there in its own order, and row r's position in pos[r]; an interleave task per column then
+ * puts the values in row order. Writing a partition's rows in place, every ~P-th row of the
+ * whole input, touched a cache line a value (src/coordinator/partitioned OutputRanges).
+ */
+export interface DirectStaging {
+  /** Uint32 per row: where its values are. */
+  pos: BufRef;
+  /** One Uint32: positions claimed so far (Atomics.add). */
+  claim: BufRef;
+}
+
+/** dst[r] = src[pos[r]] for rows [start, end), `width` bytes a row (1, 2, 4 or 8). */
+export interface InterleaveTask {
+  kind: 'interleave';
+  pos: BufRef;
+  src: BufRef;
+  dst: BufRef;
+  width: number;
+  start: number;
+  end: number;
+}
 
 /**
  * A kernel task's rows themselves as its output (preserveOrder: false): every column of the
@@ -649,6 +674,7 @@ export type Task =
   | RowLocalTask
   | FaultTask
   | CollectTask
+  | InterleaveTask
   | SortTask
   | SortSampleTask
   | GroupByTask
@@ -671,6 +697,7 @@ export interface TaskResults {
   rowlocal: ColumnsResult;
   fault: never;
   collect: null;
+  interleave: null;
   sort: ColumnsResult;
   sortSample: SparseColumnsResult;
   groupBy: KernelResult;

@@ -11,6 +11,7 @@
  * A residual condition is evaluated vectorized over each round of candidate pairs: the columns
  * it reads are gathered for those pairs and the bound expression is evaluated on them.
  */
+import { ExecutionError } from '../errors.js';
 import * as A from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';
 import { toKeyColumn } from '../columns/shared.js';
@@ -122,6 +123,7 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
     return { ...rowsRegion(region, columns, ids, kept), rows: nL, rightRows: right.n };
   }
   if (out.kind === 'direct') {
+    if (out.staging) throw new ExecutionError('INTERNAL', 'internal: asof tasks write direct outputs in place, not staged');
     scatterDirect(matched, null, left.rowIds, out.columns[0]!);
     spec.payload.forEach((pos, c) => takeDirect(right.columns[pos]!, pick, left.rowIds, out.columns[c + 1]!));
     return { ...noRows(), rows: nL, rightRows: right.n };

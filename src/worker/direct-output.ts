@@ -10,7 +10,9 @@ import { bitmapToBytes } from '../columns/bits.js';
 import { viewOf } from '../columns/shared.js';
 import type { BufRef } from '../types/column.js';
 import type { TypedArray } from '../types/keys.js';
-import { scatterValues } from './permute.js';
+import { ExecutionError } from '../errors.js';
+import type { DirectStaging } from '../types/tasks.js';
+import { permuteInto, scatterValues } from './permute.js';
 import { rowWords } from '../columns/gather.js';
 import { scratchAlloc } from './scratch.js';
 
@@ -36,6 +38,33 @@ export function scatterDirect(values: TypedArray, valid: Uint8Array | null, targ
   const n = target.length;
   if (from) for (let i = 0; i < n; i++) { if (valid[from[i]!] === 0) clearValid(words, target[i]!); }
   else for (let i = 0; i < n; i++) if (valid[i] === 0) clearValid(words, target[i]!);
+}
+
+/**
+ * Staged direct outputs (DirectStaging): claims the positions [base, base + n) of every output
+ * column for the task's n rows, row target[j] at base + j, and records them in `pos`.
+ */
+export function claimStaging(staging: DirectStaging, target: Uint32Array): number {
+  const n = target.length;
+  const pos = viewOf(Uint32Array, staging.pos);
+  const base = Atomics.add(viewOf(Uint32Array, staging.claim), 0, n);
+  if (base + n > pos.length) throw new ExecutionError('INTERNAL', `internal: staged direct outputs: ${base + n} rows claimed of ${pos.length}`);
+  for (let j = 0; j < n; j++) pos[target[j]!] = base + j;
+  return base;
+}
+
+/**
+ * A staged column's values at the task's positions: dest[base + j] = values[from[j]], sequential
+ * writes; NULLs cleared in the validity bitmap at target[j] as in scatterDirect (the bitmap is
+ * the result's own, by row).
+ */
+export function stageDirect(values: TypedArray, valid: Uint8Array | null, target: Uint32Array, dest: Dest, base: number, from: Uint32Array): void {
+  const n = target.length;
+  const ctor = values.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
+  permuteInto(values, from, new ctor(dest.values.sab, dest.values.byteOffset + base * ctor.BYTES_PER_ELEMENT, n));
+  if (!valid) return;
+  const words = viewOf(Int32Array, dest.valid);
+  for (let i = 0; i < n; i++) if (valid[from[i]!] === 0) clearValid(words, target[i]!);
 }
 
 /**

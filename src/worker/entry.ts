@@ -15,6 +15,7 @@ import { runCollectTask } from './collect-task.js';
 import { runDenseAggTask } from './dense-agg-task.js';
 import { runFaultTask } from './fault-task.js';
 import { runGroupByTask, runWindowGroupByTask } from './groupby-task.js';
+import { runInterleaveTask } from './interleave-task.js';
 import { runJoinBuildTask } from './join-build-task.js';
 import { runJoinProbeTask } from './join-probe-task.js';
 import { runJoinTask } from './join-task.js';
@@ -45,6 +46,8 @@ async function runTask(task: Task): Promise<unknown> {
       return runFaultTask(task);
     case 'collect':
       return runCollectTask(task);
+    case 'interleave':
+      return runInterleaveTask(task);
     case 'sort':
       return runSortTask(task);
     case 'sortSample':

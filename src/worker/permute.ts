@@ -50,19 +50,24 @@ export function permuteBytes(src: Uint8Array, perm: Uint32Array, alloc: Allocato
 }
 
 export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, alloc: Allocator = scratchAlloc): T {
+  const out = alloc(src.constructor as TypedArrayConstructor<T>, perm.length, 'overwritten');
+  permuteInto(src, perm, out);
+  return out;
+}
+
+/** out[i] = src[perm[i]] for i < perm.length; `out` of src's type (a view anywhere: a stretch of a staged direct output). */
+export function permuteInto(src: TypedArray, perm: Uint32Array, out: TypedArray): void {
   const n = perm.length;
-  const out = alloc(src.constructor as TypedArrayConstructor<T>, n, 'overwritten');
   if (src.BYTES_PER_ELEMENT === 8) {
     // As float64 words where aligned (one load and store a row, every bit kept: see rowWords).
     const { src: s, dst: d, w } = rowWords(src, out, 8);
     if (w === 1) for (let i = 0; i < n; i++) d[i] = s[perm[i]!]!;
     else for (let i = 0; i < n; i++) for (let k = 0, r = perm[i]! * w; k < w; k++) d[i * w + k] = s[r + k]!;
-    return out;
+    return;
   }
   const s = src as unknown as Int32Array;
   const d = out as unknown as Int32Array;
   for (let i = 0; i < n; i++) d[i] = s[perm[i]!]!;
-  return out;
 }
 
 /**

@@ -25,7 +25,7 @@ import { applyOutside, carryOut, firstUnreachable, groupAt, NO_CARRY, suffixOf, 
 import { formatBytes } from '../memory/budget.js';
 import type { Allocator, KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import type { KernelResult, WindowCarry, WindowHalo, WindowSuffix, WindowSuffixTask, WindowTask } from '../types/tasks.js';
-import { scatterDirect } from './direct-output.js';
+import { claimStaging, scatterDirect, stageDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { permuteKey, permuteValues } from './permute.js';
@@ -175,12 +175,15 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
     // Every result is fixed-width here: a take is gathered from the permuted measure. Written
     // in load order (ascending row ids), each row reading its sorted position: see scatterDirect.
     const { target, from } = directOrder(part.rowIds, rowPerm, n, halo ? loaded.own! : null);
+    // Staged: each column's values at the task's own stretch, in load order (see DirectStaging).
+    const base = out.staging ? claimStaging(out.staging, target) : 0;
     outs.forEach((o, c) => {
       let values: TypedArray;
       let valid: Uint8Array | null;
       if (o.kind === 'values') ({ values, valid } = o);
       else ({ values, valid } = takeFixedValues(o.index, measures[o.measure]!, window.columns[c]!.default, scratchAlloc));
-      scatterDirect(values, valid, target, out.columns[c]!, from);
+      if (out.staging) stageDirect(values, valid, target, out.columns[c]!, base, from);
+      else scatterDirect(values, valid, target, out.columns[c]!, from);
     });
     return { ...noRows(), rows: n, rightRows: 0, carry };
   }
