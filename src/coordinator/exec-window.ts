@@ -23,6 +23,7 @@ import {
   dataBytesOf,
   loadBytesOf,
   denseOutputBytes,
+  FIRST_LEVEL_PARTITIONS,
   OutputRanges,
   partitionCount,
   partitionsForDirect,
@@ -38,6 +39,15 @@ import { WindowRanges } from './window-ranges.js';
 import { GROUP_IDS_BYTES_PER_ROW, groupIdsFirstTableBytes } from '../worker/group-ids.js';
 
 const MAX_ROWS = 0xffffffff;
+
+/**
+ * Rows a window task is cut to when the input is big enough: a task computes its columns one
+ * at a time over its rows, and at this size one column's prefix, values and output stay in a
+ * core's L2 cache (2 MiB here). 10M rows, 2 threads, interleaved runs: window6 (30 columns) in
+ * 81 partitions 7.95-8.48 s, in 128 7.07-7.69 s; window1 (5 columns) 24 -> 128 partitions the
+ * same 1.86-2.03 s, VmHWM 1.78 -> 1.66 GiB (smaller tasks' scratch).
+ */
+const WINDOW_TASK_ROWS = 1 << 16;
 
 export interface WindowStagePlan {
   resolved: ResolvedWindow;
@@ -110,10 +120,13 @@ async function windowPartitions(ctx: RunContext, plan: WindowStagePlan, inputSta
   const base = partitionCount(ctx, bytes, inputRowBytes, windowScratch(resolved, 1, routedRowBytes) + outRowBytes);
   const widths = resolved.columns.map((c) => fixedWidth(c.type));
   const rows = (await stageRows(inputStage)) ?? (bytes === null ? null : Math.ceil(bytes / Math.max(1, inputRowBytes)));
-  if (rows === null || !widths.every((w) => w > 0)) return base;
+  if (rows === null) return base;
+  // Tasks of at most WINDOW_TASK_ROWS rows where the first routing allows it.
+  const cached = Math.max(base, Math.min(FIRST_LEVEL_PARTITIONS, Math.ceil(rows / WINDOW_TASK_ROWS)));
+  if (!widths.every((w) => w > 0)) return cached;
   // Collected: the dense outputs are the result's columns, outside the budget.
   const denseBytes = collected ? 0 : denseOutputBytes(widths, rows);
-  return partitionsForDirect(ctx, base, rows, rows * routedRowBytes, denseBytes, windowScratch(resolved, 1, routedRowBytes));
+  return partitionsForDirect(ctx, cached, rows, rows * routedRowBytes, denseBytes, windowScratch(resolved, 1, routedRowBytes));
 }
 
 export async function* execWindow(

@@ -430,7 +430,7 @@ const SMALL_BUDGET = 32 * 2 ** 20;
  * partition too big for one task is split again by a second hash level (KernelUnits.split),
  * a few chunks per spilled piece: the same job ran in 53 s, VmHWM 854 -> 632 MiB.
  */
-const FIRST_LEVEL_PARTITIONS = 128;
+export const FIRST_LEVEL_PARTITIONS = 128;
 
 /** The smallest piece of a read slice a wider first routing may send each destination. */
 const MIN_FIRST_PIECE = 24 * 1024;
