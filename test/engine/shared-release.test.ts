@@ -8,7 +8,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { collectsAtOnce } from '../../src/memory/collect-now.js';
 
 const CHILD = fileURLToPath(new URL('../support/shared-release-child.ts', import.meta.url));
 
@@ -24,7 +23,7 @@ function runChild(rows: number, waitMs: number): Promise<{ code: number | null; 
 }
 
 describe('shared outputs after the result is let go', () => {
-  it.skipIf(!collectsAtOnce)('are unmapped within a second, every run, and the engine prints nothing', async () => {
+  it('are unmapped within a second, every run, and the engine prints nothing', async () => {
     const { code, out, err } = await runChild(2_000_000, 1000);
     expect(err).toBe('');
     expect(code).toBe(0);
