@@ -327,7 +327,7 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
     // tasks then borrow no output buffer), not the whole headroom: routed, the outputs went
     // to an exchange, spilled at 1 GiB on 10M x 10M and took an assemble pass.
     const needs = units.map(({ sides: [lx, rx], p }) => taskScratch(loadBytesOf(lx!, p) + loadBytesOf(rx!, p), lx!.rowsOf(p), rx!.rowsOf(p), outRowBytes));
-    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows, false, bytesForTasks(ctx, needs), collected);
+    out = new OutputRanges(ctx, 'asof', plan.outFields, left.rows, false, bytesForTasks(ctx, needs), collected, true);
     await runKernels(ctx, operator<OutputRouting>((_lx, _p, nL) => nL * outRowBytes, false), units, out);
     for (const e of owned) e.release();
     leftEx.release();

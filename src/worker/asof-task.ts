@@ -11,7 +11,6 @@
  * A residual condition is evaluated vectorized over each round of candidate pairs: the columns
  * it reads are gathered for those pairs and the bound expression is evaluated on them.
  */
-import { ExecutionError } from '../errors.js';
 import * as A from 'apache-arrow';
 import { gatherData } from '../columns/gather.js';
 import { toKeyColumn } from '../columns/shared.js';
@@ -22,7 +21,7 @@ import type { KeyColumn } from '../types/keys.js';
 import type { AsofTask, KernelResult } from '../types/tasks.js';
 import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
-import { scatterDirect, takeDirect } from './direct-output.js';
+import { claimStaging, scatterDirect, stageDirect, takeDirect } from './direct-output.js';
 import { groupByDestination, noRows, outputRangesOf, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
 import { encodeSortKey } from './sort-keys.js';
@@ -123,9 +122,12 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
     return { ...rowsRegion(region, columns, ids, kept), rows: nL, rightRows: right.n };
   }
   if (out.kind === 'direct') {
-    if (out.staging) throw new ExecutionError('INTERNAL', 'internal: asof tasks write direct outputs in place, not staged');
-    scatterDirect(matched, null, left.rowIds, out.columns[0]!);
-    spec.payload.forEach((pos, c) => takeDirect(right.columns[pos]!, pick, left.rowIds, out.columns[c + 1]!));
+    const target = left.rowIds.subarray(0, nL);
+    // Staged: the left rows' values at the task's own stretch, in load order (see DirectStaging).
+    const base = out.staging ? claimStaging(out.staging, target) : -1;
+    if (out.staging) stageDirect(matched, null, target, out.columns[0]!, base);
+    else scatterDirect(matched, null, target, out.columns[0]!);
+    spec.payload.forEach((pos, c) => takeDirect(right.columns[pos]!, pick, target, out.columns[c + 1]!, base));
     return { ...noRows(), rows: nL, rightRows: right.n };
   }
   const columns: A.Data[] = [

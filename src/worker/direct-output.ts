@@ -54,24 +54,32 @@ export function claimStaging(staging: DirectStaging, target: Uint32Array): numbe
 }
 
 /**
- * A staged column's values at the task's positions: dest[base + j] = values[from[j]], sequential
- * writes; NULLs cleared in the validity bitmap at target[j] as in scatterDirect (the bitmap is
- * the result's own, by row).
+ * A staged column's values at the task's positions: dest[base + j] = values[from[j]] (values[j]
+ * without `from`), sequential writes; NULLs cleared in the validity bitmap at target[j] as in
+ * scatterDirect (the bitmap is the result's own, by row).
  */
-export function stageDirect(values: TypedArray, valid: Uint8Array | null, target: Uint32Array, dest: Dest, base: number, from: Uint32Array): void {
+export function stageDirect(values: TypedArray, valid: Uint8Array | null, target: Uint32Array, dest: Dest, base: number, from: Uint32Array | null = null): void {
   const n = target.length;
-  const ctor = values.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
-  permuteInto(values, from, new ctor(dest.values.sab, dest.values.byteOffset + base * ctor.BYTES_PER_ELEMENT, n));
+  const bpe = values.BYTES_PER_ELEMENT;
+  const at = dest.values.byteOffset + base * bpe;
+  if (from) {
+    const ctor = values.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray };
+    permuteInto(values, from, new ctor(dest.values.sab, at, n));
+  } else {
+    new Uint8Array(dest.values.sab, at, n * bpe).set(new Uint8Array(values.buffer, values.byteOffset, n * bpe));
+  }
   if (!valid) return;
   const words = viewOf(Int32Array, dest.valid);
-  for (let i = 0; i < n; i++) if (valid[from[i]!] === 0) clearValid(words, target[i]!);
+  if (from) for (let i = 0; i < n; i++) { if (valid[from[i]!] === 0) clearValid(words, target[i]!); }
+  else for (let i = 0; i < n; i++) if (valid[i] === 0) clearValid(words, target[i]!);
 }
 
 /**
  * dest[target[i]] = source row pick[i] of a fixed-width column (NULL when pick[i] < 0 or the
- * source row is NULL): a gather and a scatter in one pass.
+ * source row is NULL): a gather and a scatter in one pass. Staged (`base` >= 0): the value goes
+ * to dest[base + i] instead (claimStaging); the validity bit is row target[i]'s either way.
  */
-export function takeDirect(source: A.Data, pick: Int32Array, target: Uint32Array, dest: Dest): void {
+export function takeDirect(source: A.Data, pick: Int32Array, target: Uint32Array, dest: Dest, base = -1): void {
   const n = target.length;
   const words = viewOf(Int32Array, dest.valid);
   const srcValid = source.nullCount > 0 ? bitmapToBytes(source.nullBitmap, source.offset, source.length, scratchAlloc(Uint8Array, source.length)) : null;
@@ -79,32 +87,58 @@ export function takeDirect(source: A.Data, pick: Int32Array, target: Uint32Array
     const r = pick[i]!;
     if (r < 0 || (srcValid !== null && srcValid[r] === 0)) clearValid(words, target[i]!);
   }
+  // Where row i's value goes: its row (in place) or its staged position.
+  const place = base < 0 ? target : null;
   if (source.typeId === A.Type.Bool) {
     const bytes = bitmapToBytes(source.values as Uint8Array, source.offset, source.length, scratchAlloc(Uint8Array, source.length));
-    const out = viewOf(Uint8Array, dest.values);
-    for (let i = 0; i < n; i++) {
-      const r = pick[i]!;
-      if (r >= 0) out[target[i]!] = bytes[r]!;
-    }
+    takeInto(bytes, pick, viewOf(Uint8Array, dest.values), place, base);
     return;
   }
   const src = source.values as TypedArray;
   if (src.BYTES_PER_ELEMENT === 8) {
     // As float64 words where aligned (one load and store a row, every bit kept: see rowWords).
     const { src: s, dst: d, w } = rowWords(src, viewOf(Float64Array, dest.values), 8);
+    if (w === 1) return takeWords(s as Float64Array, pick, d as Float64Array, place, base);
     for (let i = 0; i < n; i++) {
       const r = pick[i]!;
       if (r < 0) continue;
-      if (w === 1) d[target[i]!] = s[r]!;
-      else for (let k = 0, t = target[i]! * w, f = r * w; k < w; k++) d[t + k] = s[f + k]!;
+      for (let k = 0, t = (place ? place[i]! : base + i) * w, f = r * w; k < w; k++) d[t + k] = s[f + k]!;
     }
     return;
   }
   const ctor = src.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
   const d = new ctor(dest.values.sab, dest.values.byteOffset, dest.values.byteLength / ctor.BYTES_PER_ELEMENT) as Int32Array;
-  const sv = src as Int32Array;
+  takeInto(src as Int32Array, pick, d, place, base);
+}
+
+/** d[place[i]] = s[pick[i]] (d[base + i] without `place`) where pick[i] >= 0: 8-byte values (its own loop, so it stays monomorphic). */
+function takeWords(s: Float64Array, pick: Int32Array, d: Float64Array, place: Uint32Array | null, base: number): void {
+  const n = pick.length;
+  if (place) {
+    for (let i = 0; i < n; i++) {
+      const r = pick[i]!;
+      if (r >= 0) d[place[i]!] = s[r]!;
+    }
+    return;
+  }
   for (let i = 0; i < n; i++) {
     const r = pick[i]!;
-    if (r >= 0) d[target[i]!] = sv[r]!;
+    if (r >= 0) d[base + i] = s[r]!;
+  }
+}
+
+/** takeWords for narrower values (bool bytes, 1-4 byte integers). */
+function takeInto(s: Int32Array | Uint8Array, pick: Int32Array, d: Int32Array | Uint8Array, place: Uint32Array | null, base: number): void {
+  const n = pick.length;
+  if (place) {
+    for (let i = 0; i < n; i++) {
+      const r = pick[i]!;
+      if (r >= 0) d[place[i]!] = s[r]!;
+    }
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const r = pick[i]!;
+    if (r >= 0) d[base + i] = s[r]!;
   }
 }

@@ -5,7 +5,8 @@
  * a left-and-right condition; across thread counts, partition counts, batch sizes and budgets.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directStaging } from '../../src/coordinator/partitioned.js';
 import type { FieldDesc } from '../../src/types/column.js';
 import { referenceAsof } from '../support/asof-reference.js';
 import { ASOF_LEFT_KEYS, ASOF_RIGHT_SCHEMA, asofLeftKeyArbs, asofRightRow } from '../support/asof-arbitraries.js';
@@ -47,61 +48,75 @@ function columnsOf(schema: FieldDesc[], rows: Array<Record<string, JsValue>>): R
   return Object.fromEntries(schema.map((f) => [f.name, rows.map((r) => r[f.name]!)]));
 }
 
-describe('asofJoin through the engine vs the naive reference', () => {
-  it('matches the reference and is identical across settings', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(leftRow, { maxLength: 40 }),
-        fc.array(rightRow, { maxLength: 40 }),
-        options,
-        settingArb,
-        settingArb,
-        batchSizeArb,
-        batchSizeArb,
-        async (left, right, opt, s1, s2, b1, b2) => {
-          const cond = conditions[opt.condition]!;
-          // With venue as a by key, the right venue is not an output column to refer to.
-          if (cond?.sql.includes('venue_right') && Array.isArray(opt.by)) return;
-          const joinOpts = {
-            on: 'ts',
-            by: opt.by,
-            direction: opt.direction,
-            tolerance: opt.tolerance,
-            allowExactMatches: opt.allowExactMatches,
-            how: opt.how,
-            nullsEqual: opt.nullsEqual,
-            ...(cond ? { condition: cond.sql } : {}),
-          };
-          const lcols = columnsOf(leftSchema, left as never);
-          const rcols = columnsOf(rightSchema, right as never);
-          const run = async (s: (typeof SETTINGS)[number], b: number) => {
-            const e = engineFor(s);
-            const out = await e.fromArrow(makeTable(leftSchema, lcols, b)).asofJoin(e.fromArrow(makeTable(rightSchema, rcols, b)), joinOpts).collect();
-            return Object.fromEntries(out.schema.fields.map((f) => [f.name, columnValues(out, f.name)]));
-          };
-          const got = await run(s1, b1);
+/** `by` both string columns: the payload left is fixed-width, so the outputs can be direct. */
+const directOptions = options.map((o) => ({ ...o, by: ['sym', 'venue'] as string[] }));
 
-          const lrows = rowsOf(leftSchema, lcols);
-          const rrows = rowsOf(rightSchema, rcols);
-          const match = referenceAsof(lrows, rrows, leftSchema, rightSchema, joinOpts, cond ? (r) => cond.fn(r as Record<string, JsValue>) : undefined);
-          const byNames = new Set(opt.by === undefined ? [] : typeof opt.by === 'string' ? [opt.by] : opt.by);
-          const expected: Record<string, JsValue[]> = { sym: [], ts: [], venue: [], lv: [] };
-          const rightOut = rightSchema.filter((f) => !byNames.has(f.name));
-          const outName = (n: string) => (leftSchema.some((f) => f.name === n) ? `${n}_right` : n);
-          for (const f of rightOut) expected[outName(f.name)] = [];
-          lrows.forEach((l, i) => {
-            const m = match[i]!;
-            if (m === null && opt.how === 'inner') return;
-            for (const f of leftSchema) expected[f.name]!.push(l[f.name]!);
-            for (const f of rightOut) expected[outName(f.name)]!.push(m === null ? null : rrows[m]![f.name]!);
-          });
-          // int32 right ts comes back as numbers; the reference rows hold numbers too.
-          expect(got).toStrictEqual(expected);
-          const again = await run(s2, b2);
-          expect(again).toStrictEqual(got);
-        },
-      ),
-      { numRuns: 120 },
-    );
-  });
+const property = (numRuns: number, optionsArb: typeof options = options) => async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(leftRow, { maxLength: 40 }),
+      fc.array(rightRow, { maxLength: 40 }),
+      optionsArb,
+      settingArb,
+      settingArb,
+      batchSizeArb,
+      batchSizeArb,
+      async (left, right, opt, s1, s2, b1, b2) => {
+        const cond = conditions[opt.condition]!;
+        // With venue as a by key, the right venue is not an output column to refer to.
+        if (cond?.sql.includes('venue_right') && Array.isArray(opt.by)) return;
+        const joinOpts = {
+          on: 'ts',
+          by: opt.by,
+          direction: opt.direction,
+          tolerance: opt.tolerance,
+          allowExactMatches: opt.allowExactMatches,
+          how: opt.how,
+          nullsEqual: opt.nullsEqual,
+          ...(cond ? { condition: cond.sql } : {}),
+        };
+        const lcols = columnsOf(leftSchema, left as never);
+        const rcols = columnsOf(rightSchema, right as never);
+        const run = async (s: (typeof SETTINGS)[number], b: number) => {
+          const e = engineFor(s);
+          const out = await e.fromArrow(makeTable(leftSchema, lcols, b)).asofJoin(e.fromArrow(makeTable(rightSchema, rcols, b)), joinOpts).collect();
+          return Object.fromEntries(out.schema.fields.map((f) => [f.name, columnValues(out, f.name)]));
+        };
+        const got = await run(s1, b1);
+
+        const lrows = rowsOf(leftSchema, lcols);
+        const rrows = rowsOf(rightSchema, rcols);
+        const match = referenceAsof(lrows, rrows, leftSchema, rightSchema, joinOpts, cond ? (r) => cond.fn(r as Record<string, JsValue>) : undefined);
+        const byNames = new Set(opt.by === undefined ? [] : typeof opt.by === 'string' ? [opt.by] : opt.by);
+        const expected: Record<string, JsValue[]> = { sym: [], ts: [], venue: [], lv: [] };
+        const rightOut = rightSchema.filter((f) => !byNames.has(f.name));
+        const outName = (n: string) => (leftSchema.some((f) => f.name === n) ? `${n}_right` : n);
+        for (const f of rightOut) expected[outName(f.name)] = [];
+        lrows.forEach((l, i) => {
+          const m = match[i]!;
+          if (m === null && opt.how === 'inner') return;
+          for (const f of leftSchema) expected[f.name]!.push(l[f.name]!);
+          for (const f of rightOut) expected[outName(f.name)]!.push(m === null ? null : rrows[m]![f.name]!);
+        });
+        // int32 right ts comes back as numbers; the reference rows hold numbers too.
+        expect(got).toStrictEqual(expected);
+        const again = await run(s2, b2);
+        expect(again).toStrictEqual(got);
+      },
+    ),
+    { numRuns },
+  );
+};
+
+describe('asofJoin through the engine vs the naive reference', () => {
+  it('matches the reference and is identical across settings', property(120));
+});
+
+// Direct outputs staged at every size (written task by task, then interleaved into row order):
+// at the default threshold only left inputs of 2^17 rows and more are.
+describe('asofJoin with staged direct outputs vs the naive reference', () => {
+  const minRows = directStaging.minRows;
+  beforeAll(() => void (directStaging.minRows = 0));
+  afterAll(() => void (directStaging.minRows = minRows));
+  it('matches the reference and is identical across settings (by both strings: direct outputs)', property(100, directOptions));
 });
