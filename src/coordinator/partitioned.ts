@@ -190,12 +190,12 @@ export class OutputRanges {
   private newStaging(widths: number[], leaveForTasks: number): Staging | null {
     const rows = this.rows;
     const distinct = [...new Set(widths)];
-    const bytes = 4 * rows + 8 + distinct.reduce((t, w) => t + w * rows, 0);
+    const bytes = 4 * rows + 4 + distinct.reduce((t, w) => t + w * rows, 0);
     if (!this.stagingReservation.tryGrow(bytes, leaveForTasks)) return null;
     try {
       return {
         pos: sharedAlloc(Uint32Array, rows, 'overwritten'),
-        claim: sharedAlloc(Uint32Array, 2),
+        claim: sharedAlloc(Uint32Array, 1),
         spares: new Map(distinct.map((w) => [w, sharedAlloc(Uint8Array, w * rows, 'overwritten')])),
       };
     } catch {
