@@ -69,6 +69,9 @@ interface Staging {
   spares: Map<number, Uint8Array>;
 }
 
+/** Staging takes at most this part of the budget (1/6). */
+const STAGING_BUDGET_PART = 6;
+
 /** The fewest rows an interleave task is given (fewer rows: fewer tasks). */
 const INTERLEAVE_MIN_ROWS = 1 << 16;
 
@@ -191,7 +194,9 @@ export class OutputRanges {
     const rows = this.rows;
     const distinct = [...new Set(widths)];
     const bytes = 4 * rows + 4 + distinct.reduce((t, w) => t + w * rows, 0);
-    if (!this.stagingReservation.tryGrow(bytes, leaveForTasks)) return null;
+    // A speed-up, never worth a spill: only with room to spare (the kernel tasks' loans twice
+    // over) and a small part of the budget (window6 at the default 1 GiB: 120 MB).
+    if (bytes > this.ctx.budget.limit / STAGING_BUDGET_PART || !this.stagingReservation.tryGrow(bytes, 2 * leaveForTasks)) return null;
     try {
       return {
         pos: sharedAlloc(Uint32Array, rows, 'overwritten'),
