@@ -32,6 +32,8 @@ export interface FrameBounds {
   hi: Int32Array;
   /** Largest hi - lo over all rows. */
   maxWidth: number;
+  /** Smallest hi - lo over all rows (0 with no rows): a frame count of k or more for every row needs no check. */
+  minWidth: number;
 }
 
 const fresh: Allocator = (ctor, length) => new ctor(length);
@@ -95,21 +97,29 @@ export function computeFrames(
   else if (frame.mode === 'peers') peerFrames(groupStarts, peers(), frame, lo, hi);
   else if (frame.mode === 'groups') groupsFrames(groupStarts, peers(), frame, lo, hi);
   else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi, alloc);
-  return { lo, hi, maxWidth: maxFrameWidth(lo, hi, n) };
+  frameWidths(lo, hi, n);
+  return { lo, hi, maxWidth: widths[1]!, minWidth: widths[0]! };
 }
 
+/** frameWidths' result: [smallest, largest]. */
+const widths = new Int32Array(2);
+
 /**
- * The widest frame. A loop of its own: inlined above, it was compiled while it ran and the
- * result object after it, never run before, threw the compiled code away at every call (114
- * deoptimizations in three window1 runs; see src/ops/group-accumulate).
+ * The narrowest and widest frames, into `widths`. A loop of its own: inlined above, it was
+ * compiled while it ran and the result object after it, never run before, threw the compiled
+ * code away at every call (114 deoptimizations in three window1 runs; see
+ * src/ops/group-accumulate).
  */
-function maxFrameWidth(lo: Int32Array, hi: Int32Array, n: number): number {
+function frameWidths(lo: Int32Array, hi: Int32Array, n: number): void {
   let maxWidth = 0;
+  let minWidth = n > 0 ? 0x7fffffff : 0;
   for (let i = 0; i < n; i++) {
     const w = hi[i]! - lo[i]!;
     if (w > maxWidth) maxWidth = w;
+    if (w < minWidth) minWidth = w;
   }
-  return maxWidth;
+  widths[0] = minWidth;
+  widths[1] = maxWidth;
 }
 
 /** Exact integer offset clamped to ±limit, as a number. */

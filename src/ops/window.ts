@@ -173,7 +173,9 @@ function frameCount(counts: Int32Array | null, lo: Int32Array, hi: Int32Array, r
 function nullsWhereFewer(ctx: Ctx, fb: FrameBounds, counts: Int32Array | null, k: number, valid: Uint8Array | null = null): Uint8Array | null {
   const { lo, hi } = fb;
   const n = lo.length;
-  if (k <= 0) return valid;
+  // Without NULLs a frame's count is its width: every frame at least k wide, nothing to check
+  // (window6: 30 sums over 5 frames, each row checked 30 times where 5 passes now decide).
+  if (k <= 0 || (counts === null && fb.minWidth >= k)) return valid;
   for (let r = 0; r < n; r++) {
     if (frameCount(counts, lo, hi, r) < k) {
       valid ??= newValid(ctx, n);
@@ -185,7 +187,7 @@ function nullsWhereFewer(ctx: Ctx, fb: FrameBounds, counts: Int32Array | null, k
 
 /** index[r] = -1 where the frame holds fewer than k non-NULL values. */
 function takeWhereEnough(fb: FrameBounds, counts: Int32Array | null, k: number, index: Int32Array): void {
-  if (k <= 0) return;
+  if (k <= 0 || (counts === null && fb.minWidth >= k)) return;
   const { lo, hi } = fb;
   for (let r = 0; r < index.length; r++) if (frameCount(counts, lo, hi, r) < k) index[r] = -1;
 }
