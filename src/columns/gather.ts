@@ -294,7 +294,7 @@ function gatherFixed(values: TypedArray, stride: number, idx: Int32Array, n: num
 }
 
 /** dst row j = src row idx[j] (rows of w words), zeros where idx[j] < 0. */
-function gatherWords(src: WordArray, dst: WordArray, w: number, idx: Int32Array, n: number): void {
+export function gatherWords(src: WordArray, dst: WordArray, w: number, idx: Int32Array, n: number): void {
   if (w === 1) {
     for (let j = 0; j < n; j++) {
       const r = idx[j]!;

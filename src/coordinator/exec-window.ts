@@ -123,11 +123,11 @@ async function windowPartitions(ctx: RunContext, plan: WindowStagePlan, inputSta
   const rows = (await stageRows(inputStage)) ?? (bytes === null ? null : Math.ceil(bytes / Math.max(1, inputRowBytes)));
   if (rows === null) return base;
   // Tasks of at most WINDOW_TASK_ROWS rows where the first routing allows it.
-  const cached = Math.max(base, Math.min(FIRST_LEVEL_PARTITIONS, Math.ceil(rows / WINDOW_TASK_ROWS)));
-  if (!widths.every((w) => w > 0)) return cached;
+  const cacheSized = Math.max(base, Math.min(FIRST_LEVEL_PARTITIONS, Math.ceil(rows / WINDOW_TASK_ROWS)));
+  if (!widths.every((w) => w > 0)) return cacheSized;
   // Collected: the dense outputs are the result's columns, outside the budget.
   const denseBytes = collected ? 0 : denseOutputBytes(widths, rows);
-  return partitionsForDirect(ctx, cached, rows, rows * routedRowBytes, denseBytes, windowScratch(resolved, 1, routedRowBytes));
+  return partitionsForDirect(ctx, cacheSized, rows, rows * routedRowBytes, denseBytes, windowScratch(resolved, 1, routedRowBytes));
 }
 
 /**

@@ -61,8 +61,8 @@ interface DenseColumn {
 
 /** Staged direct outputs' bookkeeping (OutputRanges.newStaging). */
 interface Staging {
-  /** Row r's position in every staged column. */
-  pos: Uint32Array;
+  /** Row r's position in every staged column (int32: the interleave gathers by it). */
+  pos: Int32Array;
   /** [0]: positions the tasks have claimed (Atomics.add). */
   claim: Uint32Array;
   /** By bytes a row: the array the next column of that width is put in row order into. */
@@ -185,7 +185,7 @@ export class OutputRanges {
         throw new ExecutionError('MEMORY_EXHAUSTED', `${name}: its output columns (${bytes}) could not be allocated: ${(err as Error).message ?? String(err)}`, { bytes: denseOutputBytes(widths, rows) }, { cause: err });
       }
       ctx.handsOutShared(denseOutputBytes(widths, rows));
-      if (stageable && rows >= directStaging.minRows) this.staging = this.newStaging(widths, leaveForTasks);
+      if (stageable && rows >= directStaging.minRows && rows <= 0x7fffffff) this.staging = this.newStaging(widths, leaveForTasks);
     }
   }
 
@@ -200,7 +200,7 @@ export class OutputRanges {
     if (bytes > this.ctx.budget.limit / STAGING_BUDGET_PART || !this.stagingReservation.tryGrow(bytes, leaveForTasks)) return null;
     try {
       return {
-        pos: sharedAlloc(Uint32Array, rows, 'overwritten'),
+        pos: sharedAlloc(Int32Array, rows, 'overwritten'),
         claim: sharedAlloc(Uint32Array, 1),
         spares: new Map(distinct.map((w) => [w, sharedAlloc(Uint8Array, w * rows, 'overwritten')])),
       };

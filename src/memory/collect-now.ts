@@ -1,7 +1,7 @@
 /**
  * A full collection of the calling thread's heap now, without `gc()` (there only when the host
  * process started with --expose-gc): vm.measureMemory in eager mode collects at once to measure
- * (one full collection: ~8 ms for a worker's heap; v8.queryObjects, the other way in, collects
+ * (one full collection: 8-10 ms in a test worker with a small heap; v8.queryObjects, the other way in, collects
  * until nothing more goes, 170 ms a call in a worker after a run). It resolves once the heap is
  * marked; the dead shared buffers' memory goes back within milliseconds after.
  *

@@ -184,7 +184,7 @@ export type OutputRouting =
  * whole input, touched a cache line a value (src/coordinator/partitioned OutputRanges).
  */
 export interface DirectStaging {
-  /** Uint32 per row: where its values are. */
+  /** Int32 per row: where its values are (staging is for fewer than 2^31 rows). */
   pos: BufRef;
   /** One Uint32: positions claimed so far (Atomics.add). */
   claim: BufRef;

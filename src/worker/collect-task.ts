@@ -3,7 +3,7 @@
  * collected its view, and an idle worker never collects: the direct outputs of a run (the
  * result's columns, written in place by the workers) stayed mapped after the caller had let the
  * result go, until the worker's next run allocated enough. After a run whose outputs are large
- * the workers collect at once (src/memory/collect-now: one full collection, ~10 ms, while the
+ * the workers collect at once (src/memory/collect-now: one full collection, milliseconds, while the
  * caller looks at the result); after a small one they are only nudged (a full collection for a
  * few MB would cost more than the memory).
  */

@@ -13,7 +13,7 @@ import type { TypedArray } from '../types/keys.js';
 import { ExecutionError } from '../errors.js';
 import type { DirectStaging } from '../types/tasks.js';
 import { permuteInto, scatterValues } from './permute.js';
-import { rowWords } from '../columns/gather.js';
+import { gatherWords, rowWords } from '../columns/gather.js';
 import { scratchAlloc } from './scratch.js';
 
 type Dest = { values: BufRef; valid: BufRef };
@@ -33,7 +33,11 @@ function clearValid(words: Int32Array, r: number): void {
 export function scatterDirect(values: TypedArray, valid: Uint8Array | null, target: Uint32Array, dest: Dest, from: Uint32Array | null = null): void {
   const ctor = values.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
   scatterValues(values, target, new ctor(dest.values.sab, dest.values.byteOffset, dest.values.byteLength / ctor.BYTES_PER_ELEMENT), from);
-  if (!valid) return;
+  if (valid) clearNulls(valid, target, dest, from);
+}
+
+/** Clears row target[i]'s validity bit where valid[from[i]] (valid[i] without `from`) is 0. */
+function clearNulls(valid: Uint8Array, target: Uint32Array, dest: Dest, from: Uint32Array | null): void {
   const words = viewOf(Int32Array, dest.valid);
   const n = target.length;
   if (from) for (let i = 0; i < n; i++) { if (valid[from[i]!] === 0) clearValid(words, target[i]!); }
@@ -46,7 +50,7 @@ export function scatterDirect(values: TypedArray, valid: Uint8Array | null, targ
  */
 export function claimStaging(staging: DirectStaging, target: Uint32Array): number {
   const n = target.length;
-  const pos = viewOf(Uint32Array, staging.pos);
+  const pos = viewOf(Int32Array, staging.pos);
   const base = Atomics.add(viewOf(Uint32Array, staging.claim), 0, n);
   if (base + n > pos.length) throw new ExecutionError('INTERNAL', `internal: staged direct outputs: ${base + n} rows claimed of ${pos.length}`);
   for (let j = 0; j < n; j++) pos[target[j]!] = base + j;
@@ -68,16 +72,13 @@ export function stageDirect(values: TypedArray, valid: Uint8Array | null, target
   } else {
     new Uint8Array(dest.values.sab, at, n * bpe).set(new Uint8Array(values.buffer, values.byteOffset, n * bpe));
   }
-  if (!valid) return;
-  const words = viewOf(Int32Array, dest.valid);
-  if (from) for (let i = 0; i < n; i++) { if (valid[from[i]!] === 0) clearValid(words, target[i]!); }
-  else for (let i = 0; i < n; i++) if (valid[i] === 0) clearValid(words, target[i]!);
+  if (valid) clearNulls(valid, target, dest, from);
 }
 
 /**
  * dest[target[i]] = source row pick[i] of a fixed-width column (NULL when pick[i] < 0 or the
- * source row is NULL): a gather and a scatter in one pass. Staged (`base` >= 0): the value goes
- * to dest[base + i] instead (claimStaging); the validity bit is row target[i]'s either way.
+ * source row is NULL): a gather and a scatter in one pass. Staged (`base` >= 0, claimStaging):
+ * the values go to dest[base + i] instead, one gather; the validity bit is row target[i]'s.
  */
 export function takeDirect(source: A.Data, pick: Int32Array, target: Uint32Array, dest: Dest, base = -1): void {
   const n = target.length;
@@ -87,58 +88,40 @@ export function takeDirect(source: A.Data, pick: Int32Array, target: Uint32Array
     const r = pick[i]!;
     if (r < 0 || (srcValid !== null && srcValid[r] === 0)) clearValid(words, target[i]!);
   }
-  // Where row i's value goes: its row (in place) or its staged position.
-  const place = base < 0 ? target : null;
-  if (source.typeId === A.Type.Bool) {
-    const bytes = bitmapToBytes(source.values as Uint8Array, source.offset, source.length, scratchAlloc(Uint8Array, source.length));
-    takeInto(bytes, pick, viewOf(Uint8Array, dest.values), place, base);
+  const bytes = source.typeId === A.Type.Bool ? bitmapToBytes(source.values as Uint8Array, source.offset, source.length, scratchAlloc(Uint8Array, source.length)) : null;
+  if (base >= 0) {
+    const values = bytes ?? (source.values as TypedArray);
+    const ctor = values.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
+    const rowBytes = ctor.BYTES_PER_ELEMENT;
+    const { src, dst, w } = rowWords(values, new ctor(dest.values.sab, dest.values.byteOffset + base * rowBytes, n), rowBytes);
+    gatherWords(src, dst, w, pick, n);
+    return;
+  }
+  if (bytes) {
+    const out = viewOf(Uint8Array, dest.values);
+    for (let i = 0; i < n; i++) {
+      const r = pick[i]!;
+      if (r >= 0) out[target[i]!] = bytes[r]!;
+    }
     return;
   }
   const src = source.values as TypedArray;
   if (src.BYTES_PER_ELEMENT === 8) {
     // As float64 words where aligned (one load and store a row, every bit kept: see rowWords).
     const { src: s, dst: d, w } = rowWords(src, viewOf(Float64Array, dest.values), 8);
-    if (w === 1) return takeWords(s as Float64Array, pick, d as Float64Array, place, base);
     for (let i = 0; i < n; i++) {
       const r = pick[i]!;
       if (r < 0) continue;
-      for (let k = 0, t = (place ? place[i]! : base + i) * w, f = r * w; k < w; k++) d[t + k] = s[f + k]!;
+      if (w === 1) d[target[i]!] = s[r]!;
+      else for (let k = 0, t = target[i]! * w, f = r * w; k < w; k++) d[t + k] = s[f + k]!;
     }
     return;
   }
   const ctor = src.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
   const d = new ctor(dest.values.sab, dest.values.byteOffset, dest.values.byteLength / ctor.BYTES_PER_ELEMENT) as Int32Array;
-  takeInto(src as Int32Array, pick, d, place, base);
-}
-
-/** d[place[i]] = s[pick[i]] (d[base + i] without `place`) where pick[i] >= 0: 8-byte values (its own loop, so it stays monomorphic). */
-function takeWords(s: Float64Array, pick: Int32Array, d: Float64Array, place: Uint32Array | null, base: number): void {
-  const n = pick.length;
-  if (place) {
-    for (let i = 0; i < n; i++) {
-      const r = pick[i]!;
-      if (r >= 0) d[place[i]!] = s[r]!;
-    }
-    return;
-  }
+  const sv = src as Int32Array;
   for (let i = 0; i < n; i++) {
     const r = pick[i]!;
-    if (r >= 0) d[base + i] = s[r]!;
-  }
-}
-
-/** takeWords for narrower values (bool bytes, 1-4 byte integers). */
-function takeInto(s: Int32Array | Uint8Array, pick: Int32Array, d: Int32Array | Uint8Array, place: Uint32Array | null, base: number): void {
-  const n = pick.length;
-  if (place) {
-    for (let i = 0; i < n; i++) {
-      const r = pick[i]!;
-      if (r >= 0) d[place[i]!] = s[r]!;
-    }
-    return;
-  }
-  for (let i = 0; i < n; i++) {
-    const r = pick[i]!;
-    if (r >= 0) d[base + i] = s[r]!;
+    if (r >= 0) d[target[i]!] = sv[r]!;
   }
 }
