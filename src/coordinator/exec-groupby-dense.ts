@@ -16,6 +16,7 @@
  * every merge is exact and the first row decides the order.
  */
 import type * as A from 'apache-arrow';
+import PQueue from 'p-queue';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { localAlloc, SharedArena } from '../columns/arena.js';
 import { batchCopyBytes, batchFromColumns, describeBatch, selectColumns } from '../columns/shared.js';
@@ -85,12 +86,14 @@ export function denseRange(ctx: RunContext, dense: DensePlan, sample: KeyRange):
   const base = sample.min - pad;
   const span = sample.max + pad - base + 1;
   if (span + 1 > DENSE_MAX_SLOTS || span * MIN_ROWS_PER_SLOT > sample.rows) return null;
+  // A table's counts are 32-bit words (src/ops/dense-aggregate).
+  if (sample.rows >= 2 ** 32) return null;
   if (ctx.concurrency * tableBytes(dense, span) > ctx.budget.limit / 8) return null;
   return { base, span };
 }
 
 function tableBytes(dense: DensePlan, span: number): number {
-  return (span + 1) * denseLayout(dense.outputs).stride * 8;
+  return (span + 1) * denseLayout(dense.outputs).stride * 4;
 }
 
 /** Rows a slab task adds at most: enough tasks for every thread, few enough to keep their overhead small. */
@@ -206,33 +209,43 @@ export async function runDenseGroupBy(
   ctx.progress.start('partition');
   ctx.progress.start('kernel');
   try {
+    // A slab is copied into shared memory while the tasks before it run (one slab more in
+    // flight than there are threads, its task queued): copied only once a thread was free, each
+    // slab of 512k rows kept a worker waiting ~1.7 ms.
+    const running = new PQueue({ concurrency: ctx.concurrency });
     const done = orderedMap(
       slabs(),
       async ({ batches, rows: n, rowBase }) => {
         if (outside) return;
         const inBytes = batches.reduce((t, b) => t + batchCopyBytes(b) + 64 * b.numCols, 0) + LOAN_SLACK;
         const [inLoan, scratch] = await ctx.loans('groupBy.dense.slab', [inBytes, scratchPerRow(dense) * n + 8 * dense.columns.length + LOAN_SLACK]);
-        const lane = tables.lend();
         try {
           const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
           const described = batches.map((b) => describeBatch(b, arena.alloc));
-          const res = await ctx.task({ kind: 'denseAgg', batches: described, rowBase, table: tables.all[lane]!, base, span, outputs: dense.outputs, scratch: scratch!.buffer });
-          ctx.stats.overflowBytes += res.scratch.overflow;
-          if (!res.value.inRange) outside = true;
-          else {
-            if (res.value.rows !== n) throw new ExecutionError('INTERNAL', `groupBy: a slab held ${n} rows but its task added ${res.value.rows}; refusing to return a partial result`);
-            added += n;
-            // A slab added is routed and computed at once: both bars move together.
-            ctx.progress.add('partition', n);
-            ctx.progress.add('kernel', n);
-          }
+          await running.add(async () => {
+            if (outside) return;
+            const lane = tables.lend();
+            try {
+              const res = await ctx.task({ kind: 'denseAgg', batches: described, rowBase, table: tables.all[lane]!, base, span, outputs: dense.outputs, scratch: scratch!.buffer });
+              ctx.stats.overflowBytes += res.scratch.overflow;
+              if (!res.value.inRange) outside = true;
+              else {
+                if (res.value.rows !== n) throw new ExecutionError('INTERNAL', `groupBy: a slab held ${n} rows but its task added ${res.value.rows}; refusing to return a partial result`);
+                added += n;
+                // A slab added is routed and computed at once: both bars move together.
+                ctx.progress.add('partition', n);
+                ctx.progress.add('kernel', n);
+              }
+            } finally {
+              tables.giveBack(lane);
+            }
+          });
         } finally {
-          tables.giveBack(lane);
           inLoan!.release();
           scratch!.release();
         }
       },
-      ctx.concurrency,
+      ctx.concurrency + 1,
     );
     for await (const _ of ctx.clock.phaseOf('kernel', done)) {
       if (outside) break;
@@ -277,14 +290,14 @@ function integerValues(type: TypeDesc, n: number): DenseColumn['values'] {
 function outputBatch(ctx: RunContext, plan: GroupByStagePlan, dense: DensePlan, range: { base: number; span: number }, tables: readonly SharedArrayBuffer[]): A.RecordBatch | null {
   const layout = denseLayout(dense.outputs);
   const slots = range.span + 1;
-  const views = tables.map((t) => new Float64Array(t, 0, slots * layout.stride));
-  for (let i = 1; i < views.length; i++) mergeDense(views[0]!, views[i]!, layout, dense.outputs, slots);
+  const views = tables.map((t) => new Int32Array(t, 0, slots * layout.stride));
+  for (let i = 1; i < views.length; i++) mergeDense(views[0]!, views[i]!, layout, slots);
   const types = plan.resolved.output.map((f) => f.type);
   const held = ctx.budget.reserve('groupBy.dense.output');
   try {
     // At most a slot each: its first row and id, the radix argsort's rows and ping-pong rows,
     // the ids in order, and its fields gathered in that order; and the argsort's digit counts.
-    held.grow((20 + 8 * layout.stride) * slots + ARGSORT_COUNT_BYTES);
+    held.grow((20 + 4 * layout.stride) * slots + ARGSORT_COUNT_BYTES);
     const { firsts, ids } = presentSlots(views[0]!, layout.stride, slots);
     const n = ids.length;
     if (n === 0) return null;

@@ -372,7 +372,8 @@ async function groupPartitions(ctx: RunContext, plan: GroupByStagePlan, inputSta
   return Math.max(ctx.config.partitions, Math.min(MAX_GROUP_PARTITIONS, Math.max(parts, cached)));
 }
 
-/** Rows sampleKey reads: one in this many. */
+/** Rows sampleKey reads: runs of SPAN_SAMPLE_RUN consecutive rows, one in SPAN_SAMPLE_STRIDE rows all told. */
+const SPAN_SAMPLE_RUN = 16;
 const SPAN_SAMPLE_STRIDE = 128;
 
 /** Whether a group-by samples its key: one integer-like key, not bool (which spans 2 values at most). */
@@ -382,10 +383,10 @@ function sampled(plan: GroupByStagePlan): boolean {
 }
 
 /**
- * The least and greatest value of an integer key among every SPAN_SAMPLE_STRIDE-th row of the
- * caller's tables (-Infinity / Infinity for a value past ±2^52), and the tables' rows: bounds
- * from within of the true range, so a key found sparse is sparse (10M int64 keys: ~80k rows
- * read, a few ms). Read in place: no copy of a batch's values or validity.
+ * The least and greatest value of an integer key among one row in SPAN_SAMPLE_STRIDE of the
+ * caller's tables, in runs of SPAN_SAMPLE_RUN (-Infinity / Infinity for a value past ±2^52),
+ * and the tables' rows: bounds from within of the true range, so a key found sparse is sparse
+ * (10M int64 keys: ~80k rows read, 4 ms). Read in place: no copy of a batch's values or validity.
  */
 async function sampleKey(ctx: RunContext, preview: () => AsyncIterable<A.RecordBatch>, column: number): Promise<KeyRange> {
   let min = Infinity;
@@ -399,14 +400,18 @@ async function sampleKey(ctx: RunContext, preview: () => AsyncIterable<A.RecordB
     rows += n;
     const values = intValues({ values: (data.values as KeyColumn['values']).subarray(0, n) });
     const bits = data.nullCount > 0 ? (data.nullBitmap as Uint8Array) : null;
+    // Runs of consecutive rows, not single rows: a row every 128 was a cache miss each (10M
+    // int64 keys: 6-15 ms on the main thread before any task could start).
     let i = skip;
-    for (; i < n; i += SPAN_SAMPLE_STRIDE) {
-      const b = data.offset + i;
-      if (bits !== null && ((bits[b >>> 3]! >>> (b & 7)) & 1) === 0) continue;
-      const x = valueAt(values, i);
-      if (x !== x) return { min: -Infinity, max: Infinity, rows: 0 }; // far apart: neither dense nor worth counting
-      if (x < min) min = x;
-      if (x > max) max = x;
+    for (; i < n; i += SPAN_SAMPLE_RUN * SPAN_SAMPLE_STRIDE) {
+      for (let j = i, end = Math.min(n, i + SPAN_SAMPLE_RUN); j < end; j++) {
+        const b = data.offset + j;
+        if (bits !== null && ((bits[b >>> 3]! >>> (b & 7)) & 1) === 0) continue;
+        const x = valueAt(values, j);
+        if (x !== x) return { min: -Infinity, max: Infinity, rows: 0 }; // far apart: neither dense nor worth counting
+        if (x < min) min = x;
+        if (x > max) max = x;
+      }
     }
     skip = i - n;
   }

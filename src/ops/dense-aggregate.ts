@@ -4,24 +4,28 @@
  * base + span): a row's slot is its key - base, so nothing is hashed, numbered, grouped or
  * routed. One slot per value and one for the NULL key (slot `span`).
  *
- * A slot is `stride` doubles (DenseLayout): its first row id + 1 (0: the slot is empty), then
- * the state of each distinct output (two outputs of the same function and column share it):
+ * A slot is `stride` 32-bit words (DenseLayout, an Int32Array over the table): its first row id
+ * + 1 as a double in words 0-1 (0: the slot is empty), then
  * - rows (count()): the row count;
- * - count(column): its non-NULL count;
- * - sum of integers: low and high word sums and the non-NULL count, carried as
- *   src/ops/group-accumulate's intSumById carries them (results bit-identical to it);
- * - min/max of integers: the best value so far as (high word, low word) (narrower values: the
- *   value, 0) and the non-NULL count. Equal integers are indistinguishable, so ties need no row.
- * Every field starts at 0, so fresh zeroed memory is an empty table, and two tables over the
- * same range merge slot by slot: the result never depends on which rows went to which table.
- * Groups come out in order of their first row.
+ * - per measure column: its non-NULL count (count(column), and whether a sum, min or max has a
+ *   value), then as asked its sum, min and max as 64-bit integers in two words each: a sum as
+ *   (low, high) added with a carry, so it wraps mod 2^64 as a row-by-row fold does (narrower
+ *   values sign-extended); a min/max as (high, low) with the high word flipped for unsigned
+ *   64-bit columns, so one signed compare of the high words orders both kinds.
+ * Counts are one word: a table takes fewer than 2^32 rows (the caller's check). Every field
+ * starts at 0, so fresh zeroed memory is an empty table, and two tables over the same range merge
+ * slot by slot: the result never depends on which rows went to which table. Groups come out in
+ * order of their first row.
  *
- * Cost: one pass for the slots (sequential), one per output, block by block (random access
- * into the table only); the table is (span + 1) * stride * 8 bytes.
+ * Cost: one pass for the slots (sequential), then block by block one pass a measure column doing
+ * all its aggregates (and the first row and row count, in the first), random access into the
+ * table only. Words, not doubles, and one pass a column, not one an aggregate: a 512k-row slab
+ * of 100k keys, sum, count and max of an int64, 12.9-14.9 ns a row -> 8.8-9.2 alone, 24 -> 12
+ * with two threads (the pass an aggregate over doubles carried its sums every 2^20 values).
  */
 import type { KeyColumn } from '../types/keys.js';
 import { intValues, valueAt, type IntValues } from './dense-int-keys.js';
-import { carryWordSums, TWO32, WORD_SUM_CARRY_MASK, words64 } from './int64-words.js';
+import { TWO32, words64 } from './int64-words.js';
 
 /** What a dense output computes: the key's value ('key': first/last of the key column), count() of rows, or an aggregate of a measure. */
 export type DenseFn = 'key' | 'rows' | 'count' | 'sum' | 'min' | 'max';
@@ -32,43 +36,59 @@ export interface DenseOutput {
   column: number;
 }
 
-export interface DenseLayout {
-  /** Doubles per slot. */
-  stride: number;
-  /** Each output's first field in a slot (-1 for 'key': its value is the slot's). */
-  at: number[];
+/** A measure column's fields in a slot (word offsets; -1: not kept). */
+export interface MeasureFields {
+  /** The column's position among the task's columns. */
+  column: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
 }
 
-/** The most slots a table may have (2^21: 16 MiB a table per double of its stride). */
+export interface DenseLayout {
+  /** 32-bit words per slot (even: the first row id is a double at word 0). */
+  stride: number;
+  /** count()'s word, or -1. */
+  rows: number;
+  /** The measure columns read, in the order of their first output. */
+  columns: MeasureFields[];
+  /** Each output's field (-1 for 'key': its value is the slot's). */
+  at: number[];
+  /** Each output's column's non-NULL count word (-1 for 'key' and 'rows'). */
+  countAt: number[];
+}
+
+/** The most slots a table may have (2^21: 8 MiB a table per 32-bit word of its stride). */
 export const DENSE_MAX_SLOTS = 1 << 21;
 
-export function denseLayout(outputs: DenseOutput[]): DenseLayout {
-  let stride = 1;
-  const fields = new Map<string, number>();
-  const at = outputs.map((o) => {
-    if (o.fn === 'key') return -1;
-    const name = `${o.fn}:${o.column}`;
-    let field = fields.get(name);
-    if (field === undefined) {
-      fields.set(name, (field = stride));
-      stride += o.fn === 'rows' || o.fn === 'count' ? 1 : 3;
-    }
-    return field;
-  });
-  return { stride, at };
-}
+/** The high word of an unsigned 64-bit min/max is stored flipped (see the file comment). */
+const UNSIGNED_FLIP = 0x80000000 | 0;
 
-/** Each distinct output's function and field, once (outputs sharing a field are one). */
-function distinctFields(layout: DenseLayout, outputs: DenseOutput[]): Array<{ fn: DenseFn; column: number; at: number }> {
-  const seen = new Set<number>();
-  const out: Array<{ fn: DenseFn; column: number; at: number }> = [];
-  outputs.forEach((o, i) => {
-    const at = layout.at[i]!;
-    if (o.fn === 'key' || seen.has(at)) return;
-    seen.add(at);
-    out.push({ fn: o.fn, column: o.column, at });
-  });
-  return out;
+export function denseLayout(outputs: DenseOutput[]): DenseLayout {
+  let words = 2;
+  let rows = -1;
+  const columns: MeasureFields[] = [];
+  const fieldsOf = (column: number): MeasureFields => {
+    let m = columns.find((c) => c.column === column);
+    if (!m) columns.push((m = { column, count: words++, sum: -1, min: -1, max: -1 }));
+    return m;
+  };
+  for (const o of outputs) {
+    if (o.fn === 'rows' && rows < 0) rows = words++;
+    else if (o.fn === 'count') fieldsOf(o.column);
+  }
+  for (const o of outputs) {
+    if (o.fn !== 'sum' && o.fn !== 'min' && o.fn !== 'max') continue;
+    const m = fieldsOf(o.column);
+    if (m[o.fn] < 0) {
+      m[o.fn] = words;
+      words += 2;
+    }
+  }
+  const at = outputs.map((o) => (o.fn === 'key' ? -1 : o.fn === 'rows' ? rows : o.fn === 'count' ? fieldsOf(o.column).count : fieldsOf(o.column)[o.fn]));
+  const countAt = outputs.map((o) => (o.fn === 'key' || o.fn === 'rows' ? -1 : fieldsOf(o.column).count));
+  return { stride: words + (words & 1), rows, columns, at, countAt };
 }
 
 /**
@@ -96,147 +116,210 @@ function slotLoop(k: IntValues, valid: Uint8Array | null, n: number, base: numbe
 }
 
 /**
- * Adds rows 0..n-1 (row ids rowBase + i, their slots from slotsOf) into `table`; `measures[c]`
- * is the task's column c (only the outputs' columns are read).
+ * Adds rows 0..n-1 (row ids rowBase + i, their slots from slotsOf) into `table` (`layout`'s
+ * words); `measures[c]` is the task's column c (only the layout's columns are read).
  */
-export function accumulateDense(table: Float64Array, layout: DenseLayout, outputs: DenseOutput[], slots: Int32Array, n: number, rowBase: number, measures: KeyColumn[]): void {
+export function accumulateDense(table: Int32Array, layout: DenseLayout, slots: Int32Array, n: number, rowBase: number, measures: KeyColumn[]): void {
   const stride = layout.stride;
-  const fields = distinctFields(layout, outputs);
-  const rows = fields.find((f) => f.fn === 'rows');
-  const passes = fields.filter((f) => f.fn !== 'rows');
-  const values = passes.map((p) => intValues(measures[p.column]!));
-  // Block by block, each output's pass right after the block's first rows: the block's slots
-  // are still in the core's caches (one table miss a row, not one a row and output). 10M rows,
-  // 100k keys, sum, count and max, 2 threads, interleaved warm runs: 163-202 ms, against
-  // 164-390 for one pass a measure column doing all its outputs (fused: quicker in a one-thread
-  // micro-benchmark, 155-177 against 183-268 ms, but slower in the workers).
+  const first = firstRowView(table);
+  const cols = layout.columns;
+  const values = cols.map((m) => intValues(measures[m.column]!));
+  const flips = cols.map((m) => (measures[m.column]!.values instanceof BigUint64Array ? UNSIGNED_FLIP : 0));
   for (let from = 0; from < n; from += BLOCK_ROWS) {
     const to = Math.min(n, from + BLOCK_ROWS);
-    firstRows(slots, from, to, rowBase, table, stride, rows ? rows.at : -1);
-    for (let p = 0; p < passes.length; p++) {
-      const { fn, column, at } = passes[p]!;
-      const valid = measures[column]!.valid;
-      const k = values[p]!;
-      if (fn === 'count') {
-        if (valid === null) countAll(slots, from, to, table, stride, at);
-        else countValid(slots, from, to, valid, table, stride, at);
-      } else if (fn === 'sum') {
-        if (k.wide !== null) sumWide(slots, from, to, k.wide, valid, table, stride, at);
-        else sumNarrow(slots, from, to, k.num, valid, table, stride, at);
-      } else if (k.wide !== null) bestWide(slots, from, to, k.high!, k.wide, valid, fn === 'max', table, stride, at);
-      else bestNarrow(slots, from, to, k.num, valid, fn === 'max', table, stride, at);
+    if (cols.length === 0) firstRows(slots, from, to, rowBase, first, table, stride, layout.rows);
+    for (let c = 0; c < cols.length; c++) {
+      const m = cols[c]!;
+      const k = values[c]!;
+      const valid = measures[m.column]!.valid;
+      // The first column's pass also takes the first rows and the row count.
+      const rowsAt = c === 0 ? layout.rows : -1;
+      if (k.wide !== null) measureWide(slots, from, to, c === 0, rowBase, first, rowsAt, k.wide, flips[c]!, valid, table, stride, m.count, m.sum, m.min, m.max);
+      else measureNarrow(slots, from, to, c === 0, rowBase, first, rowsAt, k.num, valid, table, stride, m.count, m.sum, m.min, m.max);
     }
   }
 }
 
-/** Rows a block of accumulateDense: their table slots (a line or two each) stay in the first-level cache between passes. */
+/** Rows a block of accumulateDense: their table slots stay in the first-level cache between its passes. */
 const BLOCK_ROWS = 512;
 
-/** First rows (row ids from rowBase) and row counts (at rowsAt, unless -1). */
-function firstRows(slots: Int32Array, from: number, to: number, rowBase: number, t: Float64Array, stride: number, rowsAt: number): void {
+/** The first row ids of a table: word pairs 0-1 of each slot as doubles. */
+function firstRowView(table: Int32Array): Float64Array {
+  return new Float64Array(table.buffer, table.byteOffset, table.length >>> 1);
+}
+
+/** First rows (row ids from rowBase) and row counts (at rowsAt, unless -1): the pass when no measure column is read. */
+function firstRows(slots: Int32Array, from: number, to: number, rowBase: number, first: Float64Array, t: Int32Array, stride: number, rowsAt: number): void {
   for (let i = from; i < to; i++) {
     const s = slots[i]! * stride;
-    if (t[s] === 0) t[s] = rowBase + i + 1;
+    if (first[s >>> 1] === 0) first[s >>> 1] = rowBase + i + 1;
     if (rowsAt >= 0) t[s + rowsAt]++;
   }
 }
 
-function countAll(slots: Int32Array, from: number, to: number, t: Float64Array, stride: number, at: number): void {
-  for (let i = from; i < to; i++) t[slots[i]! * stride + at]++;
-}
+// The two loops below are one pass over a measure column each (and the first rows when
+// `withFirst`): every branch on a field's position is the same for every row.
 
-function countValid(slots: Int32Array, from: number, to: number, valid: Uint8Array, t: Float64Array, stride: number, at: number): void {
-  for (let i = from; i < to; i++) t[slots[i]! * stride + at] += valid[i]!;
-}
-
-/** 64-bit values: both words added as unsigned (the same sum mod 2^64 as a signed high word). */
-function sumWide(slots: Int32Array, from: number, to: number, w: Uint32Array, valid: Uint8Array | null, t: Float64Array, stride: number, at: number): void {
+/** A 64-bit column (`w` its words): count, sum (low then high word, with the carry), min and max (high word ^ flip, then low). */
+function measureWide(
+  slots: Int32Array, from: number, to: number, withFirst: boolean, rowBase: number, first: Float64Array, rowsAt: number,
+  w: Uint32Array, flip: number, valid: Uint8Array | null, t: Int32Array, stride: number, countAt: number, sumAt: number, minAt: number, maxAt: number,
+): void {
   for (let i = from; i < to; i++) {
-    if (valid !== null && valid[i] === 0) continue;
-    const s = slots[i]! * stride + at;
-    t[s] = t[s]! + w[2 * i]!;
-    t[s + 1] = t[s + 1]! + w[2 * i + 1]!;
-    if ((++t[s + 2]! & WORD_SUM_CARRY_MASK) === 0) carryWordSums(t, s, t, s + 1);
-  }
-}
-
-/** Values of 32 bits or fewer, signed or not: added whole into the low sum. */
-function sumNarrow(slots: Int32Array, from: number, to: number, v: ArrayLike<number>, valid: Uint8Array | null, t: Float64Array, stride: number, at: number): void {
-  for (let i = from; i < to; i++) {
-    if (valid !== null && valid[i] === 0) continue;
-    const s = slots[i]! * stride + at;
-    t[s] = t[s]! + v[i]!;
-    if ((++t[s + 2]! & WORD_SUM_CARRY_MASK) === 0) carryWordSums(t, s, t, s + 1);
-  }
-}
-
-/** 64-bit values: the high word compared with the column's sign, then the low one. */
-function bestWide(slots: Int32Array, from: number, to: number, hiW: Int32Array | Uint32Array, w: Uint32Array, valid: Uint8Array | null, isMax: boolean, t: Float64Array, stride: number, at: number): void {
-  for (let i = from; i < to; i++) {
-    if (valid !== null && valid[i] === 0) continue;
-    const s = slots[i]! * stride + at;
-    const h = hiW[2 * i + 1]!;
-    const l = w[2 * i]!;
-    const th = t[s]!;
-    if (t[s + 2]++ === 0 || (isMax ? h > th || (h === th && l > t[s + 1]!) : h < th || (h === th && l < t[s + 1]!))) {
-      t[s] = h;
-      t[s + 1] = l;
+    const s = slots[i]! * stride;
+    if (withFirst) {
+      if (first[s >>> 1] === 0) first[s >>> 1] = rowBase + i + 1;
+      if (rowsAt >= 0) t[s + rowsAt]++;
     }
-  }
-}
-
-function bestNarrow(slots: Int32Array, from: number, to: number, v: ArrayLike<number>, valid: Uint8Array | null, isMax: boolean, t: Float64Array, stride: number, at: number): void {
-  for (let i = from; i < to; i++) {
     if (valid !== null && valid[i] === 0) continue;
-    const s = slots[i]! * stride + at;
-    const x = v[i]!;
-    if (t[s + 2]++ === 0 || (isMax ? x > t[s]! : x < t[s]!)) t[s] = x;
-  }
-}
-
-/** Merges table `from` into `into` (both of `slots` slots, the same layout), slot by slot. */
-export function mergeDense(into: Float64Array, from: Float64Array, layout: DenseLayout, outputs: DenseOutput[], slots: number): void {
-  const stride = layout.stride;
-  const parts = distinctFields(layout, outputs);
-  for (let g = 0; g < slots; g++) {
-    const s = g * stride;
-    const f = from[s]!;
-    if (f === 0) continue;
-    if (into[s] === 0 || f < into[s]!) into[s] = f;
-    for (const p of parts) {
-      const a = s + p.at;
-      if (p.fn === 'rows' || p.fn === 'count') into[a] = into[a]! + from[a]!;
-      else if (p.fn === 'sum') {
-        carryWordSums(from, a, from, a + 1);
-        carryWordSums(into, a, into, a + 1);
-        into[a] = into[a]! + from[a]!;
-        into[a + 1] = into[a + 1]! + from[a + 1]!;
-        into[a + 2] = into[a + 2]! + from[a + 2]!;
-        carryWordSums(into, a, into, a + 1);
-      } else if (from[a + 2]! > 0) {
-        const h = from[a]!;
-        const l = from[a + 1]!;
-        const th = into[a]!;
-        const tl = into[a + 1]!;
-        if (into[a + 2] === 0 || (p.fn === 'max' ? h > th || (h === th && l > tl) : h < th || (h === th && l < tl))) {
-          into[a] = h;
-          into[a + 1] = l;
-        }
-        into[a + 2] = into[a + 2]! + from[a + 2]!;
+    const lo = w[2 * i]!;
+    const hi = w[2 * i + 1]! | 0;
+    const c = t[s + countAt]!;
+    t[s + countAt] = c + 1;
+    if (sumAt >= 0) {
+      const a = s + sumAt;
+      const was = t[a]! >>> 0;
+      const low = (was + lo) >>> 0;
+      t[a] = low;
+      t[a + 1] = (t[a + 1]! + hi + (low < was ? 1 : 0)) | 0;
+    }
+    const h = hi ^ flip;
+    if (minAt >= 0) {
+      const b = s + minAt;
+      const bh = t[b]!;
+      if (c === 0 || h < bh || (h === bh && lo < t[b + 1]! >>> 0)) {
+        t[b] = h;
+        t[b + 1] = lo;
+      }
+    }
+    if (maxAt >= 0) {
+      const b = s + maxAt;
+      const bh = t[b]!;
+      if (c === 0 || h > bh || (h === bh && lo > t[b + 1]! >>> 0)) {
+        t[b] = h;
+        t[b + 1] = lo;
       }
     }
   }
 }
 
+/** A column of 32 bits or fewer, signed or not: its values as 64-bit ones (high word 0 or -1), as measureWide keeps them. */
+function measureNarrow(
+  slots: Int32Array, from: number, to: number, withFirst: boolean, rowBase: number, first: Float64Array, rowsAt: number,
+  v: ArrayLike<number>, valid: Uint8Array | null, t: Int32Array, stride: number, countAt: number, sumAt: number, minAt: number, maxAt: number,
+): void {
+  for (let i = from; i < to; i++) {
+    const s = slots[i]! * stride;
+    if (withFirst) {
+      if (first[s >>> 1] === 0) first[s >>> 1] = rowBase + i + 1;
+      if (rowsAt >= 0) t[s + rowsAt]++;
+    }
+    if (valid !== null && valid[i] === 0) continue;
+    const x = v[i]!;
+    const lo = x >>> 0;
+    const hi = x < 0 ? -1 : 0;
+    const c = t[s + countAt]!;
+    t[s + countAt] = c + 1;
+    if (sumAt >= 0) {
+      const a = s + sumAt;
+      const was = t[a]! >>> 0;
+      const low = (was + lo) >>> 0;
+      t[a] = low;
+      t[a + 1] = (t[a + 1]! + hi + (low < was ? 1 : 0)) | 0;
+    }
+    if (minAt >= 0) {
+      const b = s + minAt;
+      const bh = t[b]!;
+      if (c === 0 || hi < bh || (hi === bh && lo < t[b + 1]! >>> 0)) {
+        t[b] = hi;
+        t[b + 1] = lo;
+      }
+    }
+    if (maxAt >= 0) {
+      const b = s + maxAt;
+      const bh = t[b]!;
+      if (c === 0 || hi > bh || (hi === bh && lo > t[b + 1]! >>> 0)) {
+        t[b] = hi;
+        t[b + 1] = lo;
+      }
+    }
+  }
+}
+
+/** Merges table `from` into `into` (both of `slots` slots, the same layout), block by block of slots, a pass a field. */
+export function mergeDense(into: Int32Array, from: Int32Array, layout: DenseLayout, slots: number): void {
+  const stride = layout.stride;
+  const fi = firstRowView(into);
+  const ff = firstRowView(from);
+  for (let g0 = 0; g0 < slots; g0 += MERGE_BLOCK) {
+    const g1 = Math.min(slots, g0 + MERGE_BLOCK);
+    mergeFirsts(fi, ff, g0, g1, stride >>> 1);
+    if (layout.rows >= 0) mergeCounts(into, from, g0, g1, stride, layout.rows);
+    for (const m of layout.columns) {
+      // min and max read both counts: before the counts are added
+      if (m.min >= 0) mergeBest(into, from, g0, g1, stride, m.min, m.count, false);
+      if (m.max >= 0) mergeBest(into, from, g0, g1, stride, m.max, m.count, true);
+      if (m.sum >= 0) mergeSums(into, from, g0, g1, stride, m.sum);
+      mergeCounts(into, from, g0, g1, stride, m.count);
+    }
+  }
+}
+
+/** Slots a block of mergeDense. */
+const MERGE_BLOCK = 1024;
+
+function mergeFirsts(into: Float64Array, from: Float64Array, g0: number, g1: number, half: number): void {
+  for (let g = g0; g < g1; g++) {
+    const f = from[g * half]!;
+    const t = into[g * half]!;
+    if (f !== 0 && (t === 0 || f < t)) into[g * half] = f;
+  }
+}
+
+function mergeCounts(into: Int32Array, from: Int32Array, g0: number, g1: number, stride: number, at: number): void {
+  for (let g = g0; g < g1; g++) {
+    const a = g * stride + at;
+    into[a] = (into[a]! + from[a]!) | 0;
+  }
+}
+
+function mergeSums(into: Int32Array, from: Int32Array, g0: number, g1: number, stride: number, at: number): void {
+  for (let g = g0; g < g1; g++) {
+    const a = g * stride + at;
+    const was = into[a]! >>> 0;
+    const low = (was + (from[a]! >>> 0)) >>> 0;
+    into[a] = low;
+    into[a + 1] = (into[a + 1]! + from[a + 1]! + (low < was ? 1 : 0)) | 0;
+  }
+}
+
+function mergeBest(into: Int32Array, from: Int32Array, g0: number, g1: number, stride: number, at: number, countAt: number, isMax: boolean): void {
+  for (let g = g0; g < g1; g++) {
+    const s = g * stride;
+    if (from[s + countAt] === 0) continue;
+    const b = s + at;
+    const h = from[b]!;
+    const l = from[b + 1]! >>> 0;
+    const th = into[b]!;
+    const tl = into[b + 1]! >>> 0;
+    if (into[s + countAt] === 0 || (isMax ? h > th || (h === th && l > tl) : h < th || (h === th && l < tl))) {
+      into[b] = h;
+      into[b + 1] = l;
+    }
+  }
+}
+
 /** The non-empty slots of a table of `slots` slots (`ids`, in slot order) and their first row ids. */
-export function presentSlots(table: Float64Array, stride: number, slots: number): { firsts: Uint32Array; ids: Int32Array } {
+export function presentSlots(table: Int32Array, stride: number, slots: number): { firsts: Uint32Array; ids: Int32Array } {
+  const first = firstRowView(table);
+  const half = stride >>> 1;
   let present = 0;
-  for (let g = 0; g < slots; g++) if (table[g * stride] !== 0) present++;
+  for (let g = 0; g < slots; g++) if (first[g * half] !== 0) present++;
   const firsts = new Uint32Array(present);
   const ids = new Int32Array(present);
   let k = 0;
   for (let g = 0; g < slots; g++) {
-    const f = table[g * stride]!;
+    const f = first[g * half]!;
     if (f !== 0) {
       firsts[k] = f - 1;
       ids[k++] = g;
@@ -254,21 +337,21 @@ export interface DenseColumn {
 /** 64-bit values as their 32-bit words; narrower ones as they are. */
 type ValueSlots = Exclude<DenseColumn['values'], BigInt64Array | BigUint64Array>;
 
-/** The groups of a table in first-row order: their slots, and their slots' fields copied in that order. */
+/** The groups of a table in first-row order: their slots, and their slots' words copied in that order. */
 export interface DenseGroups {
   order: Int32Array;
-  /** Group j's fields at j * stride (one random read of the table a group, then all outputs read in order). */
-  fields: Float64Array;
+  /** Group j's words at j * stride (one random read of the table a group, then all outputs read in order). */
+  fields: Int32Array;
 }
 
-/** The groups `order` (slots, in first-row order) with their fields gathered in that order. */
-export function gatherGroups(table: Float64Array, stride: number, order: Int32Array): DenseGroups {
-  const fields = new Float64Array(order.length * stride);
+/** The groups `order` (slots, in first-row order) with their words gathered in that order. */
+export function gatherGroups(table: Int32Array, stride: number, order: Int32Array): DenseGroups {
+  const fields = new Int32Array(order.length * stride);
   gatherSlots(table, stride, order, fields, order.length);
   return { order, fields };
 }
 
-function gatherSlots(t: Float64Array, stride: number, order: Int32Array, out: Float64Array, n: number): void {
+function gatherSlots(t: Int32Array, stride: number, order: Int32Array, out: Int32Array, n: number): void {
   for (let j = 0; j < n; j++) {
     const s = order[j]! * stride;
     for (let k = 0; k < stride; k++) out[j * stride + k] = t[s + k]!;
@@ -298,14 +381,14 @@ export function denseOutputColumn(groups: DenseGroups, layout: DenseLayout, outp
     return { values, valid };
   }
   if (fn === 'rows' || fn === 'count') {
-    // Counts stay below 2^32: one word.
+    // Counts are below 2^32: one word (the high one of a 64-bit count stays 0).
     countsOut(t, stride, at, wide ? 2 : 1, out, n);
     return { values, valid: null };
   }
-  if (fn === 'sum') sumsOut(t, stride, at, out, n);
-  else if (wide) bestWordsOut(t, stride, at, out, n);
-  else bestOut(t, stride, at, out, n);
-  return { values, valid: validWhereValues(t, stride, at + 2, n) };
+  if (fn === 'sum') wordsOut(t, stride, at, 0, out, n);
+  else if (wide) wordsOut(t, stride, at, values instanceof BigUint64Array ? UNSIGNED_FLIP : 0, out, n, true);
+  else lowWordsOut(t, stride, at + 1, out, n);
+  return { values, valid: validWhereValues(t, stride, layout.countAt[i]!, n) };
 }
 
 function keysOut(order: Int32Array, base: number, wide: boolean, out: ValueSlots, n: number): void {
@@ -320,33 +403,27 @@ function keysOut(order: Int32Array, base: number, wide: boolean, out: ValueSlots
   }
 }
 
-function countsOut(t: Float64Array, stride: number, at: number, step: number, out: ValueSlots, n: number): void {
-  for (let j = 0; j < n; j++) out[step * j] = t[j * stride + at]!;
+function countsOut(t: Int32Array, stride: number, at: number, step: number, out: ValueSlots, n: number): void {
+  for (let j = 0; j < n; j++) out[step * j] = t[j * stride + at]! >>> 0;
 }
 
-function sumsOut(t: Float64Array, stride: number, at: number, out: ValueSlots, n: number): void {
+/** 64-bit values: a sum's (low, high) words as they are, or a min/max's (high ^ flip, low) swapped back (`highFirst`). */
+function wordsOut(t: Int32Array, stride: number, at: number, flip: number, out: ValueSlots, n: number, highFirst = false): void {
+  const l = highFirst ? 1 : 0;
   for (let j = 0; j < n; j++) {
     const s = j * stride + at;
-    carryWordSums(t, s, t, s + 1);
-    out[2 * j] = t[s]!;
-    out[2 * j + 1] = t[s + 1]!;
+    out[2 * j] = t[s + l]!;
+    out[2 * j + 1] = t[s + 1 - l]! ^ flip;
   }
 }
 
-function bestWordsOut(t: Float64Array, stride: number, at: number, out: ValueSlots, n: number): void {
-  for (let j = 0; j < n; j++) {
-    const s = j * stride + at;
-    out[2 * j] = t[s + 1]!;
-    out[2 * j + 1] = t[s]!;
-  }
-}
-
-function bestOut(t: Float64Array, stride: number, at: number, out: ValueSlots, n: number): void {
+/** Values of 32 bits or fewer: the low word, which holds them (written into the output's own type). */
+function lowWordsOut(t: Int32Array, stride: number, at: number, out: ValueSlots, n: number): void {
   for (let j = 0; j < n; j++) out[j] = t[j * stride + at]!;
 }
 
-/** Validity bytes where a group's non-NULL count (field `at`) is 0, or null when none is. */
-function validWhereValues(t: Float64Array, stride: number, at: number, n: number): Uint8Array | null {
+/** Validity bytes where a group's non-NULL count (word `at`) is 0, or null when none is. */
+function validWhereValues(t: Int32Array, stride: number, at: number, n: number): Uint8Array | null {
   let empty = -1;
   for (let j = 0; j < n && empty < 0; j++) if (t[j * stride + at] === 0) empty = j;
   if (empty < 0) return null;

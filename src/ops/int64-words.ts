@@ -311,6 +311,8 @@ export const WORD_SUM_CARRY_MASK = 0xfffff;
 export function carryWordSums(lo: Float64Array, l: number, hi: Float64Array, h: number): void {
   const q = Math.floor(lo[l]! / TWO32);
   lo[l] = lo[l]! - q * TWO32;
-  const top = (hi[h]! + q) % TWO32;
-  hi[h] = top < 0 ? top + TWO32 : top;
+  // x mod 2^32 by a floored quotient, exact below 2^53 and never negative: `%` on doubles is a
+  // call to fmod (a dense group-by's merge carried 300k sums in ~9 ms with it).
+  const top = hi[h]! + q;
+  hi[h] = top - Math.floor(top / TWO32) * TWO32;
 }

@@ -13,7 +13,7 @@ import { scratchAlloc, scratchMark, scratchRelease } from './scratch.js';
 
 export function runDenseAggTask(task: DenseAggTask): DenseAggResult {
   const layout = denseLayout(task.outputs);
-  const table = new Float64Array(task.table, 0, (task.span + 1) * layout.stride);
+  const table = new Int32Array(task.table, 0, (task.span + 1) * layout.stride);
   let rows = 0;
   for (const batch of task.batches) {
     const n = batch.length;
@@ -21,7 +21,7 @@ export function runDenseAggTask(task: DenseAggTask): DenseAggResult {
     const columns = batch.columns.map((c) => toKeyColumn(rebuildData(c), scratchAlloc));
     const slots = scratchAlloc(Int32Array, n, 'overwritten');
     if (!slotsOf(columns[0]!, n, task.base, task.span, slots)) return { rows, inRange: false };
-    accumulateDense(table, layout, task.outputs, slots, n, task.rowBase + rows, columns);
+    accumulateDense(table, layout, slots, n, task.rowBase + rows, columns);
     scratchRelease(mark);
     rows += n;
   }

@@ -11,7 +11,7 @@ import { argsortWords } from '../../src/worker/sort.js';
 import type { KeyColumn } from '../../src/types/keys.js';
 
 /** A table's groups in first-row order, as the coordinator puts them (exec-groupby-dense outputBatch). */
-function denseGroups(t: Float64Array, stride: number, slots: number): DenseGroups {
+function denseGroups(t: Int32Array, stride: number, slots: number): DenseGroups {
   const { firsts, ids } = presentSlots(t, stride, slots);
   return gatherGroups(t, stride, permuteValues(ids, argsortWords([firsts], ids.length), localAlloc));
 }
@@ -62,12 +62,12 @@ describe('dense aggregation kernel', () => {
     const slots = new Int32Array(n);
     expect(slotsOf(key, n, 0, 2, slots)).toBe(true);
     // Two tables, the rows split between them at an odd place, merged: as one table.
-    const a = new Float64Array(3 * layout.stride);
-    const b = new Float64Array(3 * layout.stride);
+    const a = new Int32Array(3 * layout.stride);
+    const b = new Int32Array(3 * layout.stride);
     const cut = n - 1_234; // over 2^21 values of one group in one table
-    accumulateDense(a, layout, outputs, slots, cut, 0, [key, val]);
-    accumulateDense(b, layout, outputs, slots.subarray(cut), n - cut, cut, [key, { ...val, values: vals.subarray(cut) }]);
-    mergeDense(a, b, layout, outputs, 3);
+    accumulateDense(a, layout, slots, cut, 0, [key, val]);
+    accumulateDense(b, layout, slots.subarray(cut), n - cut, cut, [key, { ...val, values: vals.subarray(cut) }]);
+    mergeDense(a, b, layout, 3);
     const groups = denseGroups(a, layout.stride, 3);
     const order = groups.order;
     expect([...order]).toEqual([0, 1]);
@@ -88,8 +88,8 @@ describe('dense aggregation kernel', () => {
     const val = col32([-7, 1, 2, 9, 0], new Uint8Array([1, 0, 1, 1, 0]));
     const slots = new Int32Array(5);
     expect(slotsOf(key, 5, 3, 3, slots)).toBe(true);
-    const t = new Float64Array(4 * layout.stride);
-    accumulateDense(t, layout, outputs, slots, 5, 100, [key, val]);
+    const t = new Int32Array(4 * layout.stride);
+    accumulateDense(t, layout, slots, 5, 100, [key, val]);
     const groups = denseGroups(t, layout.stride, 4);
     const order = groups.order;
     expect([...order]).toEqual([2, 0, 3, 1]);
@@ -121,8 +121,8 @@ describe('dense aggregation kernel', () => {
     const val: KeyColumn = { type: I32, length: n, values: vals, offsets: null, valid: null };
     const slots = new Int32Array(n);
     expect(slotsOf(key, n, 0, 1, slots)).toBe(true);
-    const t = new Float64Array(2 * layout.stride);
-    accumulateDense(t, layout, outputs, slots, n, 0, [key, val]);
+    const t = new Int32Array(2 * layout.stride);
+    accumulateDense(t, layout, slots, n, 0, [key, val]);
     const sums = denseOutputColumn(denseGroups(t, layout.stride, 2), layout, outputs, 0, 0, 1, new BigInt64Array(1));
     expect((sums.values as BigInt64Array)[0]).toBe(BigInt.asIntN(64, want));
   });
@@ -130,19 +130,19 @@ describe('dense aggregation kernel', () => {
   it('merges tables whatever holds the earlier first row, and a min/max seen on one side only', () => {
     const outputs: DenseOutput[] = [{ fn: 'key', column: -1 }, { fn: 'max', column: 1 }, { fn: 'min', column: 1 }];
     const layout = denseLayout(outputs);
-    const add = (t: Float64Array, keys: number[], vals: Array<number | null>, rowBase: number): void => {
+    const add = (t: Int32Array, keys: number[], vals: Array<number | null>, rowBase: number): void => {
       const key = col32(keys);
       const val = col32(vals.map((v) => v ?? 0), Uint8Array.from(vals, (v) => (v === null ? 0 : 1)));
       const slots = new Int32Array(keys.length);
       expect(slotsOf(key, keys.length, 0, 3, slots)).toBe(true);
-      accumulateDense(t, layout, outputs, slots, keys.length, rowBase, [key, val]);
+      accumulateDense(t, layout, slots, keys.length, rowBase, [key, val]);
     };
     // rows 0-2 went to `b`, rows 3-5 to `a`: a's groups come first only where b has none
-    const a = new Float64Array(4 * layout.stride);
-    const b = new Float64Array(4 * layout.stride);
+    const a = new Int32Array(4 * layout.stride);
+    const b = new Int32Array(4 * layout.stride);
     add(b, [2, 0, 2], [null, 5, null], 0);
     add(a, [1, 2, 0], [-3, 7, 9], 3);
-    mergeDense(a, b, layout, outputs, 4);
+    mergeDense(a, b, layout, 4);
     const groups = denseGroups(a, layout.stride, 4);
     const order = groups.order;
     expect([...order]).toEqual([2, 0, 1]);
@@ -151,5 +151,54 @@ describe('dense aggregation kernel', () => {
     expect([...maxes.values]).toEqual([7, 9, -3]);
     expect([...mins.values]).toEqual([7, 5, -3]);
     expect(maxes.valid).toBeNull();
+  });
+
+  it('orders unsigned 64-bit values past 2^63 and keeps two measure columns apart, in one table and merged', () => {
+    const U64 = { kind: 'int', bits: 64, signed: false } as const;
+    const I16 = { kind: 'int', bits: 16, signed: true } as const;
+    const outputs: DenseOutput[] = [
+      { fn: 'key', column: -1 }, { fn: 'rows', column: -1 }, { fn: 'count', column: 1 }, { fn: 'min', column: 1 }, { fn: 'max', column: 1 },
+      { fn: 'sum', column: 2 }, { fn: 'max', column: 2 }, { fn: 'count', column: 2 },
+    ];
+    const layout = denseLayout(outputs);
+    const top = (1n << 64n) - 1n;
+    const half = 1n << 63n;
+    const keys = [0, 1, 0, 1, 0, 1];
+    const u: Array<bigint | null> = [top, 5n, half, null, half - 1n, 7n];
+    const v: Array<number | null> = [-3, null, 32767, null, -32768, null];
+    const colOf = (from: number, to: number): KeyColumn[] => [
+      col32(keys.slice(from, to)),
+      { type: U64, length: to - from, values: BigUint64Array.from(u.slice(from, to), (x) => x ?? 0n), offsets: null, valid: Uint8Array.from(u.slice(from, to), (x) => (x === null ? 0 : 1)) },
+      { type: I16, length: to - from, values: Int16Array.from(v.slice(from, to), (x) => x ?? 0), offsets: null, valid: Uint8Array.from(v.slice(from, to), (x) => (x === null ? 0 : 1)) },
+    ];
+    const run = (t: Int32Array, from: number, to: number): void => {
+      const cols = colOf(from, to);
+      const slots = new Int32Array(to - from);
+      expect(slotsOf(cols[0]!, to - from, 0, 2, slots)).toBe(true);
+      accumulateDense(t, layout, slots, to - from, from, cols);
+    };
+    const whole = new Int32Array(3 * layout.stride);
+    run(whole, 0, 6);
+    const a = new Int32Array(3 * layout.stride);
+    const b = new Int32Array(3 * layout.stride);
+    run(b, 0, 3);
+    run(a, 3, 6);
+    mergeDense(a, b, layout, 3);
+    for (const t of [whole, a]) {
+      const groups = denseGroups(t, layout.stride, 3);
+      expect([...groups.order]).toEqual([0, 1]);
+      const out = (i: number, values: BigInt64Array | BigUint64Array | Int16Array) => denseOutputColumn(groups, layout, outputs, i, 0, 2, values);
+      expect([...out(1, new BigInt64Array(2)).values]).toEqual([3n, 3n]);
+      expect([...out(2, new BigInt64Array(2)).values]).toEqual([3n, 2n]);
+      expect([...out(3, new BigUint64Array(2)).values]).toEqual([half - 1n, 5n]);
+      expect([...out(4, new BigUint64Array(2)).values]).toEqual([top, 7n]);
+      const sums = out(5, new BigInt64Array(2));
+      expect([...sums.values][0]).toBe(-4n); // -3 + 32767 - 32768
+      expect([...(sums.valid ?? [])]).toEqual([1, 0]);
+      const maxes = out(6, new Int16Array(2));
+      expect(maxes.values[0]).toBe(32767);
+      expect([...(maxes.valid ?? [])]).toEqual([1, 0]);
+      expect([...out(7, new BigInt64Array(2)).values]).toEqual([3n, 0n]);
+    }
   });
 });
