@@ -26,6 +26,7 @@
 import type { KeyColumn } from '../types/keys.js';
 import { intValues, valueAt, type IntValues } from './dense-int-keys.js';
 import { TWO32, words64 } from './int64-words.js';
+import { readAheadSink } from '../columns/read-ahead.js';
 
 /** What a dense output computes: the key's value ('key': first/last of the key column), count() of rows, or an aggregate of a measure. */
 export type DenseFn = 'key' | 'rows' | 'count' | 'sum' | 'min' | 'max';
@@ -127,6 +128,7 @@ export function accumulateDense(table: Int32Array, layout: DenseLayout, slots: I
   const flips = cols.map((m) => (measures[m.column]!.values instanceof BigUint64Array ? UNSIGNED_FLIP : 0));
   for (let from = 0; from < n; from += BLOCK_ROWS) {
     const to = Math.min(n, from + BLOCK_ROWS);
+    readAheadSink[0] ^= touchSlots(slots, from, to, table, stride);
     if (cols.length === 0) firstRows(slots, from, to, rowBase, first, table, stride, layout.rows);
     for (let c = 0; c < cols.length; c++) {
       const m = cols[c]!;
@@ -138,6 +140,17 @@ export function accumulateDense(table: Int32Array, layout: DenseLayout, slots: I
       else measureNarrow(slots, from, to, c === 0, rowBase, first, rowsAt, k.num, valid, table, stride, m.count, m.sum, m.min, m.max);
     }
   }
+}
+
+/**
+ * XOR of a word of each row's slot: loads only, so the block's table misses overlap before the
+ * passes that write the slots (whose stores held them back: groupby-100k warm runs interleaved
+ * 171-199 -> 154-177 ms).
+ */
+function touchSlots(slots: Int32Array, from: number, to: number, t: Int32Array, stride: number): number {
+  let x = 0;
+  for (let i = from; i < to; i++) x ^= t[slots[i]! * stride]!;
+  return x;
 }
 
 /** Rows a block of accumulateDense: their table slots stay in the first-level cache between its passes. */
