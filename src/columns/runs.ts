@@ -36,6 +36,7 @@ import {
   type Allocator,
   type BuildProps,
 } from './gather.js';
+import { STAGE_BYTES, STAGE_BYTES_VIEW, STAGE_WORDS } from './byte-stage.js';
 
 const MAX_INT32 = 0x7fffffff;
 
@@ -143,15 +144,6 @@ function isLarge(type: DataType): boolean {
   return type.typeId === Type.LargeUtf8 || type.typeId === Type.LargeBinary;
 }
 
-/**
- * The staging buffer of repeatVarBinary, one per thread (plain memory, reused by every call; 16
- * bytes of slack past STAGE_BYTES take a short value's last word).
- */
-const STAGE_BYTES = 1 << 16;
-const STAGE = new ArrayBuffer(STAGE_BYTES + 16);
-const STAGE_WORDS = new DataView(STAGE);
-const STAGE_BYTES_VIEW = new Uint8Array(STAGE);
-
 function repeatVarBinary(data: Data, runs: RowRuns, alloc: Allocator, base: BuildProps): Data {
   const large = isLarge(data.type as DataType);
   const { n, outStart } = runs;
@@ -162,11 +154,8 @@ function repeatVarBinary(data: Data, runs: RowRuns, alloc: Allocator, base: Buil
   if (!large && total > MAX_INT32) throw new RangeError(`repeatRows: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
   const out = alloc(Uint8Array, total) as Uint8Array;
   const outOffs = large ? new Float64Array(runs.length + 1) : (alloc(Int32Array, runs.length + 1) as Int32Array);
-  // Copies are made in a plain staging buffer and moved to `out` a block at a time: a DataView
-  // over shared or resizable memory (where outputs live) is ~8x slower than over a plain
-  // ArrayBuffer in Node 20. Short values (most repeated labels) are written as four 32-bit words
-  // per copy: the bytes past a value's end are overwritten by the next value (writes move
-  // forward) or never moved out, so no byte loop is needed for them.
+  // Copies are made in the thread's byte stage (./byte-stage) and moved to `out` a block at a
+  // time; short values (most repeated labels) are written as four 32-bit words per copy.
   const src = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const srcEnd = bytes.byteLength - 16;
   let p = 0; // bytes moved to `out`

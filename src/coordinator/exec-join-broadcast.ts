@@ -21,8 +21,9 @@ import { emptyData } from '../io/arrow-input.js';
 import * as A from 'apache-arrow';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { type Allocator, SharedArena } from '../columns/arena.js';
-import { concatData } from '../columns/gather.js';
-import { batchBytes, batchCopyBytes, batchFromColumns, dataBytes, descBytes, describeBatch, describeData, isAllShared, rebuildData, selectColumns, toSharedData } from '../columns/shared.js';
+import { concatData, offsetsOf } from '../columns/gather.js';
+import { inlineRecords, INLINE_RECORD_WORDS } from '../columns/inline-words.js';
+import { batchBytes, batchCopyBytes, batchFromColumns, bufRefOf, dataBytes, descBytes, describeBatch, describeData, isAllShared, rebuildData, selectColumns, toSharedData } from '../columns/shared.js';
 import { joinTableBytes, joinTableLayout, CLUSTER_SCRATCH_PER_ROW } from '../ops/join-table-layout.js';
 import type { JoinTableDesc } from '../types/tasks.js';
 import type { Reservation } from '../memory/budget.js';
@@ -54,7 +55,7 @@ export function broadcastable(plan: JoinStagePlan): boolean {
 
 /** The right side, read: a built table, or the rows for the partitioned join (routed columns only). */
 export type RightSide =
-  | { kind: 'table'; table: JoinTableDesc; columns: A.Data[]; rows: number; release(): Promise<void> }
+  | { kind: 'table'; table: JoinTableDesc; columns: A.Data[]; inlined: Array<InlinedColumn | null>; rows: number; release(): Promise<void> }
   | { kind: 'partitioned'; batches: AsyncIterable<A.RecordBatch>; schema: A.Schema; release(): Promise<void> };
 
 /** Reads the right input; builds the table when it fits (see the file comment). */
@@ -66,6 +67,7 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
   const layout = joinTableLayout(plan.resolved.keys.map((k, i) => ({ left: k.left.type, right: k.right.type, scaled: plan.task.scales[i]!.type })));
   const tableFor = (rows: number, nulls: (k: number) => boolean): number =>
     joinTableBytes(rows, keys.map((p, k) => ({ type: plan.resolved.keys[k]!.right.type, hasNulls: nulls(p) })), layout);
+  const inlineCandidates = plan.task.payload.filter((p) => inlinable(routedSchema.fields[p]!.type)).length;
   const it = input[Symbol.asyncIterator]();
   const chunks: A.RecordBatch[] = [];
   let rows = 0;
@@ -85,8 +87,8 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
       rows += routed.numRows;
       bytes += batchCopyBytes(routed);
       if (owned) held.grow(batchBytes(routed));
-      // Room for the references, their contiguous copy and the table.
-      if (2 * bytes + tableFor(rows, () => true) + LOAN_SLACK > limit) break;
+      // Room for the references, their contiguous copy, the table and the inline records.
+      if (2 * bytes + tableFor(rows, () => true) + inlineCandidates * INLINE_BYTES_PER_ROW * rows + LOAN_SLACK > limit) break;
     }
     if (!done) return handOff(chunks, it, routedSchema, plan.rightRouted, held);
 
@@ -147,12 +149,40 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
       giveBack(tableRes, tableBuffer);
       return handOff([], wholeAsBatches(routedSchema, columns, rows), routedSchema, null, copyRes);
     }
+    // Short strings of the payload as inline records: the probes gather each output row's value
+    // from one 16 bytes at random, not from its offsets and then its bytes.
+    const inlineRes = ctx.budget.reserve('join.build');
+    let inlineBuffer: SharedArrayBuffer | null = null;
+    const inlined: Array<InlinedColumn | null> = columns.map(() => null);
+    try {
+      const wanted = plan.task.payload.filter((p, i, all) => all.indexOf(p) === i && shortStrings(columns[p]!));
+      if (wanted.length > 0 && rows > 0) {
+        const perColumn = Math.ceil((INLINE_BYTES_PER_ROW * rows) / 8) * 8;
+        const [loan] = await ctx.loans('join.build', [wanted.length * perColumn + LOAN_SLACK], [0]);
+        inlineBuffer = loan!.handOver(inlineRes);
+        wanted.forEach((p, k) => {
+          const records = new Int32Array(inlineBuffer!, k * perColumn, INLINE_RECORD_WORDS * rows);
+          const lengths = new Uint8Array(inlineBuffer!, k * perColumn + INLINE_RECORD_WORDS * 4 * rows, rows);
+          const c = columns[p]!;
+          inlineRecords(c.values as Uint8Array, offsetsOf(c), rows, records, lengths);
+          inlined[p] = { records, lengths };
+        });
+      }
+    } catch (err) {
+      giveBack(inlineRes, inlineBuffer);
+      giveBack(tableRes, tableBuffer);
+      giveBack(copyRes, copyBuffer);
+      throw err;
+    }
     return {
       kind: 'table',
       table,
       columns,
+      inlined,
       rows,
       release: async () => {
+        giveBack(inlineRes, inlineBuffer);
+        inlineBuffer = null;
         giveBack(tableRes, tableBuffer);
         tableBuffer = null;
         giveBack(copyRes, copyBuffer);
@@ -164,6 +194,27 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
     await it.return?.(undefined);
     throw err;
   }
+}
+
+/** A right payload column's inline records and length bytes (src/columns/inline-words inlineRecords). */
+interface InlinedColumn {
+  records: Int32Array;
+  lengths: Uint8Array;
+}
+
+/** Bytes a right row takes in an inlined column's records and lengths. */
+const INLINE_BYTES_PER_ROW = INLINE_RECORD_WORDS * 4 + 1;
+
+/** Payload types the probes may gather through inline records: utf8 and binary with int32 offsets. */
+function inlinable(type: A.DataType): boolean {
+  return type.typeId === A.Type.Utf8 || type.typeId === A.Type.Binary;
+}
+
+/** Values that mostly fit an inline record (a mean of at most 16 bytes: the longer ones are read from the column). */
+function shortStrings(c: A.Data): boolean {
+  if (!inlinable(c.type) || c.length === 0) return false;
+  const offs = offsetsOf(c);
+  return offs[c.length]! - offs[0]! <= 16 * c.length;
 }
 
 /** The rows read so far, then the rest of the input (its routed columns, unless `routed` is null: already routed). */
@@ -219,6 +270,10 @@ export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Ex
   const leftOut: number[] = [];
   for (const a of plan.assemble) if (a.side === 'left' && !leftOut.includes(a.index)) leftOut.push(a.index);
   const payload = plan.task.payload.map((p) => describeData(right.columns[p]!));
+  const inlined = plan.task.payload.map((p) => {
+    const c = right.inlined[p];
+    return c ? { records: bufRefOf(c.records), lengths: bufRefOf(c.lengths) } : null;
+  });
   const rightRowBytes = right.rows > 0 ? plan.task.payload.reduce((t, p) => t + dataBytes(right.columns[p]!), 0) / right.rows : 0;
   const fan = how === 'semi' || how === 'anti' ? 1 : Math.max(1, right.table.maxGroup);
   const share = Math.floor(ctx.limits.taskBytes * (1 - BUILD_SHARE));
@@ -262,6 +317,7 @@ export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Ex
           leftOut,
           table: right.table,
           payload,
+          inlined,
           scratch: scratch!.buffer,
         });
         scratchPerRow = Math.max(scratchPerRow, (res.scratch.used + res.scratch.overflow) / n);

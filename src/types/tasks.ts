@@ -638,6 +638,8 @@ export interface JoinProbeTask {
   table: JoinTableDesc;
   /** Right columns gathered per output row (NULL where a left row has no match). */
   payload: ColumnDesc[];
+  /** Per payload column: its inline records and length bytes (src/columns/inline-words inlineRecords), or null. */
+  inlined: Array<{ records: BufRef; lengths: BufRef } | null>;
   scratch: SharedArrayBuffer | null;
 }
 

@@ -15,7 +15,7 @@
  */
 import type * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
-import { gatherData } from '../columns/gather.js';
+import { gatherData, gatherInlined } from '../columns/gather.js';
 import { describeData, rebuildData, viewOf } from '../columns/shared.js';
 import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import type { JoinProbeResult, JoinProbeTask, SharedKeyColumn, TypedArrayName } from '../types/tasks.js';
@@ -69,7 +69,13 @@ export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   const identity = total === n && isIdentity(leftRows, total);
   const arena = new TransferArena();
   const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc, 0));
-  if (pick !== null) for (const p of task.payload) out.push(gatherData(rebuildData(p), pick, total, arena.alloc, unmatched));
+  if (pick !== null) {
+    task.payload.forEach((p, i) => {
+      const inline = task.inlined[i];
+      const data = rebuildData(p);
+      out.push(inline ? gatherInlined(data, viewOf(Int32Array, inline.records), viewOf(Uint8Array, inline.lengths), pick, total, arena.alloc, unmatched) : gatherData(data, pick, total, arena.alloc, unmatched));
+    });
+  }
   return { length: total, leftIdentity: identity, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
 }
 
