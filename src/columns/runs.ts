@@ -110,7 +110,8 @@ function repeatBits(bits: Uint8Array, off: number, runs: RowRuns, alloc: Allocat
 function repeatFixed(values: TypedArray, stride: number, runs: RowRuns, alloc: Allocator): TypedArray {
   const ctor = values.constructor as TypedArrayConstructor;
   const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
-  const out = alloc(ctor, runs.length * stride);
+  // Every output row is some input row's copy: nothing to clear first.
+  const out = alloc(ctor, runs.length * stride, 'overwritten');
   if (runs.length === 0 || rowBytes === 0) return out;
   const { n, outStart } = runs;
   const src = wordView(values, rowBytes);
@@ -152,8 +153,10 @@ function repeatVarBinary(data: Data, runs: RowRuns, alloc: Allocator, base: Buil
   let total = 0;
   for (let r = 0; r < n; r++) total += (offs[r + 1] - offs[r]) * (outStart[r + 1] - outStart[r]);
   if (!large && total > MAX_INT32) throw new RangeError(`repeatRows: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
-  const out = alloc(Uint8Array, total) as Uint8Array;
-  const outOffs = large ? new Float64Array(runs.length + 1) : (alloc(Int32Array, runs.length + 1) as Int32Array);
+  // Every byte and offset is written below: nothing to clear first.
+  const out = alloc(Uint8Array, total, 'overwritten') as Uint8Array;
+  const outOffs = large ? new Float64Array(runs.length + 1) : (alloc(Int32Array, runs.length + 1, 'overwritten') as Int32Array);
+  outOffs[0] = 0;
   // Copies are made in the thread's byte stage (./byte-stage) and moved to `out` a block at a
   // time; short values (most repeated labels) are written as four 32-bit words per copy.
   const src = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
