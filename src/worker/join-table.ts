@@ -28,7 +28,7 @@
  * without, they are in no group (and probe NULLs match nothing).
  * Cost: O(build rows) to build, O(1) expected per probe row; no allocation per row.
  */
-import { denseKeySpan, intValues, valueAt, type DenseSpan } from '../ops/dense-int-keys.js';
+import { denseKeySpan, intValues, valueAt, type DenseSpan, type IntValues } from '../ops/dense-int-keys.js';
 import { joinSlotWords, REC_WORDS, type JoinTableLayout } from '../ops/join-table-layout.js';
 import { countingScatter, hashColumns, words64 } from '../shuffle/hash.js';
 import { inlineWord } from '../columns/inline-words.js';
@@ -376,27 +376,8 @@ export function probeJoinTable(
 ): void {
   const slots = table.slots;
   const mask = slots.length / joinSlotWords(table.layout) - 1;
-  if (table.directSpan > 0) {
-    const values = intValues(probe[0]!);
-    const valid = probe[0]!.valid;
-    const { nullRun, nullLen, directMin: min, directSpan: span } = table;
-    for (let i = 0; i < np; i++) {
-      if (valid !== null && valid[i] === 0) {
-        run[i] = nullRun;
-        len[i] = nullsEqual ? nullLen : 0;
-        continue;
-      }
-      // NaN (a value far out) is no entry, as is a value outside the span.
-      const e = valueAt(values, i) - min;
-      if (e >= 0 && e < span) {
-        run[i] = slots[2 * e]!;
-        len[i] = slots[2 * e + 1]!;
-      } else {
-        run[i] = 0;
-        len[i] = 0;
-      }
-    }
-  } else if (table.layout === 'str') {
+  if (table.directSpan > 0) probeDirect(intValues(probe[0]!), probe[0]!.valid, slots, table.directMin, table.directSpan, table.nullRun, nullsEqual ? table.nullLen : 0, run, len, np);
+  else if (table.layout === 'str') {
     hashColumns(probe, np, GROUP_SEED, hashes);
     probeStr(buildKeys[0]!, table, probe[0]!, np, nullsEqual, run, len, hashes, mask, alloc);
   } else if (table.layout === 'int') {
@@ -429,6 +410,46 @@ export function probeJoinTable(
     }
   }
   if (never !== null) for (let i = 0; i < np; i++) if (never[i] === 1) len[i] = 0;
+}
+
+/**
+ * probeJoinTable of the direct layout: each probe's entry at 2 × (key - min) (a loop of its own:
+ * see src/worker/join-probe-task).
+ */
+function probeDirect(values: IntValues, valid: Uint8Array | null, slots: Int32Array, min: number, span: number, nullRun: number, nullLen: number, run: Int32Array, len: Int32Array, np: number): void {
+  for (let from = 0; from < np; from += 64) {
+    const to = Math.min(np, from + 64);
+    readAheadSink[0] ^= touchDirect(values, slots, min, span, from, to);
+    probeDirectRows(values, valid, slots, min, span, nullRun, nullLen, run, len, from, to);
+  }
+}
+
+function touchDirect(values: IntValues, slots: Int32Array, min: number, span: number, from: number, to: number): number {
+  let x = 0;
+  for (let i = from; i < to; i++) {
+    const e = valueAt(values, i) - min;
+    if (e >= 0 && e < span) x ^= slots[2 * e]!;
+  }
+  return x;
+}
+
+function probeDirectRows(values: IntValues, valid: Uint8Array | null, slots: Int32Array, min: number, span: number, nullRun: number, nullLen: number, run: Int32Array, len: Int32Array, from: number, np: number): void {
+  for (let i = from; i < np; i++) {
+    if (valid !== null && valid[i] === 0) {
+      run[i] = nullRun;
+      len[i] = nullLen;
+      continue;
+    }
+    // NaN (a value far out) is no entry, as is a value outside the span.
+    const e = valueAt(values, i) - min;
+    if (e >= 0 && e < span) {
+      run[i] = slots[2 * e]!;
+      len[i] = slots[2 * e + 1]!;
+    } else {
+      run[i] = 0;
+      len[i] = 0;
+    }
+  }
 }
 
 /**
