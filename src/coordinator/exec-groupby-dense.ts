@@ -21,7 +21,7 @@ import { schemaToArrow } from '../columns/arrow-types.js';
 import { localAlloc, SharedArena } from '../columns/arena.js';
 import { batchCopyBytes, batchFromColumns, describeBatch, selectColumns } from '../columns/shared.js';
 import { ctorOf } from '../expr/evaluate-data.js';
-import { DENSE_MAX_SLOTS, denseLayout, denseOutputColumn, gatherGroups, mergeDense, presentSlots, type DenseColumn, type DenseOutput } from '../ops/dense-aggregate.js';
+import { DENSE_MAX_SLOTS, denseLayout, denseOutputColumn, mergeDense, presentSlots, type DenseColumn, type DenseOutput } from '../ops/dense-aggregate.js';
 import { isIntegerValued, type TypeDesc } from '../types/column.js';
 import { permuteValues } from '../worker/permute.js';
 import { argsortWords } from '../worker/sort.js';
@@ -296,12 +296,12 @@ function outputBatch(ctx: RunContext, plan: GroupByStagePlan, dense: DensePlan, 
   const held = ctx.budget.reserve('groupBy.dense.output');
   try {
     // At most a slot each: its first row and id, the radix argsort's rows and ping-pong rows,
-    // the ids in order, and its fields gathered in that order; and the argsort's digit counts.
-    held.grow((20 + 4 * layout.stride) * slots + ARGSORT_COUNT_BYTES);
+    // and the ids in order; and the argsort's digit counts.
+    held.grow(20 * slots + ARGSORT_COUNT_BYTES);
     const { firsts, ids } = presentSlots(views[0]!, layout.stride, slots);
     const n = ids.length;
     if (n === 0) return null;
-    const groups = gatherGroups(views[0]!, layout.stride, permuteValues(ids, argsortWords([firsts], n), localAlloc));
+    const groups = { order: permuteValues(ids, argsortWords([firsts], n), localAlloc), table: views[0]! };
     held.grow(types.reduce((t, type) => t + n * (ctorOf(type).BYTES_PER_ELEMENT + 1), 0));
     const columns = dense.outputs.map((_, i) => {
       const type = types[i]!;

@@ -4,7 +4,7 @@
  * groups in first-row order. Expected values computed here with BigInt, row by row.
  */
 import { describe, expect, it } from 'vitest';
-import { accumulateDense, denseLayout, denseOutputColumn, gatherGroups, mergeDense, presentSlots, slotsOf, type DenseGroups, type DenseOutput } from '../../src/ops/dense-aggregate.js';
+import { accumulateDense, denseLayout, denseOutputColumn, mergeDense, presentSlots, slotsOf, type DenseGroups, type DenseOutput } from '../../src/ops/dense-aggregate.js';
 import { localAlloc } from '../../src/columns/arena.js';
 import { permuteValues } from '../../src/worker/permute.js';
 import { argsortWords } from '../../src/worker/sort.js';
@@ -13,7 +13,7 @@ import type { KeyColumn } from '../../src/types/keys.js';
 /** A table's groups in first-row order, as the coordinator puts them (exec-groupby-dense outputBatch). */
 function denseGroups(t: Int32Array, stride: number, slots: number): DenseGroups {
   const { firsts, ids } = presentSlots(t, stride, slots);
-  return gatherGroups(t, stride, permuteValues(ids, argsortWords([firsts], ids.length), localAlloc));
+  return { order: permuteValues(ids, argsortWords([firsts], ids.length), localAlloc), table: t };
 }
 
 const I64 = { kind: 'int', bits: 64, signed: true } as const;
