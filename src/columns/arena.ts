@@ -118,12 +118,14 @@ export const sharedAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayCon
 };
 
 /**
- * Thread-local memory, for scratch arrays that never leave the worker (the ASOF and join tasks'
- * group ids, sort samples): from the C heap, zeroed, not mapped pages. A typed array over a
- * resizable ArrayBuffer (how newLocalBuffer maps pages) runs a summing loop 2x slower than over a
- * plain one in V8 11.3, and memory freed by earlier tasks is handed out again instead of fresh
- * pages: asof warm runs interleaved 1775-1925 -> 1629-1821 ms, asof-str 2381-2506 -> 2252-2434
- * (VmHWM +10 and +30 MiB).
+ * Thread-local memory, for arrays that stay in their thread: a worker's scratch (the ASOF and
+ * join tasks' group ids), the expression evaluator's temporaries (src/expr/evaluate-data
+ * plainAlloc), and the coordinator's small working arrays (sort and ASOF samples, a dense
+ * group-by's order). From the C heap, zeroed, not mapped pages: a typed array over a resizable
+ * ArrayBuffer (how newLocalBuffer maps pages) runs a summing loop 2x slower than over a plain
+ * one in V8 11.3, and memory freed earlier is handed out again instead of fresh pages. asof warm
+ * runs interleaved 1775-1925 -> 1629-1821 ms, asof-str 2381-2506 -> 2252-2434 (VmHWM +10 and
+ * +30 MiB).
  */
 export const localAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T =>
   new ctor(newHeapLocalBuffer(Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8), true), 0, length);

@@ -189,6 +189,12 @@ export async function runDenseGroupBy(
       const r = outside ? { done: true as const } : await input.next();
       if (r.done) break;
       consumed += r.value.numRows;
+      // A table's counts are 32-bit words: an input that turns out longer than its preview said
+      // hands over to the hash group-by (which replays every row consumed) before one could wrap.
+      if (consumed >= 2 ** 32) {
+        outside = true;
+        break;
+      }
       const batch = selectColumns(r.value, dense.columns);
       const perRow = batch.numRows > 0 ? batchCopyBytes(batch) / batch.numRows : 0;
       const fit = Math.floor((ctx.limits.taskBytes - 3 * LOAN_SLACK) / (1.25 * (perRow + scratchPerRow(dense))));
@@ -213,17 +219,19 @@ export async function runDenseGroupBy(
     // flight than there are threads, its task queued): copied only once a thread was free, each
     // slab of 512k rows kept a worker waiting ~1.7 ms.
     const running = new PQueue({ concurrency: ctx.concurrency });
+    // A failed task stops the slabs queued behind it (orderedMap's own stop does not reach them).
+    let failed = false;
     const done = orderedMap(
       slabs(),
       async ({ batches, rows: n, rowBase }) => {
-        if (outside) return;
+        if (outside || failed) return;
         const inBytes = batches.reduce((t, b) => t + batchCopyBytes(b) + 64 * b.numCols, 0) + LOAN_SLACK;
         const [inLoan, scratch] = await ctx.loans('groupBy.dense.slab', [inBytes, scratchPerRow(dense) * n + 8 * dense.columns.length + LOAN_SLACK]);
         try {
           const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
           const described = batches.map((b) => describeBatch(b, arena.alloc));
           await running.add(async () => {
-            if (outside) return;
+            if (outside || failed) return;
             const lane = tables.lend();
             try {
               const res = await ctx.task({ kind: 'denseAgg', batches: described, rowBase, table: tables.all[lane]!, base, span, outputs: dense.outputs, scratch: scratch!.buffer });
@@ -236,6 +244,9 @@ export async function runDenseGroupBy(
                 ctx.progress.add('partition', n);
                 ctx.progress.add('kernel', n);
               }
+            } catch (err) {
+              failed = true;
+              throw err;
             } finally {
               tables.giveBack(lane);
             }

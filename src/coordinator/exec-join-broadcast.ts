@@ -30,6 +30,7 @@ import type { Reservation } from '../memory/budget.js';
 import type { JoinStagePlan } from './exec-join.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
 import { orderedMap } from './scheduler.js';
+import { ExecutionError } from '../errors.js';
 
 /** The right columns (counted twice while they are made contiguous) and the table stay within this share of the budget. */
 const BUILD_SHARE = 0.25;
@@ -152,28 +153,17 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
     // Short strings of the payload as inline records: the probes gather each output row's value
     // from one 16 bytes at random, not from its offsets and then its bytes.
     const inlineRes = ctx.budget.reserve('join.build');
-    let inlineBuffer: SharedArrayBuffer | null = null;
-    const inlined: Array<InlinedColumn | null> = columns.map(() => null);
+    let inline: InlineRecords;
     try {
-      const wanted = plan.task.payload.filter((p, i, all) => all.indexOf(p) === i && shortStrings(columns[p]!));
-      if (wanted.length > 0 && rows > 0) {
-        const perColumn = Math.ceil((INLINE_BYTES_PER_ROW * rows) / 8) * 8;
-        const [loan] = await ctx.loans('join.build', [wanted.length * perColumn + LOAN_SLACK], [0]);
-        inlineBuffer = loan!.handOver(inlineRes);
-        wanted.forEach((p, k) => {
-          const records = new Int32Array(inlineBuffer!, k * perColumn, INLINE_RECORD_WORDS * rows);
-          const lengths = new Uint8Array(inlineBuffer!, k * perColumn + INLINE_RECORD_WORDS * 4 * rows, rows);
-          const c = columns[p]!;
-          inlineRecords(c.values as Uint8Array, offsetsOf(c), rows, records, lengths);
-          inlined[p] = { records, lengths };
-        });
-      }
+      inline = await inlineRecordsOf(ctx, columns, rows, plan.task.payload, inlineRes);
     } catch (err) {
-      giveBack(inlineRes, inlineBuffer);
+      inlineRes.free();
       giveBack(tableRes, tableBuffer);
       giveBack(copyRes, copyBuffer);
       throw err;
     }
+    let inlineBuffer = inline.buffer;
+    const inlined = inline.columns;
     return {
       kind: 'table',
       table,
@@ -194,6 +184,41 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
     await it.return?.(undefined);
     throw err;
   }
+}
+
+/** The inline records of a right side's short-string payload columns (null where none), and the buffer that holds them. */
+interface InlineRecords {
+  columns: Array<InlinedColumn | null>;
+  buffer: SharedArrayBuffer | null;
+}
+
+/**
+ * Inline records (src/columns/inline-words inlineRecords) of the payload columns of mostly
+ * short strings, in one loan handed over to `res`. They only speed the probes up: when the
+ * budget cannot lend them, the join runs without (none are made).
+ */
+async function inlineRecordsOf(ctx: RunContext, columns: A.Data[], rows: number, payload: number[], res: Reservation): Promise<InlineRecords> {
+  const none: InlineRecords = { columns: columns.map(() => null), buffer: null };
+  const wanted = payload.filter((p, i, all) => all.indexOf(p) === i && shortStrings(columns[p]!));
+  if (wanted.length === 0 || rows === 0) return none;
+  const perColumn = Math.ceil((INLINE_BYTES_PER_ROW * rows) / 8) * 8;
+  let buffer: SharedArrayBuffer;
+  try {
+    const [loan] = await ctx.loans('join.build', [wanted.length * perColumn + LOAN_SLACK], [0]);
+    buffer = loan!.handOver(res);
+  } catch (err) {
+    if (err instanceof ExecutionError && err.code === 'MEMORY_EXHAUSTED') return none;
+    throw err;
+  }
+  const out = none.columns;
+  wanted.forEach((p, k) => {
+    const records = new Int32Array(buffer, k * perColumn, INLINE_RECORD_WORDS * rows);
+    const lengths = new Uint8Array(buffer, k * perColumn + INLINE_RECORD_WORDS * 4 * rows, rows);
+    const c = columns[p]!;
+    inlineRecords(c.values as Uint8Array, offsetsOf(c), rows, records, lengths);
+    out[p] = { records, lengths };
+  });
+  return { columns: out, buffer };
 }
 
 /** A right payload column's inline records and length bytes (src/columns/inline-words inlineRecords). */

@@ -124,7 +124,8 @@ export function accumulateDense(table: Int32Array, layout: DenseLayout, slots: I
   const stride = layout.stride;
   const first = firstRowView(table);
   const cols = layout.columns;
-  const values = cols.map((m) => intValues(measures[m.column]!));
+  // Values only of columns that a sum, min or max reads (count() takes any type: validity only).
+  const values = cols.map((m) => (countsOnly(m) ? null : intValues(measures[m.column]!)));
   const flips = cols.map((m) => (measures[m.column]!.values instanceof BigUint64Array ? UNSIGNED_FLIP : 0));
   for (let from = 0; from < n; from += BLOCK_ROWS) {
     const to = Math.min(n, from + BLOCK_ROWS);
@@ -136,7 +137,8 @@ export function accumulateDense(table: Int32Array, layout: DenseLayout, slots: I
       const valid = measures[m.column]!.valid;
       // The first column's pass also takes the first rows and the row count.
       const rowsAt = c === 0 ? layout.rows : -1;
-      if (k.wide !== null) measureWide(slots, from, to, c === 0, rowBase, first, rowsAt, k.wide, flips[c]!, valid, table, stride, m.count, m.sum, m.min, m.max);
+      if (k === null) countValid(slots, from, to, c === 0, rowBase, first, rowsAt, valid, table, stride, m.count);
+      else if (k.wide !== null) measureWide(slots, from, to, c === 0, rowBase, first, rowsAt, k.wide, flips[c]!, valid, table, stride, m.count, m.sum, m.min, m.max);
       else measureNarrow(slots, from, to, c === 0, rowBase, first, rowsAt, k.num, valid, table, stride, m.count, m.sum, m.min, m.max);
     }
   }
@@ -153,6 +155,11 @@ function touchSlots(slots: Int32Array, from: number, to: number, t: Int32Array, 
   return x;
 }
 
+/** Whether a measure column is only counted (count(column): its values are never read). */
+function countsOnly(m: MeasureFields): boolean {
+  return m.sum < 0 && m.min < 0 && m.max < 0;
+}
+
 /** Rows a block of accumulateDense: their table slots stay in the first-level cache between its passes. */
 const BLOCK_ROWS = 512;
 
@@ -167,6 +174,21 @@ function firstRows(slots: Int32Array, from: number, to: number, rowBase: number,
     const s = slots[i]! * stride;
     if (first[s >>> 1] === 0) first[s >>> 1] = rowBase + i + 1;
     if (rowsAt >= 0) t[s + rowsAt]++;
+  }
+}
+
+/** A column only counted: its non-NULL rows (and the first rows and row count when `withFirst`). */
+function countValid(
+  slots: Int32Array, from: number, to: number, withFirst: boolean, rowBase: number, first: Float64Array, rowsAt: number,
+  valid: Uint8Array | null, t: Int32Array, stride: number, countAt: number,
+): void {
+  for (let i = from; i < to; i++) {
+    const s = slots[i]! * stride;
+    if (withFirst) {
+      if (first[s >>> 1] === 0) first[s >>> 1] = rowBase + i + 1;
+      if (rowsAt >= 0) t[s + rowsAt]++;
+    }
+    if (valid === null || valid[i] !== 0) t[s + countAt]++;
   }
 }
 

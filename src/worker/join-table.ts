@@ -413,28 +413,11 @@ export function probeJoinTable(
 }
 
 /**
- * probeJoinTable of the direct layout: each probe's entry at 2 × (key - min) (a loop of its own:
- * see src/worker/join-probe-task).
+ * probeJoinTable of the direct layout: each probe's entry at 2 × (key - min) (a loop of its own,
+ * as the other layouts': see src/ops/group-accumulate).
  */
 function probeDirect(values: IntValues, valid: Uint8Array | null, slots: Int32Array, min: number, span: number, nullRun: number, nullLen: number, run: Int32Array, len: Int32Array, np: number): void {
-  for (let from = 0; from < np; from += 64) {
-    const to = Math.min(np, from + 64);
-    readAheadSink[0] ^= touchDirect(values, slots, min, span, from, to);
-    probeDirectRows(values, valid, slots, min, span, nullRun, nullLen, run, len, from, to);
-  }
-}
-
-function touchDirect(values: IntValues, slots: Int32Array, min: number, span: number, from: number, to: number): number {
-  let x = 0;
-  for (let i = from; i < to; i++) {
-    const e = valueAt(values, i) - min;
-    if (e >= 0 && e < span) x ^= slots[2 * e]!;
-  }
-  return x;
-}
-
-function probeDirectRows(values: IntValues, valid: Uint8Array | null, slots: Int32Array, min: number, span: number, nullRun: number, nullLen: number, run: Int32Array, len: Int32Array, from: number, np: number): void {
-  for (let i = from; i < np; i++) {
+  for (let i = 0; i < np; i++) {
     if (valid !== null && valid[i] === 0) {
       run[i] = nullRun;
       len[i] = nullLen;
