@@ -94,11 +94,24 @@ export class SharedArena {
 export class TransferArena {
   readonly buffers: ArrayBuffer[] = [];
 
-  /** `releasable`: mapped buffers whose pages `release()` gives back at once. */
-  constructor(private readonly releasable = false) {}
+  /**
+   * `releasable`: mapped buffers whose pages `release()` gives back at once. `shared`: plain
+   * SharedArrayBuffers (zeroed, from the C heap), for a run's final in-memory result only: the
+   * coordinator receives them without a transfer, so its collector does not count them as
+   * external memory (a transferred ArrayBuffer does: explode's coordinator ran ~170 ms of
+   * collections a ~500 ms run, join-int-left ~225), but this worker keeps a view until it
+   * collects, which the run's end asks of it (RunContext handsOutShared), and so every array the
+   * task allocates from the arena, temporaries included: a streaming job's batches, and tasks
+   * with many temporaries (row-local chains: explode's VmHWM 1.11 -> 1.63 GiB), must not.
+   */
+  constructor(
+    private readonly releasable = false,
+    private readonly shared = false,
+  ) {}
 
   readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number, fill: AllocFill = 'zeroed'): T => {
     const bytes = Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8);
+    if (this.shared) return new ctor(new SharedArrayBuffer(bytes), 0, length);
     const own = this.releasable ? newLocalBuffer(bytes) : newHeapLocalBuffer(bytes, fill === 'zeroed');
     this.buffers.push(own);
     return new ctor(own, 0, length);

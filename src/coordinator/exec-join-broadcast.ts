@@ -288,7 +288,7 @@ function contiguous(chunks: A.Data[], type: A.DataType, alloc: Allocator): A.Dat
 /**
  * The left input probed slice by slice against the table; output batches in left order.
  */
-export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Extract<RightSide, { kind: 'table' }>, left: AsyncIterable<A.RecordBatch>): AsyncGenerator<A.RecordBatch> {
+export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Extract<RightSide, { kind: 'table' }>, left: AsyncIterable<A.RecordBatch>, collected = false): AsyncGenerator<A.RecordBatch> {
   const { resolved } = plan;
   const how = resolved.how as 'inner' | 'left' | 'semi' | 'anti';
   const schema = schemaToArrow(resolved.output);
@@ -343,6 +343,7 @@ export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Ex
           table: right.table,
           payload,
           inlined,
+          sharedResults: collected,
           scratch: scratch!.buffer,
         });
         scratchPerRow = Math.max(scratchPerRow, (res.scratch.used + res.scratch.overflow) / n);
@@ -350,6 +351,7 @@ export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Ex
         const bytes = res.value.columns.reduce((s, c) => s + descBytes(c), 0);
         resultPerRow = Math.max(resultPerRow, bytes / n);
         results.grow(bytes);
+        if (collected) ctx.handsOutShared(bytes);
         return { batch, value: res.value, bytes };
       } finally {
         inLoan!.release();

@@ -122,14 +122,14 @@ export function planJoin(options: JoinOptions, left: SchemaDesc, right: SchemaDe
   return plan;
 }
 
-export async function* execJoin(ctx: RunContext, plan: JoinStagePlan, leftStage: Stage, rightStage: Stage): AsyncGenerator<A.RecordBatch> {
+export async function* execJoin(ctx: RunContext, plan: JoinStagePlan, leftStage: Stage, rightStage: Stage, collected = false): AsyncGenerator<A.RecordBatch> {
   if (!broadcastable(plan)) {
     yield* partitionedJoin(ctx, plan, leftStage, { batches: runStage(ctx, rightStage), schema: rightStage.schema, routed: plan.rightRouted });
     return;
   }
   const right = await readRight(ctx, plan, runStage(ctx, rightStage), rightStage.schema, ownsBatches(rightStage));
   try {
-    if (right.kind === 'table') yield* probeLeft(ctx, plan, right, runStage(ctx, leftStage));
+    if (right.kind === 'table') yield* probeLeft(ctx, plan, right, runStage(ctx, leftStage), collected);
     else yield* partitionedJoin(ctx, plan, leftStage, { batches: right.batches, schema: right.schema, routed: plan.rightRouted.map((_, i) => i) });
   } finally {
     await right.release();

@@ -640,6 +640,8 @@ export interface JoinProbeTask {
   payload: ColumnDesc[];
   /** Per payload column: its inline records and length bytes (src/columns/inline-words inlineRecords), or null. */
   inlined: Array<{ records: BufRef; lengths: BufRef } | null>;
+  /** Outputs in shared memory, not transferred: the run's final in-memory result (src/columns/arena TransferArena). */
+  sharedResults: boolean;
   scratch: SharedArrayBuffer | null;
 }
 

@@ -67,7 +67,7 @@ export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   const unmatched = pick === null ? 0 : expandMatches(how === 'left', run, len, order, n, leftRows, pick);
   if (pick === null) filterRows(how === 'semi', len, n, leftRows);
   const identity = total === n && isIdentity(leftRows, total);
-  const arena = new TransferArena();
+  const arena = new TransferArena(false, task.sharedResults);
   const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc, 0));
   if (pick !== null) {
     task.payload.forEach((p, i) => {
