@@ -16,7 +16,7 @@
  * sort. There is no replay: the sort routes every column.
  */
 import type * as A from 'apache-arrow';
-import { batchCopyBytes, batchFromColumns, rebuildData } from '../columns/shared.js';
+import { batchCopyBytes, batchFromColumns, rebuildData, descBytes } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { sortKeyText, type ResolvedSortKey } from '../ops/sort-spec.js';
 import type { Exchange } from '../shuffle/exchange.js';
@@ -78,6 +78,8 @@ export async function* execSort(
   inputSchema: A.Schema,
   owned: boolean,
   preview: (() => AsyncIterable<A.RecordBatch>) | null,
+  /** The caller keeps every batch (src/coordinator/execute runStage): outputs in shared memory. */
+  collected = false,
 ): AsyncGenerator<A.RecordBatch> {
   const columns = inputSchema.fields.map((_, i) => i);
   const sampler = new SortSampler(
@@ -150,8 +152,9 @@ export async function* execSort(
         const n = ex.rowsOf(r);
         const [scratch] = await ctx.loans('sort', [pieces.scratchOf(ex, r)]);
         try {
-          const done = await ctx.clock.during('sort', ctx.task({ kind: 'sort', input: ex.inputFor(r), keys: plan.orders, scratch: scratch!.buffer }));
+          const done = await ctx.clock.during('sort', ctx.task({ kind: 'sort', input: ex.inputFor(r), keys: plan.orders, sharedResults: collected, scratch: scratch!.buffer }));
           scratch!.release();
+          if (collected) ctx.handsOutShared(done.value.columns.reduce((t, c) => t + descBytes(c), 0));
           ctx.stats.overflowBytes += done.scratch.overflow;
           ex.drop(r);
           if (done.value.length !== n) throw new ExecutionError('INTERNAL', `sort: range ${r} held ${n} rows but its task returned ${done.value.length}; refusing to return a partial result`);

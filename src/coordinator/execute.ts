@@ -177,7 +177,7 @@ export function ownsBatches(stage: Stage): boolean {
  * The stage's batches, each carrying exactly the stage's planned schema. `collected`: the
  * caller keeps every batch (execute(), collect()): a window or ASOF join whose rows are the
  * result writes its fixed-width outputs straight into the result's columns (see OutputRanges),
- * and a broadcast join's probe tasks build theirs in shared memory (src/columns/arena
+ * and a broadcast join's probe tasks and a sort's build theirs in shared memory (src/columns/arena
  * TransferArena `shared`; row-local tasks do not: their temporaries would stay in the workers
  * until the run's end, explode's VmHWM 1.11 -> 1.63-1.71 GiB).
  */
@@ -198,7 +198,7 @@ function runStageRaw(ctx: RunContext, stage: Stage, collected: boolean): AsyncIt
     case 'asof':
       return execAsof(ctx, stage.plan, stage.left, stage.right, collected);
     case 'sort':
-      return execSort(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input), previewOf(ctx, stage.input));
+      return execSort(ctx, stage.plan, runStage(ctx, stage.input), stage.input.schema, ownsBatches(stage.input), previewOf(ctx, stage.input), collected);
     case 'groupBy':
       if (stage.fused && stage.input.kind === 'window') {
         const w = stage.input;

@@ -407,6 +407,8 @@ export interface SortTask {
   kind: 'sort';
   input: PartitionInput;
   keys: SortKeyOrder[];
+  /** Outputs in shared memory, not transferred: the run's final in-memory result (src/columns/arena TransferArena). */
+  sharedResults: boolean;
   scratch: SharedArrayBuffer | null;
 }
 

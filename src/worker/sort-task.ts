@@ -22,7 +22,7 @@ export async function runSortTask(task: SortTask): Promise<ColumnsResult> {
   const keys = task.keys.map((k) => ({ column: toKeyColumn(part.columns[k.column]!), descending: k.descending, nullsFirst: k.nullsFirst }));
   const perm = argsortKeys(keys, n, undefined, scratchAlloc(Uint32Array, n));
   const idx = new Int32Array(perm.buffer, perm.byteOffset, n);
-  const arena = new TransferArena();
+  const arena = new TransferArena(false, task.sharedResults);
   const columns = part.columns.map((c) => describeData(gatherData(c, idx, n, arena.alloc), true));
   return { length: n, columns, transfer: arena.buffers };
 }

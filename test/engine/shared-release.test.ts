@@ -11,9 +11,9 @@ import { describe, expect, it } from 'vitest';
 
 const CHILD = fileURLToPath(new URL('../support/shared-release-child.ts', import.meta.url));
 
-function runChild(rows: number, waitMs: number): Promise<{ code: number | null; out: string; err: string }> {
+function runChild(rows: number, waitMs: number, job?: 'sort'): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', CHILD, String(rows), String(waitMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', CHILD, String(rows), String(waitMs), ...(job ? [job] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout.on('data', (x: Buffer) => (out += x.toString()));
@@ -34,5 +34,17 @@ describe('shared outputs after the result is let go', () => {
       // Most of the output's pages gone: what stays is the engine's pooled buffers and the heap.
       expect(r.held - r.after).toBeGreaterThan(0.75 * r.outBytes);
     }
+  }, 120_000);
+
+  it('of a sort (its tasks build their outputs in shared memory) do not pile up run after run', async () => {
+    const { code, out, err } = await runChild(6_000_000, 300, 'sort');
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const { runs } = JSON.parse(out) as { runs: Array<{ outBytes: number; held: number; after: number; hwm: number }> };
+    expect(runs).toHaveLength(3);
+    expect(runs[0]!.outBytes).toBeGreaterThanOrEqual(130 * 2 ** 20);
+    // The workers let go of their views at each run's end: the third run's peak is the first's,
+    // not the first's plus two results the workers still held (measured without: +2 results).
+    expect(runs[2]!.hwm - runs[0]!.hwm).toBeLessThan(0.4 * runs[0]!.outBytes);
   }, 120_000);
 });

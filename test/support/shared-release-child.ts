@@ -4,16 +4,19 @@
  * each run the result is dropped and the main thread collected, and the child prints, as JSON,
  * each run's output bytes, VmRSS with the result held and the lowest VmRSS seen in the next
  * `waitMs` (sampled every 20 ms), and the stderr lines the engine wrote.
- * Usage: node --import tsx shared-release-child.ts <rows> <waitMs>
+ * With a third argument `sort`, the job is a sort of three 8-byte columns instead (its tasks
+ * build their outputs in shared memory too), and each run also reports VmHWM.
+ * Usage: node --import tsx shared-release-child.ts <rows> <waitMs> [sort]
  */
 import * as A from 'apache-arrow';
 import { readFileSync } from 'node:fs';
 import { Engine, sum } from '../../src/index.js';
 import { gc } from './gc.js';
 
-const [rowsText, waitText] = process.argv.slice(2) as [string, string];
+const [rowsText, waitText, job] = process.argv.slice(2) as [string, string, string | undefined];
 const rows = Number(rowsText);
-const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
+const status = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
+const rss = (): number => status('VmRSS');
 
 const k = new Int32Array(rows);
 const v = new Int32Array(rows);
@@ -24,12 +27,20 @@ for (let i = 0; i < rows; i++) {
 const table = new A.Table({ k: A.makeVector(k), v: A.makeVector(v) });
 const columns = Object.fromEntries([2, 3, 5, 8, 13, 21, 34, 55].map((w) => [`s${w}`, sum('v').rows(w)]));
 
+const wide = new A.Table({
+  k: A.makeVector(Float64Array.from(k, (x, i) => x * 1e6 + ((i * 104729) % 999983))),
+  a: A.makeVector(Float64Array.from(v)),
+  b: A.makeVector(BigInt64Array.from(k, (x) => BigInt(x))),
+});
+
 const engine = new Engine({ threads: 2 });
-const runs: Array<{ outBytes: number; held: number; after: number }> = [];
+const runs: Array<{ outBytes: number; held: number; after: number; hwm: number }> = [];
 try {
   for (let i = 0; i < 3; i++) {
-    let out: A.Table | undefined = await engine.fromArrow(table).window({ partitionBy: 'k', orderBy: 'v', columns }).collect();
-    const outBytes = out.batches.reduce((s, b) => s + b.data.children.slice(2).reduce((t, c) => t + c.values.byteLength, 0), 0);
+    let out: A.Table | undefined =
+      job === 'sort' ? await engine.fromArrow(wide).sort('k').collect() : await engine.fromArrow(table).window({ partitionBy: 'k', orderBy: 'v', columns }).collect();
+    const skip = job === 'sort' ? 0 : 2;
+    const outBytes = out.batches.reduce((s, b) => s + b.data.children.slice(skip).reduce((t, c) => t + c.values.byteLength, 0), 0);
     const held = rss();
     out = undefined;
     let after = Infinity;
@@ -39,7 +50,7 @@ try {
       await new Promise((r) => setTimeout(r, 20));
       after = Math.min(after, rss());
     } while (performance.now() - t0 < Number(waitText));
-    runs.push({ outBytes, held, after });
+    runs.push({ outBytes, held, after, hwm: status('VmHWM') });
   }
 } finally {
   await engine.close();
