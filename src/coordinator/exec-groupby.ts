@@ -248,6 +248,8 @@ interface GroupTasks {
   extraPerRow: number;
   /** Whether the tasks' rows count on the kernel bar (not after a partial pass, which counted the input rows). */
   counted: boolean;
+  /** The groups are the run's result (execute(), collect()): assembled in shared memory. */
+  collected?: boolean;
   build(input: PartitionInput, out: OutputRouting, scratch: SharedArrayBuffer): GroupByTask | WindowGroupByTask;
 }
 
@@ -259,12 +261,14 @@ export async function* execGroupBy(
   owned: boolean,
   /** The caller's tables once before the run reads them (execute's previewOf), or null. */
   preview: (() => AsyncIterable<A.RecordBatch>) | null = null,
+  /** The caller keeps every batch (src/coordinator/execute runStage): outputs assembled in shared memory. */
+  collected = false,
 ): AsyncGenerator<A.RecordBatch> {
   const sample = preview && sampled(plan) ? await sampleKey(ctx, preview, plan.routed[plan.keyPos[0]!]!) : null;
   const dense = sample ? densePlanOf(plan) : null;
   const range = dense && sample ? denseRange(ctx, dense, sample) : null;
   if (!dense || !range || !preview) {
-    yield* hashGroupBy(ctx, plan, input, inputStage, owned, sample);
+    yield* hashGroupBy(ctx, plan, input, inputStage, owned, sample, collected);
     return;
   }
   // Straight into tables indexed by key value (./exec-groupby-dense); a key outside the
@@ -277,7 +281,7 @@ export async function* execGroupBy(
       if (outcome.batch) yield outcome.batch;
       return;
     }
-    yield* hashGroupBy(ctx, plan, replayThenRest(preview, outcome.consumed, rest), inputStage, owned, sample);
+    yield* hashGroupBy(ctx, plan, replayThenRest(preview, outcome.consumed, rest), inputStage, owned, sample, collected);
   } finally {
     await rest.return?.(undefined);
   }
@@ -291,6 +295,7 @@ async function* hashGroupBy(
   inputStage: Stage,
   owned: boolean,
   sample: KeyRange | null,
+  collected = false,
 ): AsyncGenerator<A.RecordBatch> {
   const keyed = plan.keyPos.length > 0;
   const split = partialSplit(plan);
@@ -317,6 +322,7 @@ async function* hashGroupBy(
       splitKeys: [final.keyPos],
       extraPerRow: 0,
       counted: false,
+      collected,
       build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: final.keyPos, hashes, outputs: final.outputs, out, scratch }),
     });
     return;
@@ -336,6 +342,7 @@ async function* hashGroupBy(
     splitKeys: keyed ? [plan.keyPos] : null,
     extraPerRow: 0,
     counted: true,
+    collected,
     build: (partition, out, scratch) => ({ kind: 'groupBy', input: partition, keys: plan.keyPos, hashes, outputs: plan.outputs, out, scratch }),
   });
 }
@@ -496,7 +503,7 @@ async function* wholeInputInPieces(ctx: RunContext, plan: GroupByStagePlan, ex: 
 /** Runs the group-by tasks over `input`'s units and yields the groups in first-row order. */
 async function* groupOutputs(ctx: RunContext, plan: GroupByStagePlan, input: GroupInput, tasks: GroupTasks): AsyncGenerator<A.RecordBatch> {
   const schema = schemaToArrow(plan.resolved.output);
-  const out = new OutputRanges(ctx, plan.resolved.distinct ? 'distinct' : 'groupBy', plan.resolved.output, Math.max(1, input.rows), true);
+  const out = new OutputRanges(ctx, plan.resolved.distinct ? 'distinct' : 'groupBy', plan.resolved.output, Math.max(1, input.rows), true, undefined, tasks.collected ?? false);
   try {
     if (input.rows > MAX_ROWS) throw new ExecutionError('TOO_MANY_ROWS', `groupBy: ${input.rows} input rows exceed the ${MAX_ROWS} rows one stage can number`);
     const outRowBytes = outputRowBytes(plan.resolved.output);

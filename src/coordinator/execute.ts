@@ -177,8 +177,8 @@ export function ownsBatches(stage: Stage): boolean {
  * The stage's batches, each carrying exactly the stage's planned schema. `collected`: the
  * caller keeps every batch (execute(), collect()): a window or ASOF join whose rows are the
  * result writes its fixed-width outputs straight into the result's columns (see OutputRanges),
- * and a broadcast join's probe tasks and a sort's build theirs in shared memory (src/columns/arena
- * TransferArena `shared`; row-local tasks do not: their temporaries would stay in the workers
+ * and a broadcast join's probe tasks, a sort's and a group-by's assembly build theirs in shared
+ * memory (src/columns/arena TransferArena `shared`; row-local tasks do not: their temporaries would stay in the workers
  * until the run's end, explode's VmHWM 1.11 -> 1.63-1.71 GiB).
  */
 export function runStage(ctx: RunContext, stage: Stage, collected = false): AsyncIterable<A.RecordBatch> {
@@ -204,7 +204,7 @@ function runStageRaw(ctx: RunContext, stage: Stage, collected: boolean): AsyncIt
         const w = stage.input;
         return execWindowGroupBy(ctx, stage.fused, stage.plan, runStage(ctx, w.input), w.input.schema, ownsBatches(w.input));
       }
-      return execGroupBy(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input), previewOf(ctx, stage.input));
+      return execGroupBy(ctx, stage.plan, runStage(ctx, stage.input), stage.input, ownsBatches(stage.input), previewOf(ctx, stage.input), collected);
     case 'join':
       return execJoin(ctx, stage.plan, stage.left, stage.right, collected);
     case 'project':

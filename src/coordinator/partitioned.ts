@@ -14,7 +14,7 @@ import * as A from 'apache-arrow';
 import { sharedAlloc } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
 import { bytesToBitmap, countSet } from '../columns/bits.js';
-import { bufRefOf, dataBytes, rebuildData } from '../columns/shared.js';
+import { bufRefOf, dataBytes, rebuildData, descBytes } from '../columns/shared.js';
 import { ExecutionError } from '../errors.js';
 import { Exchange } from '../shuffle/exchange.js';
 import { formatBytes, type Reservation } from '../memory/budget.js';
@@ -141,6 +141,8 @@ export class OutputRanges {
   /** Staged direct outputs (see directStaging) until finishStaged. */
   private staging: Staging | null = null;
   private readonly stagingReservation: Reservation;
+  /** Sparse outputs that are the run's result: assembled in shared memory (src/columns/arena TransferArena). */
+  private readonly sharedSparse: boolean;
 
   constructor(
     private readonly ctx: RunContext,
@@ -152,13 +154,17 @@ export class OutputRanges {
     readonly sparse = false,
     /** Bytes direct outputs must leave free: what the kernel tasks in flight will borrow. */
     leaveForTasks = ctx.limits.headroom,
-    /** The caller keeps every output row: direct outputs are the result's columns, not counted. */
+    /**
+     * The caller keeps every output row: direct outputs are the result's columns, not counted;
+     * sparse ones are assembled in shared memory.
+     */
     collected = false,
     /** The kernel's tasks can stage direct outputs (claimStaging, stageDirect). */
     stageable = false,
   ) {
     const rowBytes = outputRowBytes(fields);
     this.rowBytes = rowBytes;
+    this.sharedSparse = sparse && collected;
     // Assembling a range holds its pieces (maybe read back), their concatenation and the result.
     const fit = Math.floor(ctx.limits.taskBytes / (3 * (rowBytes + 8)));
     let shift = Math.max(MIN_RANGE_SHIFT, Math.min(MAX_RANGE_SHIFT, Math.floor(Math.log2(Math.max(2, fit)))));
@@ -343,9 +349,10 @@ export class OutputRanges {
         const input = ex.inputFor(p);
         const [scratch] = await ctx.loans('assemble', [assembleBytes(ex, p)]);
         try {
-          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input, base, end, copyUpTo: ctx.limits.copyBytes, scratch: scratch!.buffer }));
+          const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input, base, end, copyUpTo: ctx.limits.copyBytes, sharedResults: this.sharedSparse, scratch: scratch!.buffer }));
           ex.drop(p);
           const v = done.value;
+          if (this.sharedSparse) ctx.handsOutShared(v.columns.reduce((t, c) => t + descBytes(c), descBytes(v.rowIds)));
           if (v.length !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${base}..${end} holds ${v.length} rows, expected ${rows}; refusing to return a partial result`);
           const ids = rebuildData(v.rowIds);
           const columns = v.columns.map(rebuildData);

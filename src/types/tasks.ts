@@ -663,6 +663,8 @@ export interface AssembleSparseTask {
   end: number;
   /** Results up to this many bytes are copied rather than moved (src/worker/entry). */
   copyUpTo: number;
+  /** Outputs in shared memory, not transferred: the run's final in-memory result (src/columns/arena TransferArena). */
+  sharedResults: boolean;
   scratch: SharedArrayBuffer | null;
 }
 

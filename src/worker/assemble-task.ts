@@ -159,7 +159,7 @@ function lost(what: string, base: number): ExecutionError {
 export async function runAssembleSparseTask(task: AssembleSparseTask): Promise<SparseColumnsResult> {
   const part = await loadPartition(task.input);
   const n = part.n;
-  const arena = new TransferArena();
+  const arena = new TransferArena(false, task.sharedResults);
   const ids = arena.alloc(Uint32Array, n);
   const stray = copyIdsInRange(part.rowIds, n, task.base, task.end, ids);
   if (stray >= 0) throw lost(`has row id ${part.rowIds[stray]!} out of place`, task.base);
