@@ -352,7 +352,7 @@ export class OutputRanges {
           const done = await ctx.clock.during('assemble', ctx.task({ kind: 'assembleSparse', input, base, end, copyUpTo: ctx.limits.copyBytes, sharedResults: this.sharedSparse, scratch: scratch!.buffer }));
           ex.drop(p);
           const v = done.value;
-          if (this.sharedSparse) ctx.handsOutShared(v.columns.reduce((t, c) => t + descBytes(c), descBytes(v.rowIds)));
+          if (this.sharedSparse) ctx.handsOutShared(v.columns.reduce((t, c) => t + descBytes(c), 0));
           if (v.length !== rows) throw new ExecutionError('INTERNAL', `internal: output range ${base}..${end} holds ${v.length} rows, expected ${rows}; refusing to return a partial result`);
           const ids = rebuildData(v.rowIds);
           const columns = v.columns.map(rebuildData);

@@ -160,14 +160,17 @@ export async function runAssembleSparseTask(task: AssembleSparseTask): Promise<S
   const part = await loadPartition(task.input);
   const n = part.n;
   const arena = new TransferArena(false, task.sharedResults);
-  const ids = arena.alloc(Uint32Array, n);
+  // The row ids only order the ranges on the coordinator, which then drops them: moved, so that
+  // no worker keeps them in shared memory, uncounted, until the run's end.
+  const idArena = new TransferArena();
+  const ids = idArena.alloc(Uint32Array, n);
   const stray = copyIdsInRange(part.rowIds, n, task.base, task.end, ids);
   if (stray >= 0) throw lost(`has row id ${part.rowIds[stray]!} out of place`, task.base);
   const all = scratchAlloc(Int32Array, n);
   iota(all, n);
   const columns = part.columns.map((c) => describeData(gatherData(c, all, n, arena.alloc), true));
   const rowIds = describeData(A.makeData({ type: new A.Uint32(), length: n, data: ids }), true);
-  return { length: n, columns, rowIds, transfer: arena.buffers };
+  return { length: n, columns, rowIds, transfer: [...idArena.buffers, ...arena.buffers] };
 }
 
 // Loops of their own over typed arrays (see src/ops/group-accumulate): inline, each call's

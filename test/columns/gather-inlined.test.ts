@@ -3,8 +3,9 @@
  * binary column picked through its inline records (src/columns/inline-words inlineRecords) are
  * the picked rows' own values, NULL where the pick is -1 or the row is NULL, for values of every
  * length class (empty, within the record's 12 bytes, past them, past the 255 of a length byte),
- * whether the output lies in a plain buffer (written in place) or in shared memory (through the
- * byte stage), and for picks that end within 12 bytes of the output's end.
+ * whether the output lies in a fixed-length buffer, plain or shared (written as words through a
+ * DataView) or in a growable one (copied from the column's bytes), and for picks that end
+ * within 12 bytes of the output's end.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -12,6 +13,7 @@ import * as A from 'apache-arrow';
 import { gatherInlined, offsetsOf } from '../../src/columns/gather.js';
 import { inlineRecords, INLINE_RECORD_WORDS } from '../../src/columns/inline-words.js';
 import { sharedAlloc, TransferArena } from '../../src/columns/arena.js';
+import type { Allocator } from '../../src/columns/gather.js';
 import { toSharedData } from '../../src/columns/shared.js';
 
 const value = fc.oneof(
@@ -39,15 +41,22 @@ function readAll(d: A.Data): Array<string | null> {
   });
 }
 
+/** Outputs in fixed-length shared memory, and in growable shared memory (as large mapped buffers are). */
+const fixedShared: Allocator = (ctor, length) => new ctor(new SharedArrayBuffer(Math.max(8, length * ctor.BYTES_PER_ELEMENT)), 0, length);
+const growableShared: Allocator = (ctor, length) => {
+  const bytes = Math.max(8, length * ctor.BYTES_PER_ELEMENT);
+  return new ctor(new SharedArrayBuffer(bytes, { maxByteLength: bytes }), 0, length);
+};
+
 describe('gatherInlined', () => {
-  it('picks the same values as the rows themselves, every length class, plain or shared output', () => {
+  it('picks the same values as the rows themselves, every length class, plain, shared or growable output', () => {
     fc.assert(
       fc.property(
         fc.array(value, { minLength: 1, maxLength: 60 }),
         fc.array(fc.integer({ min: -1, max: 1_000 }), { maxLength: 80 }),
         fc.boolean(),
-        fc.boolean(),
-        (values, picks, binary, shared) => {
+        fc.constantFrom('plain', 'shared', 'growable'),
+        (values, picks, binary, memory) => {
           const data = column(values, binary);
           const rows = data.length;
           const records = new Int32Array(INLINE_RECORD_WORDS * rows);
@@ -55,7 +64,7 @@ describe('gatherInlined', () => {
           inlineRecords(data.values as Uint8Array, offsetsOf(data), rows, records, lengths);
           const idx = Int32Array.from(picks, (p) => (p < 0 ? -1 : p % rows));
           const negatives = idx.filter((r) => r < 0).length;
-          const alloc = shared ? sharedAlloc : new TransferArena().alloc;
+          const alloc = memory === 'plain' ? new TransferArena().alloc : memory === 'shared' ? fixedShared : growableShared;
           const out = gatherInlined(data, records, lengths, idx, idx.length, alloc, negatives);
           expect(out.length).toBe(idx.length);
           expect(readAll(out)).toEqual(Array.from(idx, (r) => (r < 0 ? null : values[r]!)));
