@@ -16,7 +16,6 @@
  * every merge is exact and the first row decides the order.
  */
 import type * as A from 'apache-arrow';
-import PQueue from 'p-queue';
 import { schemaToArrow } from '../columns/arrow-types.js';
 import { localAlloc, SharedArena } from '../columns/arena.js';
 import { batchCopyBytes, batchFromColumns, describeBatch, selectColumns } from '../columns/shared.js';
@@ -30,7 +29,7 @@ import type { GroupByStagePlan } from './exec-groupby.js';
 import { ExecutionError } from '../errors.js';
 import type { Reservation } from '../memory/budget.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
-import { orderedMap } from './scheduler.js';
+import { orderedMapAhead } from './scheduler.js';
 
 /** A dense group-by: the outputs, and the input columns a slab carries (the key first, then the measures). */
 export interface DensePlan {
@@ -215,26 +214,22 @@ export async function runDenseGroupBy(
   ctx.progress.start('partition');
   ctx.progress.start('kernel');
   try {
-    // A slab is copied into shared memory while the tasks before it run (one slab more in
-    // flight than there are threads, its task queued): copied only once a thread was free, each
-    // slab of 512k rows kept a worker waiting ~1.7 ms.
-    const running = new PQueue({ concurrency: ctx.concurrency });
-    // A failed task stops the slabs queued behind it (orderedMap's own stop does not reach them).
-    let failed = false;
-    const done = orderedMap(
+    // A slab is copied into shared memory while the tasks before it run (orderedMapAhead):
+    // copied only once a thread was free, each slab of 512k rows kept a worker waiting ~1.7 ms.
+    const done = orderedMapAhead(
       slabs(),
-      async ({ batches, rows: n, rowBase }) => {
-        if (outside || failed) return;
+      async ({ batches, rows: n, rowBase }, lane) => {
+        if (outside) return;
         const inBytes = batches.reduce((t, b) => t + batchCopyBytes(b) + 64 * b.numCols, 0) + LOAN_SLACK;
         const [inLoan, scratch] = await ctx.loans('groupBy.dense.slab', [inBytes, scratchPerRow(dense) * n + 8 * dense.columns.length + LOAN_SLACK]);
         try {
           const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
           const described = batches.map((b) => describeBatch(b, arena.alloc));
-          await running.add(async () => {
-            if (outside || failed) return;
-            const lane = tables.lend();
+          await lane(async () => {
+            if (outside) return;
+            const lent = tables.lend();
             try {
-              const res = await ctx.task({ kind: 'denseAgg', batches: described, rowBase, table: tables.all[lane]!, base, span, outputs: dense.outputs, scratch: scratch!.buffer });
+              const res = await ctx.task({ kind: 'denseAgg', batches: described, rowBase, table: tables.all[lent]!, base, span, outputs: dense.outputs, scratch: scratch!.buffer });
               ctx.stats.overflowBytes += res.scratch.overflow;
               if (!res.value.inRange) outside = true;
               else {
@@ -244,11 +239,8 @@ export async function runDenseGroupBy(
                 ctx.progress.add('partition', n);
                 ctx.progress.add('kernel', n);
               }
-            } catch (err) {
-              failed = true;
-              throw err;
             } finally {
-              tables.giveBack(lane);
+              tables.giveBack(lent);
             }
           });
         } finally {
@@ -256,7 +248,8 @@ export async function runDenseGroupBy(
           scratch!.release();
         }
       },
-      ctx.concurrency + 1,
+      // (a slab's task keeps no result: its loans alone, which wait for room)
+      ctx.concurrency,
     );
     for await (const _ of ctx.clock.phaseOf('kernel', done)) {
       if (outside) break;

@@ -29,7 +29,7 @@ import type { JoinTableDesc } from '../types/tasks.js';
 import type { Reservation } from '../memory/budget.js';
 import type { JoinStagePlan } from './exec-join.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
-import { orderedMap } from './scheduler.js';
+import { orderedMapAhead } from './scheduler.js';
 import { ExecutionError } from '../errors.js';
 
 /** The right columns (counted twice while they are made contiguous) and the table stay within this share of the budget. */
@@ -324,17 +324,19 @@ export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Ex
       }
     }
   };
-  const done = orderedMap(
+  // A slice is copied while the tasks before it run (orderedMapAhead).
+  const done = orderedMapAhead(
     sliced(),
-    async (batch) => {
+    async (batch, lane) => {
       const n = Math.max(1, batch.numRows);
       const inBytes = batchCopyBytes(batch) + 64 * batch.numCols + LOAN_SLACK;
       const [inLoan, scratch] = await ctx.loans('join.probe', [inBytes, Math.ceil(scratchPerRow * 1.25 * n) + LOAN_SLACK]);
       try {
         const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
-        const res = await ctx.task({
+        const described = describeBatch(batch, arena.alloc);
+        const res = await lane(() => ctx.task({
           kind: 'joinProbe',
-          batch: describeBatch(batch, arena.alloc),
+          batch: described,
           how,
           leftKeys: plan.resolved.keys.map((k) => k.left.index),
           scales: plan.task.scales,
@@ -345,7 +347,7 @@ export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Ex
           inlined,
           sharedResults: collected,
           scratch: scratch!.buffer,
-        });
+        }));
         scratchPerRow = Math.max(scratchPerRow, (res.scratch.used + res.scratch.overflow) / n);
         ctx.stats.overflowBytes += res.scratch.overflow;
         const bytes = res.value.columns.reduce((s, c) => s + descBytes(c), 0);
@@ -359,6 +361,7 @@ export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Ex
       }
     },
     ctx.concurrency,
+    ctx.roomAhead,
   );
   ctx.progress.start('kernel');
   try {

@@ -15,7 +15,7 @@ import { batchCopyBytes, batchFromColumns, descBytes, describeBatch, rebuildData
 import { LoanCopies } from './loan-copies.js';
 import type { RowOp } from '../types/tasks.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
-import { orderedMap } from './scheduler.js';
+import { orderedMapAhead } from './scheduler.js';
 
 /** Largest slice sent as one task: big batches are sliced so every thread gets work. */
 export const MAX_TASK_ROWS = 128 * 1024;
@@ -44,9 +44,10 @@ export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Sch
       }
     }
   };
-  const done = orderedMap(
+  // A slice is copied while the tasks before it run (orderedMapAhead).
+  const done = orderedMapAhead(
     sliced(),
-    async ({ batch, rowBase: base }) => {
+    async ({ batch, rowBase: base }, lane) => {
       const n = Math.max(1, batch.numRows);
       const inBytes = batchCopyBytes(batch) + 64 * batch.numCols + LOAN_SLACK;
       const [inLoan, scratch] = await ctx.loans('rowlocal', [inBytes, Math.ceil(scratchPerRow * 1.25 * n) + LOAN_SLACK]);
@@ -54,7 +55,7 @@ export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Sch
         const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
         const copies = new LoanCopies();
         const desc = describeBatch(batch, arena.alloc, copies.onCopy);
-        const res = await ctx.task({ kind: 'rowlocal', batch: desc, rowBase: base, ops, scratch: scratch!.buffer });
+        const res = await lane(() => ctx.task({ kind: 'rowlocal', batch: desc, rowBase: base, ops, scratch: scratch!.buffer }));
         // Views of the input leave the loan before it is reused (shared with the input when they can).
         res.value.columns = copies.resolveAll(res.value.columns, desc);
         scratchPerRow = Math.max(scratchPerRow, (res.scratch.used + res.scratch.overflow) / n);
@@ -70,6 +71,7 @@ export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Sch
       }
     },
     ctx.concurrency,
+    ctx.roomAhead,
   );
   try {
     for await (const { value, bytes } of ctx.clock.phaseOf('kernel', done)) {

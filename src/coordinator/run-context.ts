@@ -195,6 +195,15 @@ export class RunContext {
     return Math.max(1, this.config.threads);
   }
 
+  /**
+   * Whether a stream may hold one more item than there are threads (src/coordinator/scheduler
+   * orderedMapAhead): each item in flight (its loans, then its result) takes up to a task's
+   * share, and concurrency + 2 shares must leave a fifth of the budget (two threads or more).
+   */
+  get roomAhead(): boolean {
+    return (this.concurrency + 2) * this.limits.taskBytes <= 0.8 * this.budget.limit;
+  }
+
   async task<T extends Task>(task: T): Promise<Done<ResultOf<T>>> {
     this.checkAbort();
     const done: Done<ResultOf<T>> = await this.executor.run<ResultOf<T>>(task, this.signal);

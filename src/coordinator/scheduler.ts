@@ -35,6 +35,44 @@ export async function* orderedMap<I, O>(
   }
 }
 
+/** Runs a task in the lane of orderedMapAhead: at most its `concurrency` such tasks at once. */
+export type TaskLane = <T>(task: () => Promise<T>) => Promise<T>;
+
+/** What a task queued behind a failed one throws instead of running (never seen: the failure is earlier in order). */
+class SkippedAfterFailure extends Error {}
+
+/**
+ * orderedMap whose items are made ready one ahead: `fn` runs for up to concurrency + 1 items at
+ * once, and each runs its task through `lane`, which lets `concurrency` tasks run at a time. The
+ * coordinator's share of an item (its loans, the copy of its rows into shared memory) is done
+ * while the tasks before it run, so a thread that finishes a task finds the next one waiting;
+ * with orderedMap's `concurrency` calls it waited for that copy (a broadcast join's 512k-row
+ * slice, ~4-8 ms, twenty times a run). A task that fails stops the tasks queued in the lane
+ * behind it (they throw, after it in order, so its error is the one seen). `ahead` false: no
+ * item made ready ahead (orderedMap's own `concurrency`), for a budget with no room for one
+ * more item's memory (RunContext.roomAhead).
+ */
+export function orderedMapAhead<I, O>(
+  inputs: AsyncIterable<I>,
+  fn: (item: I, lane: TaskLane, index: number) => Promise<O>,
+  concurrency: number,
+  ahead = true,
+): AsyncGenerator<O> {
+  const running = new PQueue({ concurrency: Math.max(1, concurrency) });
+  let failed = false;
+  const lane: TaskLane = <T>(task: () => Promise<T>): Promise<T> =>
+    running.add(async () => {
+      if (failed) throw new SkippedAfterFailure('skipped: a task before this one failed');
+      try {
+        return await task();
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }) as Promise<T>;
+  return orderedMap(inputs, (item, index) => fn(item, lane, index), Math.max(1, concurrency) + (ahead ? 1 : 0));
+}
+
 interface Failure {
   err: unknown;
   index: number;

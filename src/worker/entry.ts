@@ -23,8 +23,12 @@ import { runPartitionTask } from './partition-task.js';
 import { runRouteTask } from './route-task.js';
 import { runRowLocalTask } from './rowlocal-task.js';
 import { beginScratch, endScratch } from './scratch.js';
+import { primeMallocThreshold } from '../memory/malloc-threshold.js';
 import { runSortSampleTask, runSortTask } from './sort-task.js';
 import { runWindowSuffixTask, runWindowTask } from './window-task.js';
+
+// Once per process, in the background of a worker's start (see ../memory/malloc-threshold).
+if (Piscina.isWorkerThread) primeMallocThreshold().catch(() => {});
 
 async function runTask(task: Task): Promise<unknown> {
   switch (task.kind) {

@@ -5,7 +5,7 @@
  * is closed, at most `concurrency` calls run at once, and results come in input order.
  */
 import { describe, expect, it } from 'vitest';
-import { orderedMap, runAll } from '../../src/coordinator/scheduler.js';
+import { orderedMap, orderedMapAhead, runAll } from '../../src/coordinator/scheduler.js';
 import { AbortError } from '../../src/errors.js';
 import { rejection } from '../support/rejection.js';
 
@@ -30,6 +30,22 @@ function tracker() {
     },
   };
   return t;
+}
+
+/** A stream of 0..n-1 that records how far it was pulled and whether it was closed. */
+function input(n: number) {
+  const state = { pulled: 0, closed: false };
+  async function* gen() {
+    try {
+      for (let i = 0; i < n; i++) {
+        state.pulled++;
+        yield i;
+      }
+    } finally {
+      state.closed = true;
+    }
+  }
+  return { state, items: gen() };
 }
 
 describe('runAll', () => {
@@ -97,20 +113,6 @@ describe('runAll', () => {
 
 describe('orderedMap', () => {
   /** An input of n items that records how far it was read and whether it was closed. */
-  function input(n: number) {
-    const state = { pulled: 0, closed: false };
-    async function* gen() {
-      try {
-        for (let i = 0; i < n; i++) {
-          state.pulled++;
-          yield i;
-        }
-      } finally {
-        state.closed = true;
-      }
-    }
-    return { state, items: gen() };
-  }
 
   it('yields in input order and settles everything when the consumer stops early', async () => {
     const t = tracker();
@@ -166,5 +168,81 @@ describe('orderedMap', () => {
     const started = t.started;
     await sleep(40);
     expect(t.started).toBe(started);
+  });
+});
+
+describe('orderedMapAhead', () => {
+  it('makes one item ready ahead while `concurrency` tasks run, and yields in input order', async () => {
+    const tasks = tracker();
+    const prep = tracker();
+    const { state, items } = input(12);
+    const out: number[] = [];
+    let readyWhileFull = 0;
+    for await (const v of orderedMapAhead(
+      items,
+      async (x, lane) => {
+        // The item's share before its task: counted when every task lane was busy.
+        await prep.run(1, () => {
+          if (tasks.running === 2) readyWhileFull++;
+        });
+        return lane(() => tasks.run(x % 3 === 0 ? 15 : 5, () => x * 10));
+      },
+      2,
+    ))
+      out.push(v);
+    expect(out).toEqual(Array.from({ length: 12 }, (_, i) => i * 10));
+    expect(tasks.maxRunning).toBe(2);
+    expect(readyWhileFull).toBeGreaterThan(0);
+    expect(state.closed).toBe(true);
+  });
+
+  it('without room ahead, prepares no more items than tasks run', async () => {
+    const tasks = tracker();
+    let inFlight = 0;
+    let most = 0;
+    const { items } = input(10);
+    for await (const _ of orderedMapAhead(
+      items,
+      async (x, lane) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        try {
+          return await lane(() => tasks.run(3, () => x));
+        } finally {
+          inFlight--;
+        }
+      },
+      2,
+      false,
+    ));
+    expect(most).toBe(2);
+  });
+
+  it('a failed task stops the tasks queued behind it, and its error is the one seen', async () => {
+    const tasks = tracker();
+    const { state, items } = input(20);
+    const out: number[] = [];
+    const consume = async () => {
+      for await (const v of orderedMapAhead(
+        items,
+        (x, lane) =>
+          lane(() =>
+            tasks.run(x === 1 ? 1 : 20, () => {
+              if (x === 1) throw new Error('bad item 1');
+              return x;
+            }),
+          ),
+        2,
+      ))
+        out.push(v);
+    };
+    await expect(consume()).rejects.toThrow('bad item 1');
+    expect(out).toEqual([0]);
+    expect(tasks.running).toBe(0);
+    expect(state.closed).toBe(true);
+    // Items 0 and 1 ran, item 2 was made ready and queued behind 1's failure: it never ran.
+    expect(tasks.started).toBe(2);
+    await sleep(40);
+    expect(tasks.started).toBe(2);
   });
 });
