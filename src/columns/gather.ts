@@ -191,7 +191,8 @@ export function gatherRanges(
   return gatherData(data, idx, total, alloc);
 }
 
-function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator, negatives: number | undefined): [Uint8Array | undefined, number] {
+/** The validity of output rows idx[0..n) (NULL where idx is -1): a bitmap, or undefined when none is NULL, and the NULL count. */
+export function gatherValidity(data: Data, idx: Int32Array, n: number, alloc: Allocator, negatives: number | undefined): [Uint8Array | undefined, number] {
   const bm = nullsOf(data);
   if (!bm) {
     const nulls = negatives ?? countNegative(idx, n);

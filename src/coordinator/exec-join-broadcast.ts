@@ -23,9 +23,11 @@ import { schemaToArrow } from '../columns/arrow-types.js';
 import { type Allocator, SharedArena } from '../columns/arena.js';
 import { concatData, offsetsOf } from '../columns/gather.js';
 import { inlineRecords, INLINE_RECORD_WORDS } from '../columns/inline-words.js';
-import { batchBytes, batchCopyBytes, batchFromColumns, bufRefOf, dataBytes, descBytes, describeBatch, describeData, isAllShared, rebuildData, selectColumns, toSharedData } from '../columns/shared.js';
-import { joinTableBytes, joinTableLayout, CLUSTER_SCRATCH_PER_ROW } from '../ops/join-table-layout.js';
-import type { JoinTableDesc } from '../types/tasks.js';
+import { batchBytes, batchCopyBytes, batchFromColumns, bufRefOf, dataBytes, descBytes, describeBatch, describeData, isAllShared, rebuildData, selectColumns, toKeyColumn, toSharedData } from '../columns/shared.js';
+import { joinTableBytes, joinTableLayout, CLUSTER_SCRATCH_PER_ROW, type JoinTableLayout } from '../ops/join-table-layout.js';
+import type { JoinRowStoreDesc, JoinTableDesc } from '../types/tasks.js';
+import { fillRowStore, rowStoreBytes, rowStoreLayout } from '../ops/join-row-store.js';
+import { denseKeySpan, intValues } from '../ops/dense-int-keys.js';
 import type { Reservation } from '../memory/budget.js';
 import type { JoinStagePlan } from './exec-join.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
@@ -56,7 +58,7 @@ export function broadcastable(plan: JoinStagePlan): boolean {
 
 /** The right side, read: a built table, or the rows for the partitioned join (routed columns only). */
 export type RightSide =
-  | { kind: 'table'; table: JoinTableDesc; columns: A.Data[]; inlined: Array<InlinedColumn | null>; rows: number; release(): Promise<void> }
+  | { kind: 'table'; table: JoinTableDesc; columns: A.Data[]; inlined: Array<InlinedColumn | null>; rowStore: JoinRowStoreDesc | null; rows: number; release(): Promise<void> }
   | { kind: 'partitioned'; batches: AsyncIterable<A.RecordBatch>; schema: A.Schema; release(): Promise<void> };
 
 /** Reads the right input; builds the table when it fits (see the file comment). */
@@ -126,6 +128,12 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
 
     const tableBytes = tableFor(rows, (p) => columns[p]!.nullCount > 0);
     const tableRes = ctx.budget.reserve('join.table');
+    // The payload as rows indexed by key (src/ops/join-row-store: a direct table of unique
+    // keys), made on this thread while a worker builds the table; else short strings of the
+    // payload as inline records: the probes gather each output row's value from one 16 bytes
+    // at random, not from its offsets and then its bytes.
+    const inlineRes = ctx.budget.reserve('join.build');
+    let store: RowStore | null = null;
     let tableBuffer: SharedArrayBuffer | null = null;
     let table: JoinTableDesc;
     try {
@@ -133,7 +141,14 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
       const [tableLoan, scratch] = await ctx.loans('join.build', [tableBytes + LOAN_SLACK, 8 * rows + 2 * keys.length * rows + clustered + LOAN_SLACK], [0]);
       try {
         const build = { kind: 'joinBuild', right: columns.map((c) => describeData(c)), rows, keys, scales: plan.task.scales, nullsEqual: plan.task.nullsEqual, layout } as const;
-        const res = await ctx.clock.during('kernel', ctx.task({ ...build, table: tableLoan!.buffer, scratch: scratch!.buffer }));
+        const building = ctx.clock.during('kernel', ctx.task({ ...build, table: tableLoan!.buffer, scratch: scratch!.buffer }));
+        try {
+          store = await rowStoreOf(ctx, plan, layout, columns, rows, inlineRes);
+        } finally {
+          // Nothing is given back while the build may still read it.
+          await building.catch(() => {});
+        }
+        const res = await building;
         ctx.stats.overflowBytes += res.scratch.overflow;
         tableBuffer = tableLoan!.handOver(tableRes);
         table = res.value;
@@ -142,20 +157,24 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
         scratch!.release();
       }
     } catch (err) {
+      inlineRes.free();
       tableRes.free();
       copyRes.free();
       throw err;
     }
+    // The store stands for the table only where the build found the same direct span and no key twice.
+    if (store !== null && !(table.directSpan === store.span && table.directMin === store.min && table.maxGroup <= 1)) {
+      ctx.pool.give(inlineRes, store.buffer);
+      store = null;
+    }
     if (table.maxGroup > MAX_FANOUT) {
+      giveBack(inlineRes, store?.buffer ?? null);
       giveBack(tableRes, tableBuffer);
       return handOff([], wholeAsBatches(routedSchema, columns, rows), routedSchema, null, copyRes);
     }
-    // Short strings of the payload as inline records: the probes gather each output row's value
-    // from one 16 bytes at random, not from its offsets and then its bytes.
-    const inlineRes = ctx.budget.reserve('join.build');
     let inline: InlineRecords;
     try {
-      inline = await inlineRecordsOf(ctx, columns, rows, plan.task.payload, inlineRes);
+      inline = store ? { columns: columns.map(() => null), buffer: store.buffer } : await inlineRecordsOf(ctx, columns, rows, plan.task.payload, inlineRes);
     } catch (err) {
       inlineRes.free();
       giveBack(tableRes, tableBuffer);
@@ -169,6 +188,7 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
       table,
       columns,
       inlined,
+      rowStore: store?.desc ?? null,
       rows,
       release: async () => {
         giveBack(inlineRes, inlineBuffer);
@@ -184,6 +204,54 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
     await it.return?.(undefined);
     throw err;
   }
+}
+
+/** A right side's payload as rows indexed by key, the buffer that holds them, and the key span they were made for. */
+interface RowStore {
+  desc: JoinRowStoreDesc;
+  buffer: SharedArrayBuffer;
+  min: number;
+  span: number;
+}
+
+/** Keys spanning more than this many times the right rows get no row store (its lines would be mostly empty). */
+const ROW_STORE_SPAN_PER_ROW = 2;
+
+/**
+ * The payload as rows indexed by key (src/ops/join-row-store), in one loan handed over to
+ * `res`, for an inner or left join on one int key whose values are unique, NULL-free when
+ * NULLs are equal, and span at most ROW_STORE_SPAN_PER_ROW times the rows; else null. Made
+ * before the build says whether its table is direct (the caller checks the span it was made
+ * for). Like inline records it only speeds the probes up: when the budget cannot lend it, or a
+ * payload column cannot be stored, the join runs without.
+ */
+async function rowStoreOf(ctx: RunContext, plan: JoinStagePlan, layout: JoinTableLayout, columns: A.Data[], rows: number, res: Reservation): Promise<RowStore | null> {
+  const how = plan.resolved.how;
+  if ((how !== 'inner' && how !== 'left') || layout !== 'int' || plan.task.payload.length === 0 || plan.task.rightKeys.length !== 1 || rows === 0) return null;
+  const keyData = columns[plan.task.rightKeys[0]!]!;
+  if (plan.task.nullsEqual && keyData.nullCount > 0) return null;
+  const payload = plan.task.payload.map((p) => columns[p]!);
+  const lines = rowStoreLayout(payload);
+  if (lines === null) return null;
+  const key = toKeyColumn(keyData);
+  const dense = denseKeySpan(key, rows, ROW_STORE_SPAN_PER_ROW * rows);
+  if (dense === null) return null;
+  const { min, span } = dense;
+  let buffer: SharedArrayBuffer;
+  try {
+    const [loan] = await ctx.loans('join.build', [rowStoreBytes(lines, span) + LOAN_SLACK], [0]);
+    buffer = loan!.handOver(res);
+  } catch (err) {
+    if (err instanceof ExecutionError && err.code === 'MEMORY_EXHAUSTED') return null;
+    throw err;
+  }
+  const at = 4 * lines.words * span;
+  const store = { lines: new Int32Array(buffer, 0, lines.words * span), hit: new Uint8Array(buffer, at, span), lens: Array.from({ length: lines.strings }, (_, i) => new Uint8Array(buffer, at + (i + 1) * span, span)) };
+  if (!fillRowStore(lines, payload, intValues(key), key.valid, min, rows, span, store.lines, store.hit, store.lens)) {
+    ctx.pool.give(res, buffer); // a key twice: no store
+    return null;
+  }
+  return { desc: { layout: lines, lines: bufRefOf(store.lines), hit: bufRefOf(store.hit), lens: store.lens.map(bufRefOf) }, buffer, min, span };
 }
 
 /** The inline records of a right side's short-string payload columns (null where none), and the buffer that holds them. */
@@ -345,6 +413,7 @@ export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Ex
           table: right.table,
           payload,
           inlined,
+          rowStore: right.rowStore,
           sharedResults: collected,
           scratch: scratch!.buffer,
         }));

@@ -19,6 +19,7 @@ import type { DenseOutput } from '../ops/dense-aggregate.js';
 import type { GroupFnName } from '../ops/groupby-spec.js';
 import type { JoinHow, KeyScale } from '../ops/join-spec.js';
 import type { JoinTableLayout } from '../ops/join-table-layout.js';
+import type { RowStoreLayout } from '../ops/join-row-store.js';
 import type { BatchDesc, BufRef, ColumnDesc, SchemaDesc, TypeDesc } from './column.js';
 
 /** A run of rows of one partition: key/payload columns plus the global row id of each row. */
@@ -642,9 +643,19 @@ export interface JoinProbeTask {
   payload: ColumnDesc[];
   /** Per payload column: its inline records and length bytes (src/columns/inline-words inlineRecords), or null. */
   inlined: Array<{ records: BufRef; lengths: BufRef } | null>;
+  /** The payload as rows indexed by key (src/ops/join-row-store), or null: then gathered by right row. */
+  rowStore: JoinRowStoreDesc | null;
   /** Outputs in shared memory, not transferred: the run's final in-memory result (src/columns/arena TransferArena). */
   sharedResults: boolean;
   scratch: SharedArrayBuffer | null;
+}
+
+/** A broadcast join's right payload stored by key (src/ops/join-row-store): its layout, lines, hit and length tables. */
+export interface JoinRowStoreDesc {
+  layout: RowStoreLayout;
+  lines: BufRef;
+  hit: BufRef;
+  lens: BufRef[];
 }
 
 /** `columns`: the left outputs (none when `leftIdentity`: they are the batch's own rows), then the payload. */

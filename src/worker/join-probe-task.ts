@@ -15,10 +15,12 @@
  */
 import type * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
-import { gatherData, gatherInlined } from '../columns/gather.js';
+import { build, gatherData, gatherInlined, gatherValidity } from '../columns/gather.js';
+import { intValues } from '../ops/dense-int-keys.js';
+import { fixedWords, probeRowStore, ROW_STORE_BLOCK, rowStoreIds, rowStoreNarrow, rowStoreOffsets, rowStoreStrings, rowStoreWide } from '../ops/join-row-store.js';
 import { describeData, rebuildData, viewOf } from '../columns/shared.js';
-import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import type { JoinProbeResult, JoinProbeTask, SharedKeyColumn, TypedArrayName } from '../types/tasks.js';
+import type { Allocator, KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import type { JoinProbeResult, JoinProbeTask, JoinRowStoreDesc, SharedKeyColumn, TypedArrayName } from '../types/tasks.js';
 import { sideKeys } from './join-keys.js';
 import { probeJoinTable } from './join-table.js';
 import { scratchAlloc } from './scratch.js';
@@ -51,6 +53,7 @@ export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   const columns = task.batch.columns.map(rebuildData);
   const t = task.table;
   const lk = sideKeys(columns, n, task.leftKeys, task.scales, 'left');
+  if (task.rowStore !== null) return probeRowStoreTask(task, task.rowStore, columns, lk.columns[0]!, lk.never, n);
   // Every entry of these is written below (probeJoinTable sets run and len of every row), so
   // none is cleared first: zeroing them was 5-10% of a probe task.
   const run = scratchAlloc(Int32Array, n, 'overwritten');
@@ -78,6 +81,69 @@ export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   }
   return { length: total, leftIdentity: identity, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
 }
+
+/**
+ * The probe through the payload's row store (src/ops/join-row-store; a direct table of unique
+ * keys, inner or left): each left row's line found by its `hit` byte, the left columns gathered
+ * as above, each payload column written from the lines block by block (a block's lines stay in
+ * the caches across the columns), its validity gathered by right row id.
+ */
+function probeRowStoreTask(task: JoinProbeTask, store: JoinRowStoreDesc, columns: A.Data[], key: KeyColumn, never: Uint8Array | null, n: number): JoinProbeResult {
+  const t = task.table;
+  const leftRows = scratchAlloc(Int32Array, n, 'overwritten');
+  const lineOf = scratchAlloc(Int32Array, n, 'overwritten');
+  const unmatched = new Int32Array(1);
+  const total = probeRowStore(intValues(key), never, key.valid, t.directMin, t.directSpan, viewOf(Uint8Array, store.hit), n, task.how === 'left', leftRows, lineOf, unmatched);
+  const identity = total === n && isIdentity(leftRows, total);
+  const arena = new TransferArena(false, task.sharedResults);
+  const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc, 0));
+  out.push(...gatherRowStore(store, task.payload.map(rebuildData), lineOf, total, unmatched[0]!, arena.alloc));
+  return { length: total, leftIdentity: identity, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
+}
+
+type StoreOutput = { kind: 'fixed'; values: TypedArray; words: Int32Array | Uint16Array | Uint8Array } | { kind: 'bytes'; offsets: Int32Array; bytes: Uint8Array; dv: DataView | null };
+
+/** The payload columns of output rows whose lines are `lineOf` (-1: NULL), from the row store. */
+function gatherRowStore(store: JoinRowStoreDesc, payload: A.Data[], lineOf: Int32Array, total: number, unmatched: number, alloc: Allocator): A.Data[] {
+  const { layout } = store;
+  const W = layout.words;
+  const lines = viewOf(Int32Array, store.lines);
+  const lens = store.lens.map((r) => viewOf(Uint8Array, r));
+  const outputs: StoreOutput[] = layout.columns.map((col, c) => {
+    const data = payload[c]!;
+    if (col.kind === 'bytes') {
+      const offsets = alloc(Int32Array, total + 1, 'overwritten');
+      const size = rowStoreOffsets(lens[col.lens]!, lines, W, data.valueOffsets as Int32Array, lineOf, total, offsets);
+      if (size > MAX_INT32) throw new RangeError(`join: ${size} bytes of ${String(data.type)} exceed its int32 offsets`);
+      const bytes = alloc(Uint8Array, size, 'overwritten');
+      // A DataView over a resizable or growable buffer is several times slower (src/columns/gather gatherInlined).
+      const b = bytes.buffer as ArrayBufferLike & { resizable?: boolean; growable?: boolean };
+      return { kind: 'bytes', offsets, bytes, dv: b.resizable || b.growable ? null : new DataView(b, bytes.byteOffset, bytes.byteLength) };
+    }
+    const values = alloc((data.values as TypedArray).constructor as TypedArrayConstructor, total, 'overwritten');
+    return { kind: 'fixed', values, words: fixedWords(values, total, col.width) };
+  });
+  const ids = scratchAlloc(Int32Array, total, 'overwritten');
+  for (let from = 0; from < total; from += ROW_STORE_BLOCK) {
+    const to = Math.min(total, from + ROW_STORE_BLOCK);
+    rowStoreIds(lines, W, lineOf, from, to, ids);
+    for (let c = 0; c < outputs.length; c++) {
+      const col = layout.columns[c]!;
+      const o = outputs[c]!;
+      if (o.kind === 'bytes') rowStoreStrings(lines, W, col.at, lineOf, from, to, o.offsets, o.bytes, o.dv, payload[c]!.values as Uint8Array);
+      else if (col.width === 8) rowStoreWide(lines, W, col.at, lineOf, from, to, o.words as Int32Array);
+      else rowStoreNarrow(lines, W, col.at, lineOf, from, to, o.words);
+    }
+  }
+  return outputs.map((o, c) => {
+    const data = payload[c]!;
+    const [nullBitmap, nullCount] = gatherValidity(data, ids, total, alloc, unmatched);
+    const type = data.type as A.DataType;
+    return o.kind === 'bytes' ? build({ type, length: total, nullCount, nullBitmap, data: o.bytes, valueOffsets: o.offsets }) : build({ type, length: total, nullCount, nullBitmap, data: o.values });
+  });
+}
+
+const MAX_INT32 = 0x7fffffff;
 
 // The loops below are functions of their own, over typed arrays only: inside the task function
 // (whose argument is a structured clone with maps that vary from task to task) they were
