@@ -25,13 +25,13 @@ import { concatData, offsetsOf } from '../columns/gather.js';
 import { inlineRecords, INLINE_RECORD_WORDS } from '../columns/inline-words.js';
 import { batchBytes, batchCopyBytes, batchFromColumns, bufRefOf, dataBytes, descBytes, describeBatch, describeData, isAllShared, rebuildData, selectColumns, toKeyColumn, toSharedData } from '../columns/shared.js';
 import { joinTableBytes, joinTableLayout, CLUSTER_SCRATCH_PER_ROW, type JoinTableLayout } from '../ops/join-table-layout.js';
-import type { JoinRowStoreDesc, JoinTableDesc } from '../types/tasks.js';
-import { fillRowStore, rowStoreBytes, rowStoreLayout } from '../ops/join-row-store.js';
-import { denseKeySpan, intValues } from '../ops/dense-int-keys.js';
+import type { JoinLookup, JoinRowStoreDesc, JoinTableDesc } from '../types/tasks.js';
+import { rowStoreBytes, rowStoreLayout, storedKeys } from '../ops/join-row-store.js';
+import { denseKeySpan } from '../ops/dense-int-keys.js';
 import type { Reservation } from '../memory/budget.js';
 import type { JoinStagePlan } from './exec-join.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
-import { orderedMapAhead } from './scheduler.js';
+import { orderedMapAhead, runAll } from './scheduler.js';
 import { ExecutionError } from '../errors.js';
 
 /** The right columns (counted twice while they are made contiguous) and the table stay within this share of the budget. */
@@ -58,7 +58,7 @@ export function broadcastable(plan: JoinStagePlan): boolean {
 
 /** The right side, read: a built table, or the rows for the partitioned join (routed columns only). */
 export type RightSide =
-  | { kind: 'table'; table: JoinTableDesc; columns: A.Data[]; inlined: Array<InlinedColumn | null>; rowStore: JoinRowStoreDesc | null; rows: number; release(): Promise<void> }
+  | { kind: 'table'; lookup: JoinLookup; columns: A.Data[]; inlined: Array<InlinedColumn | null>; rows: number; release(): Promise<void> }
   | { kind: 'partitioned'; batches: AsyncIterable<A.RecordBatch>; schema: A.Schema; release(): Promise<void> };
 
 /** Reads the right input; builds the table when it fits (see the file comment). */
@@ -126,14 +126,38 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
     held.free();
     ctx.progress.add('partition', rows);
 
+    // The payload stored by key (src/ops/join-row-store: an inner or left join on one int key
+    // whose right values are unique and dense), filled by every thread at once: no table to
+    // build. Else the table, and short strings of the payload as inline records: the probes
+    // gather each output row's value from one 16 bytes at random, not from its offsets and
+    // then its bytes.
+    const inlineRes = ctx.budget.reserve('join.build');
+    let store: RowStore | null;
+    try {
+      store = await rowStoreOf(ctx, plan, layout, columns, rows, inlineRes);
+    } catch (err) {
+      inlineRes.free();
+      copyRes.free();
+      throw err;
+    }
+    if (store !== null) {
+      let storeBuffer: SharedArrayBuffer | null = store.buffer;
+      return {
+        kind: 'table',
+        lookup: { kind: 'rowStore', store: store.desc },
+        columns,
+        inlined: columns.map(() => null),
+        rows,
+        release: async () => {
+          giveBack(inlineRes, storeBuffer);
+          storeBuffer = null;
+          giveBack(copyRes, copyBuffer);
+          copyBuffer = null;
+        },
+      };
+    }
     const tableBytes = tableFor(rows, (p) => columns[p]!.nullCount > 0);
     const tableRes = ctx.budget.reserve('join.table');
-    // The payload as rows indexed by key (src/ops/join-row-store: a direct table of unique
-    // keys), made on this thread while a worker builds the table; else short strings of the
-    // payload as inline records: the probes gather each output row's value from one 16 bytes
-    // at random, not from its offsets and then its bytes.
-    const inlineRes = ctx.budget.reserve('join.build');
-    let store: RowStore | null = null;
     let tableBuffer: SharedArrayBuffer | null = null;
     let table: JoinTableDesc;
     try {
@@ -141,14 +165,7 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
       const [tableLoan, scratch] = await ctx.loans('join.build', [tableBytes + LOAN_SLACK, 8 * rows + 2 * keys.length * rows + clustered + LOAN_SLACK], [0]);
       try {
         const build = { kind: 'joinBuild', right: columns.map((c) => describeData(c)), rows, keys, scales: plan.task.scales, nullsEqual: plan.task.nullsEqual, layout } as const;
-        const building = ctx.clock.during('kernel', ctx.task({ ...build, table: tableLoan!.buffer, scratch: scratch!.buffer }));
-        try {
-          store = await rowStoreOf(ctx, plan, layout, columns, rows, inlineRes);
-        } finally {
-          // Nothing is given back while the build may still read it.
-          await building.catch(() => {});
-        }
-        const res = await building;
+        const res = await ctx.clock.during('kernel', ctx.task({ ...build, table: tableLoan!.buffer, scratch: scratch!.buffer }));
         ctx.stats.overflowBytes += res.scratch.overflow;
         tableBuffer = tableLoan!.handOver(tableRes);
         table = res.value;
@@ -162,19 +179,14 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
       copyRes.free();
       throw err;
     }
-    // The store stands for the table only where the build found the same direct span and no key twice.
-    if (store !== null && !(table.directSpan === store.span && table.directMin === store.min && table.maxGroup <= 1)) {
-      ctx.pool.give(inlineRes, store.buffer);
-      store = null;
-    }
     if (table.maxGroup > MAX_FANOUT) {
-      giveBack(inlineRes, store?.buffer ?? null);
+      inlineRes.free();
       giveBack(tableRes, tableBuffer);
       return handOff([], wholeAsBatches(routedSchema, columns, rows), routedSchema, null, copyRes);
     }
     let inline: InlineRecords;
     try {
-      inline = store ? { columns: columns.map(() => null), buffer: store.buffer } : await inlineRecordsOf(ctx, columns, rows, plan.task.payload, inlineRes);
+      inline = await inlineRecordsOf(ctx, columns, rows, plan.task.payload, inlineRes);
     } catch (err) {
       inlineRes.free();
       giveBack(tableRes, tableBuffer);
@@ -182,13 +194,11 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
       throw err;
     }
     let inlineBuffer = inline.buffer;
-    const inlined = inline.columns;
     return {
       kind: 'table',
-      table,
+      lookup: { kind: 'table', table },
       columns,
-      inlined,
-      rowStore: store?.desc ?? null,
+      inlined: inline.columns,
       rows,
       release: async () => {
         giveBack(inlineRes, inlineBuffer);
@@ -206,12 +216,10 @@ export async function readRight(ctx: RunContext, plan: JoinStagePlan, input: Asy
   }
 }
 
-/** A right side's payload as rows indexed by key, the buffer that holds them, and the key span they were made for. */
+/** A right side's payload as rows indexed by key, and the buffer that holds them. */
 interface RowStore {
   desc: JoinRowStoreDesc;
   buffer: SharedArrayBuffer;
-  min: number;
-  span: number;
 }
 
 /** Keys spanning more than this many times the right rows get no row store (its lines would be mostly empty). */
@@ -219,11 +227,12 @@ const ROW_STORE_SPAN_PER_ROW = 2;
 
 /**
  * The payload as rows indexed by key (src/ops/join-row-store), in one loan handed over to
- * `res`, for an inner or left join on one int key whose values are unique, NULL-free when
- * NULLs are equal, and span at most ROW_STORE_SPAN_PER_ROW times the rows; else null. Made
- * before the build says whether its table is direct (the caller checks the span it was made
- * for). Like inline records it only speeds the probes up: when the budget cannot lend it, or a
- * payload column cannot be stored, the join runs without.
+ * `res`, for an inner or left join on one int key whose right values are unique, NULL-free
+ * when NULLs are equal, and span at most ROW_STORE_SPAN_PER_ROW times the rows; else null.
+ * Every thread fills a range of the right rows at once (src/worker/join-row-store-task); a key
+ * of two rows shows as fewer keys stored than rows, and then the join builds its table. Like
+ * inline records it only speeds the probes up: when the budget cannot lend it, or a payload
+ * column cannot be stored, the join runs without.
  */
 async function rowStoreOf(ctx: RunContext, plan: JoinStagePlan, layout: JoinTableLayout, columns: A.Data[], rows: number, res: Reservation): Promise<RowStore | null> {
   const how = plan.resolved.how;
@@ -233,8 +242,7 @@ async function rowStoreOf(ctx: RunContext, plan: JoinStagePlan, layout: JoinTabl
   const payload = plan.task.payload.map((p) => columns[p]!);
   const lines = rowStoreLayout(payload);
   if (lines === null) return null;
-  const key = toKeyColumn(keyData);
-  const dense = denseKeySpan(key, rows, ROW_STORE_SPAN_PER_ROW * rows);
+  const dense = denseKeySpan(toKeyColumn(keyData), rows, ROW_STORE_SPAN_PER_ROW * rows);
   if (dense === null) return null;
   const { min, span } = dense;
   let buffer: SharedArrayBuffer;
@@ -246,12 +254,31 @@ async function rowStoreOf(ctx: RunContext, plan: JoinStagePlan, layout: JoinTabl
     throw err;
   }
   const at = 4 * lines.words * span;
-  const store = { lines: new Int32Array(buffer, 0, lines.words * span), hit: new Uint8Array(buffer, at, span), lens: Array.from({ length: lines.strings }, (_, i) => new Uint8Array(buffer, at + (i + 1) * span, span)) };
-  if (!fillRowStore(lines, payload, intValues(key), key.valid, min, rows, span, store.lines, store.hit, store.lens)) {
-    ctx.pool.give(res, buffer); // a key twice: no store
+  const hit = new Uint8Array(buffer, at, span);
+  hit.fill(0);
+  const desc: JoinRowStoreDesc = {
+    layout: lines,
+    lines: bufRefOf(new Int32Array(buffer, 0, lines.words * span)),
+    hit: bufRefOf(hit),
+    lens: Array.from({ length: lines.strings }, (_, i) => bufRefOf(new Uint8Array(buffer, at + (i + 1) * span, span))),
+    min,
+    span,
+  };
+  const key = describeData(keyData);
+  const described = payload.map((c) => describeData(c));
+  const step = Math.ceil(rows / ctx.concurrency);
+  const ranges = Array.from({ length: Math.ceil(rows / step) }, (_, i) => [i * step, Math.min(rows, (i + 1) * step)] as const);
+  try {
+    await ctx.clock.during('kernel', runAll(ranges.map(([from, to]) => () => ctx.task({ kind: 'joinRowStore', payload: described, key, store: desc, from, to })), ctx.concurrency));
+  } catch (err) {
+    ctx.pool.give(res, buffer);
+    throw err;
+  }
+  if (storedKeys(hit, span) !== rows - keyData.nullCount) {
+    ctx.pool.give(res, buffer); // a key of two rows: the table instead
     return null;
   }
-  return { desc: { layout: lines, lines: bufRefOf(store.lines), hit: bufRefOf(store.hit), lens: store.lens.map(bufRefOf) }, buffer, min, span };
+  return { desc, buffer };
 }
 
 /** The inline records of a right side's short-string payload columns (null where none), and the buffer that holds them. */
@@ -368,10 +395,11 @@ export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Ex
     return c ? { records: bufRefOf(c.records), lengths: bufRefOf(c.lengths) } : null;
   });
   const rightRowBytes = right.rows > 0 ? plan.task.payload.reduce((t, p) => t + dataBytes(right.columns[p]!), 0) / right.rows : 0;
-  const fan = how === 'semi' || how === 'anti' ? 1 : Math.max(1, right.table.maxGroup);
+  const table = right.lookup.kind === 'table' ? right.lookup.table : null;
+  const fan = how === 'semi' || how === 'anti' || table === null ? 1 : Math.max(1, table.maxGroup);
   const share = Math.floor(ctx.limits.taskBytes * (1 - BUILD_SHARE));
   // run, len and hashes, the rows picked per match, and the clustered keys of the str and hashed int layouts
-  const clustered = right.table.layout === 'str' || (right.table.layout === 'int' && right.table.directSpan === 0);
+  const clustered = table !== null && (table.layout === 'str' || (table.layout === 'int' && table.directSpan === 0));
   let scratchPerRow = 16 + 8 * fan + (clustered ? CLUSTER_SCRATCH_PER_ROW : 0);
   let resultPerRow = 0;
   const results = ctx.budget.reserve('join.results');
@@ -410,10 +438,9 @@ export async function* probeLeft(ctx: RunContext, plan: JoinStagePlan, right: Ex
           scales: plan.task.scales,
           nullsEqual: plan.task.nullsEqual,
           leftOut,
-          table: right.table,
+          lookup: right.lookup,
           payload,
           inlined,
-          rowStore: right.rowStore,
           sharedResults: collected,
           scratch: scratch!.buffer,
         }));

@@ -103,7 +103,7 @@ export function planJoin(options: JoinOptions, left: SchemaDesc, right: SchemaDe
           ? `hash(${joinKeysText(hashedText)}) on both sides into ${partitions} partitions, same seed; an oversized partition split again on both sides by a re-mixed hash`
           : 'one partition (every key pair compares in scaled units, whose raw hashes differ)';
       const broadcast = broadcastable(plan)
-          ? [`${next}small right side (its columns and table within a quarter of the budget, at most 64 rows per key): broadcast, one hash table built once and the left input probed slice by slice in order, no partitioning${resolved.how === 'inner' || resolved.how === 'left' ? ' (one int key unique and dense on the right: its columns stored row by row at key - min, one read a matched row)' : ''}; otherwise:`]
+          ? [`${next}small right side (its columns and table within a quarter of the budget, at most 64 rows per key): broadcast, one hash table built once and the left input probed slice by slice in order, no partitioning${resolved.how === 'inner' || resolved.how === 'left' ? ' (one int key unique and dense on the right: no table, its columns stored row by row at key - min by every thread at once, one read a matched row)' : ''}; otherwise:`]
           : [];
       return [
         `${indent}HashJoin ${resolved.how} on ${joinKeysText(resolved.keys)}${resolved.nullsEqual ? ', NULL keys equal' : ''}`,

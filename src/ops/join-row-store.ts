@@ -1,16 +1,18 @@
 /**
- * The broadcast join's right payload as rows indexed by key, for a direct table of unique keys.
+ * The broadcast join's right payload as rows indexed by key, for one int key whose right values
+ * are unique and dense (DuckDB's perfect hash join keeps its payload beside the key the same way).
  *
  * A direct table (src/worker/join-table) finds a left key's right row at slot key - min; the
  * payload is then gathered column by column by that row: for an int64 and a short string, three
  * more random reads a row (the value, the string's length, its inline record), each a cache
  * miss in a 1M-row right side. When every key has at most one right row, the payload can sit
- * where the key leads: line `key - min` of a row store holds the right row's id and each
- * payload column's words (a fixed value's 1 or 2 words; a string's first 12 bytes as three
- * words and its offset), and small byte tables say which keys have a row (`hit`) and each
- * string's length (`lens`), which the caches keep. A probe then reads one line a matched row.
- * Measured (one thread, 512k probes of a 1.1M span, an int64 and a 9-byte string payload):
- * 26-29 -> 17-20 ns a row for the probe and the payload's gathers.
+ * where the key leads, and no table is needed: line `key - min` of a row store holds the right
+ * row's id and each payload column's words (a fixed value's 1 or 2 words; a string's first 12
+ * bytes as three words and its offset), and small byte tables say which keys have a row
+ * (`hit`) and each string's length (`lens`), which the caches keep. A probe then reads one line
+ * a matched row. Measured (one thread, 512k probes of a 1.1M span, an int64 and a 9-byte string
+ * payload): 26-29 -> 17-20 ns a row for the probe and the payload's gathers; the store is
+ * filled by every thread at once (a range of right rows each), where the table was built by one.
  *
  * Line layout: word 0 the right row id, then each payload column's words at `at`. Fixed-width
  * values are copied as their own bits (8 bytes as two 32-bit words; 4, 2 and 1 as one word),
@@ -101,40 +103,45 @@ export function fixedWords(v: ArrayBufferView, n: number, width: number): Int32A
 }
 
 /**
- * Fills the store over right rows 0..rows-1 whose keys (`key`, `valid`) lie within
- * [min, min + span): every key's `hit` byte, and the lines and length bytes of the keys that
- * have a row, a column at a time in right order (the columns read front to back). Returns
- * false, the store unusable, when a key has two rows.
+ * Writes right rows from..to-1 whose keys (`key`, `valid`) lie within [min, min + span) into
+ * the store: each key's `hit` byte (cleared before by the caller), its line and its length
+ * bytes, a column at a time in right order (the columns read front to back, the lines written
+ * at random). Threads may fill disjoint row ranges of one store at once; a key of two rows
+ * leaves fewer hit bytes set than rows (the caller counts them: storedKeys).
  */
-export function fillRowStore(layout: RowStoreLayout, payload: Data[], key: IntValues, valid: Uint8Array | null, min: number, rows: number, span: number, lines: Int32Array, hit: Uint8Array, lens: Uint8Array[]): boolean {
+export function fillRowStore(layout: RowStoreLayout, payload: Data[], key: IntValues, valid: Uint8Array | null, min: number, from: number, to: number, lines: Int32Array, hit: Uint8Array, lens: Uint8Array[]): void {
   const W = layout.words;
-  hit.fill(0, 0, span);
-  if (!placeIds(lines, W, key, valid, min, rows, hit)) return false;
+  placeIds(lines, W, key, valid, min, from, to, hit);
   layout.columns.forEach((col, c) => {
     const data = payload[c]!;
-    if (col.kind === 'bytes') fillBytes(lines, W, col.at, key, valid, min, rows, data.values as Uint8Array, data.valueOffsets as Int32Array, lens[col.lens]!);
-    else if (col.width === 8) fillWide(lines, W, col.at, key, valid, min, rows, fixedWords(data.values as ArrayBufferView, rows, 8) as Int32Array);
-    else fillNarrow(lines, W, col.at, key, valid, min, rows, fixedWords(data.values as ArrayBufferView, rows, col.width));
+    const n = data.length;
+    if (col.kind === 'bytes') fillBytes(lines, W, col.at, key, valid, min, from, to, data.values as Uint8Array, data.valueOffsets as Int32Array, lens[col.lens]!);
+    else if (col.width === 8) fillWide(lines, W, col.at, key, valid, min, from, to, fixedWords(data.values as ArrayBufferView, n, 8) as Int32Array);
+    else fillNarrow(lines, W, col.at, key, valid, min, from, to, fixedWords(data.values as ArrayBufferView, n, col.width));
   });
-  return true;
+}
+
+/** How many keys of the store have a row (its `hit` bytes set). */
+export function storedKeys(hit: Uint8Array, span: number): number {
+  let n = 0;
+  for (let e = 0; e < span; e++) n += hit[e]!;
+  return n;
 }
 
 // One loop a column kind over typed arrays (see src/ops/group-accumulate).
 
-/** Each row's id in its key's line, and the key's `hit` byte; false when a key has two rows. */
-function placeIds(lines: Int32Array, W: number, key: IntValues, valid: Uint8Array | null, min: number, rows: number, hit: Uint8Array): boolean {
-  for (let j = 0; j < rows; j++) {
+/** Each row's id in its key's line, and the key's `hit` byte. */
+function placeIds(lines: Int32Array, W: number, key: IntValues, valid: Uint8Array | null, min: number, from: number, to: number, hit: Uint8Array): void {
+  for (let j = from; j < to; j++) {
     if (valid !== null && valid[j] === 0) continue;
     const e = valueAt(key, j) - min;
-    if (hit[e] === 1) return false;
     hit[e] = 1;
     lines[W * e] = j;
   }
-  return true;
 }
 
-function fillWide(lines: Int32Array, W: number, at: number, key: IntValues, valid: Uint8Array | null, min: number, rows: number, src: Int32Array): void {
-  for (let j = 0; j < rows; j++) {
+function fillWide(lines: Int32Array, W: number, at: number, key: IntValues, valid: Uint8Array | null, min: number, from: number, to: number, src: Int32Array): void {
+  for (let j = from; j < to; j++) {
     if (valid !== null && valid[j] === 0) continue;
     const l = W * (valueAt(key, j) - min) + at;
     lines[l] = src[2 * j]!;
@@ -142,15 +149,15 @@ function fillWide(lines: Int32Array, W: number, at: number, key: IntValues, vali
   }
 }
 
-function fillNarrow(lines: Int32Array, W: number, at: number, key: IntValues, valid: Uint8Array | null, min: number, rows: number, src: Int32Array | Uint16Array | Uint8Array): void {
-  for (let j = 0; j < rows; j++) {
+function fillNarrow(lines: Int32Array, W: number, at: number, key: IntValues, valid: Uint8Array | null, min: number, from: number, to: number, src: Int32Array | Uint16Array | Uint8Array): void {
+  for (let j = from; j < to; j++) {
     if (valid !== null && valid[j] === 0) continue;
     lines[W * (valueAt(key, j) - min) + at] = src[j]!;
   }
 }
 
-function fillBytes(lines: Int32Array, W: number, at: number, key: IntValues, valid: Uint8Array | null, min: number, rows: number, bytes: Uint8Array, offs: Int32Array, lens: Uint8Array): void {
-  for (let j = 0; j < rows; j++) {
+function fillBytes(lines: Int32Array, W: number, at: number, key: IntValues, valid: Uint8Array | null, min: number, from: number, to: number, bytes: Uint8Array, offs: Int32Array, lens: Uint8Array): void {
+  for (let j = from; j < to; j++) {
     if (valid !== null && valid[j] === 0) continue;
     const e = valueAt(key, j) - min;
     const l = W * e + at;

@@ -638,24 +638,45 @@ export interface JoinProbeTask {
   nullsEqual: boolean;
   /** Batch columns the output takes, in this order. */
   leftOut: number[];
-  table: JoinTableDesc;
+  /** Where a left key finds its right rows: the built table, or the payload stored by key. */
+  lookup: JoinLookup;
   /** Right columns gathered per output row (NULL where a left row has no match). */
   payload: ColumnDesc[];
   /** Per payload column: its inline records and length bytes (src/columns/inline-words inlineRecords), or null. */
   inlined: Array<{ records: BufRef; lengths: BufRef } | null>;
-  /** The payload as rows indexed by key (src/ops/join-row-store), or null: then gathered by right row. */
-  rowStore: JoinRowStoreDesc | null;
   /** Outputs in shared memory, not transferred: the run's final in-memory result (src/columns/arena TransferArena). */
   sharedResults: boolean;
   scratch: SharedArrayBuffer | null;
 }
 
-/** A broadcast join's right payload stored by key (src/ops/join-row-store): its layout, lines, hit and length tables. */
+/**
+ * A broadcast join's right payload stored by key (src/ops/join-row-store): its layout, lines,
+ * hit and length tables over the keys min .. min + span - 1 (unique: at most a row a key).
+ */
 export interface JoinRowStoreDesc {
   layout: RowStoreLayout;
   lines: BufRef;
   hit: BufRef;
   lens: BufRef[];
+  min: number;
+  span: number;
+}
+
+/** A broadcast probe's way to the right rows: the hash table, or (unique dense int keys) the payload stored by key. */
+export type JoinLookup = { kind: 'table'; table: JoinTableDesc } | { kind: 'rowStore'; store: JoinRowStoreDesc };
+
+/**
+ * Broadcast join: right rows from .. to - 1 written into the row store's lines by their key
+ * (src/ops/join-row-store fillRowStore); the store's `hit` bytes are cleared before, and the
+ * caller counts them after (a key of two rows leaves fewer than the rows).
+ */
+export interface JoinRowStoreTask {
+  kind: 'joinRowStore';
+  payload: ColumnDesc[];
+  key: ColumnDesc;
+  store: JoinRowStoreDesc;
+  from: number;
+  to: number;
 }
 
 /** `columns`: the left outputs (none when `leftIdentity`: they are the batch's own rows), then the payload. */
@@ -703,6 +724,7 @@ export type Task =
   | JoinTask
   | JoinBuildTask
   | JoinProbeTask
+  | JoinRowStoreTask
   | AssembleSparseTask;
 
 /** What each task kind replies with. */
@@ -726,6 +748,7 @@ export interface TaskResults {
   join: KernelResult;
   joinBuild: JoinTableDesc;
   joinProbe: JoinProbeResult;
+  joinRowStore: null;
   assembleSparse: SparseColumnsResult;
 }
 

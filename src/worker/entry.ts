@@ -18,6 +18,7 @@ import { runGroupByTask, runWindowGroupByTask } from './groupby-task.js';
 import { runInterleaveTask } from './interleave-task.js';
 import { runJoinBuildTask } from './join-build-task.js';
 import { runJoinProbeTask } from './join-probe-task.js';
+import { runJoinRowStoreTask } from './join-row-store-task.js';
 import { runJoinTask } from './join-task.js';
 import { runPartitionTask } from './partition-task.js';
 import { runRouteTask } from './route-task.js';
@@ -70,6 +71,8 @@ async function runTask(task: Task): Promise<unknown> {
       return runJoinBuildTask(task);
     case 'joinProbe':
       return runJoinProbeTask(task);
+    case 'joinRowStore':
+      return runJoinRowStoreTask(task);
     case 'assembleSparse':
       return runAssembleSparseTask(task);
   }

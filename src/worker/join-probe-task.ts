@@ -51,9 +51,9 @@ function keyView(k: SharedKeyColumn): KeyColumn {
 export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   const n = task.batch.length;
   const columns = task.batch.columns.map(rebuildData);
-  const t = task.table;
   const lk = sideKeys(columns, n, task.leftKeys, task.scales, 'left');
-  if (task.rowStore !== null) return probeRowStoreTask(task, task.rowStore, columns, lk.columns[0]!, lk.never, n);
+  if (task.lookup.kind === 'rowStore') return probeRowStoreTask(task, task.lookup.store, columns, lk.columns[0]!, lk.never, n);
+  const t = task.lookup.table;
   // Every entry of these is written below (probeJoinTable sets run and len of every row), so
   // none is cleared first: zeroing them was 5-10% of a probe task.
   const run = scratchAlloc(Int32Array, n, 'overwritten');
@@ -89,11 +89,10 @@ export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
  * the caches across the columns), its validity gathered by right row id.
  */
 function probeRowStoreTask(task: JoinProbeTask, store: JoinRowStoreDesc, columns: A.Data[], key: KeyColumn, never: Uint8Array | null, n: number): JoinProbeResult {
-  const t = task.table;
   const leftRows = scratchAlloc(Int32Array, n, 'overwritten');
   const lineOf = scratchAlloc(Int32Array, n, 'overwritten');
   const unmatched = new Int32Array(1);
-  const total = probeRowStore(intValues(key), never, key.valid, t.directMin, t.directSpan, viewOf(Uint8Array, store.hit), n, task.how === 'left', leftRows, lineOf, unmatched);
+  const total = probeRowStore(intValues(key), never, key.valid, store.min, store.span, viewOf(Uint8Array, store.hit), n, task.how === 'left', leftRows, lineOf, unmatched);
   const identity = total === n && isIdentity(leftRows, total);
   const arena = new TransferArena(false, task.sharedResults);
   const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc, 0));

@@ -1,12 +1,13 @@
 /**
- * The broadcast join's row store (src/ops/join-row-store: the right payload stored by key for a
- * direct table of unique int keys, inner and left joins) against the naive nested-loop
- * reference (test/support/relational-reference): payload columns of every width it stores
- * (int8 to int64 and uint64, float32/64 with NaN and -0, date32, timestamp) and strings of 0 to
- * 300 bytes (the line keeps 12 in place; 255 and more take their length from the offsets), with
- * NULLs; left keys with NULLs, misses on both sides of the span and values far outside it.
+ * The broadcast join's row store (src/ops/join-row-store: the right payload stored by key, for
+ * an inner or left join on one int key whose right values are unique and dense) against the
+ * naive nested-loop reference (test/support/relational-reference): payload columns of every
+ * width it stores (int8 to int64 and uint64, float32/64 with NaN and -0, date32, timestamp) and
+ * strings of 0 to 300 bytes (the line keeps 12 in place; 255 and more take their length from
+ * the offsets), with NULLs; left keys with NULLs, misses on both sides of the span and values far outside it.
  * Right keys are unique but now and then one repeats, or is NULL with nullsEqual (then the
- * join gathers as before): the rows must be the same either way, at every setting.
+ * join builds its table): the rows must be the same either way, at every setting; and which
+ * way ran is read from RunStats.cpuMs (joinRowStore, or joinBuild).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -112,5 +113,31 @@ describe('broadcast join through the row store vs the naive reference', () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('which way the broadcast join finds its right rows', () => {
+  const e = engineFor({ threads: 2, partitions: 7 });
+  const left = Array.from({ length: 300 }, (_, i) => ({ id: i, k: BigInt(i % 130) }) as Row);
+  const rightOf = (keys: number[]): Row[] => keys.map((k) => ({ k: BigInt(k), i8: k % 100, i16: null, u32: 1, u64: 2n, f32: 0.5, f64: -0, d: 3, ts: 4n, s: `v${k}`, bin: null }) as Row);
+  const run = async (right: Row[], nullsEqual = false) => e.fromArrow(tableOf(left, 64, LEFT)).join(e.fromArrow(tableOf(right, 64, RIGHT)), { on: 'k', how: 'left', nullsEqual }).execute();
+
+  it('unique dense keys: the row store, filled by both threads, no table', async () => {
+    const right = rightOf(Array.from({ length: 100 }, (_, i) => (i * 37) % 100));
+    const { table, stats } = await run(right);
+    expect(stats.cpuMs.joinRowStore).toBeGreaterThan(0);
+    expect(stats.cpuMs.joinBuild).toBeUndefined();
+    expect(rowsOfTable(table)).toEqual(expected(left, right, 'left', false));
+  });
+
+  it('a key of two rows, or NULL keys that match: the table, same rows as the reference', async () => {
+    const twice = rightOf([...Array.from({ length: 100 }, (_, i) => i), 42]);
+    const a = await run(twice);
+    expect(a.stats.cpuMs.joinBuild).toBeGreaterThan(0);
+    expect(rowsOfTable(a.table)).toEqual(expected(left, twice, 'left', false));
+    const withNull = [...rightOf(Array.from({ length: 100 }, (_, i) => i)), { ...rightOf([0])[0]!, k: null } as Row];
+    const b = await run(withNull, true);
+    expect(b.stats.cpuMs.joinBuild).toBeGreaterThan(0);
+    expect(rowsOfTable(b.table)).toEqual(expected(left, withNull, 'left', true));
   });
 });
