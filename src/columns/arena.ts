@@ -92,7 +92,10 @@ export class SharedArena {
  * more mark-compacts (external memory advances incremental marking) but were no faster.)
  */
 export class TransferArena {
+  /** The buffers to transfer (none when `shared`). */
   readonly buffers: ArrayBuffer[] = [];
+  /** Every buffer handed out, shared ones included: what the task's outputs may point into. */
+  readonly owned: ArrayBufferLike[] = [];
 
   /**
    * `releasable`: mapped buffers whose pages `release()` gives back at once. `shared`: plain
@@ -102,8 +105,10 @@ export class TransferArena {
    * coordinator paused ~140 ms in 38 collections, in a ~0.8 s join-int-left run ~120 ms in 9),
    * but this worker keeps a view until it collects, which the run's end asks of it (RunContext
    * handsOutShared), and so of every array the task allocates from the arena, temporaries
-   * included: a streaming job's batches, and tasks with many temporaries (row-local chains:
-   * explode's VmHWM 1.11 -> 1.63 GiB), must not.
+   * included: a streaming job's batches must not. (Row-local tasks once seemed to cost a
+   * second copy of their results this way, explode's VmHWM 1.11 -> 1.63 GiB: their shared
+   * buffers were not among `buffers`, so each output column looked foreign and was copied;
+   * `owned` lists them.)
    */
   constructor(
     private readonly releasable = false,
@@ -112,9 +117,9 @@ export class TransferArena {
 
   readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number, fill: AllocFill = 'zeroed'): T => {
     const bytes = Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8);
-    if (this.shared) return new ctor(new SharedArrayBuffer(bytes), 0, length);
-    const own = this.releasable ? newLocalBuffer(bytes) : newHeapLocalBuffer(bytes, fill === 'zeroed');
-    this.buffers.push(own);
+    const own = this.shared ? new SharedArrayBuffer(bytes) : this.releasable ? newLocalBuffer(bytes) : newHeapLocalBuffer(bytes, fill === 'zeroed');
+    this.owned.push(own);
+    if (!this.shared) this.buffers.push(own as ArrayBuffer);
     return new ctor(own, 0, length);
   };
 

@@ -21,7 +21,14 @@ import { orderedMapAhead } from './scheduler.js';
 export const MAX_TASK_ROWS = 128 * 1024;
 const MIN_TASK_ROWS = 256;
 
-export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Schema, input: AsyncIterable<A.RecordBatch>): AsyncGenerator<A.RecordBatch> {
+export async function* execRowLocal(
+  ctx: RunContext,
+  ops: RowOp[],
+  schema: A.Schema,
+  input: AsyncIterable<A.RecordBatch>,
+  /** The caller keeps every batch (src/coordinator/execute runStage): outputs built in shared memory. */
+  collected = false,
+): AsyncGenerator<A.RecordBatch> {
   // Measured bytes per input row: scratch used, and result size (input copy is known).
   let scratchPerRow = 16;
   let resultPerRow = 0;
@@ -55,7 +62,7 @@ export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Sch
         const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
         const copies = new LoanCopies();
         const desc = describeBatch(batch, arena.alloc, copies.onCopy);
-        const res = await lane(() => ctx.task({ kind: 'rowlocal', batch: desc, rowBase: base, ops, scratch: scratch!.buffer }));
+        const res = await lane(() => ctx.task({ kind: 'rowlocal', batch: desc, rowBase: base, ops, sharedResults: collected, scratch: scratch!.buffer }));
         // Views of the input leave the loan before it is reused (shared with the input when they can).
         res.value.columns = copies.resolveAll(res.value.columns, desc);
         scratchPerRow = Math.max(scratchPerRow, (res.scratch.used + res.scratch.overflow) / n);
@@ -64,6 +71,7 @@ export async function* execRowLocal(ctx: RunContext, ops: RowOp[], schema: A.Sch
         resultPerRow = Math.max(resultPerRow, bytes / n);
         // The result is Sluice's until the consumer takes it.
         results.grow(bytes);
+        if (collected) ctx.handsOutShared(bytes);
         return { value: res.value, bytes };
       } finally {
         inLoan!.release();

@@ -190,7 +190,7 @@ function runStageRaw(ctx: RunContext, stage: Stage, collected: boolean): AsyncIt
     case 'scan':
       return readSource(ctx, stage);
     case 'rowlocal':
-      return execRowLocal(ctx, stage.ops, stage.schema, runStage(ctx, stage.input));
+      return execRowLocal(ctx, stage.ops, stage.schema, runStage(ctx, stage.input), collected);
     case 'limit':
       return limit(runStage(ctx, stage.input), stage.n);
     case 'window':

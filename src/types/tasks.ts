@@ -348,6 +348,8 @@ export interface RowLocalTask {
   batch: BatchDesc;
   rowBase: number;
   ops: RowOp[];
+  /** Outputs in shared memory, not transferred: the run's final in-memory result (src/columns/arena TransferArena). */
+  sharedResults: boolean;
   scratch: SharedArrayBuffer | null;
 }
 

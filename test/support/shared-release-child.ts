@@ -5,15 +5,17 @@
  * each run's output bytes, VmRSS with the result held and the lowest VmRSS seen in the next
  * `waitMs` (sampled every 20 ms), and the stderr lines the engine wrote.
  * With a third argument `sort`, the job is a sort of three 8-byte columns instead (its tasks
- * build their outputs in shared memory too), and each run also reports VmHWM.
- * Usage: node --import tsx shared-release-child.ts <rows> <waitMs> [sort]
+ * build their outputs in shared memory too), and each run also reports VmHWM; with `explode`,
+ * an explode of two lists of 8 elements a row (row-local tasks, their outputs in shared memory
+ * when collected), and VmRSS before the first run.
+ * Usage: node --import tsx shared-release-child.ts <rows> <waitMs> [sort|explode]
  */
 import * as A from 'apache-arrow';
 import { readFileSync } from 'node:fs';
 import { Engine, sum } from '../../src/index.js';
 import { gc } from './gc.js';
 
-const [rowsText, waitText, job] = process.argv.slice(2) as [string, string, string | undefined];
+const [rowsText, waitText, job] = process.argv.slice(2) as [string, string, 'sort' | 'explode' | undefined];
 const rows = Number(rowsText);
 const status = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
 const rss = (): number => status('VmRSS');
@@ -33,13 +35,32 @@ const wide = new A.Table({
   b: A.makeVector(BigInt64Array.from(k, (x) => BigInt(x))),
 });
 
+/** Two lists of 8 elements a row (int32 and float64) beside an int64 id. */
+function listTable(): A.Table {
+  const offsets = Int32Array.from({ length: rows + 1 }, (_, i) => 8 * i);
+  const ints = Int32Array.from({ length: 8 * rows }, (_, i) => i % 977);
+  const floats = Float64Array.from({ length: 8 * rows }, (_, i) => i / 8);
+  const list = (child: A.Data, type: A.DataType) => A.makeVector(A.makeData({ type: new A.List(new A.Field('item', type, false)), length: rows, nullCount: 0, valueOffsets: offsets, child }));
+  return new A.Table({
+    id: A.makeVector(BigInt64Array.from({ length: rows }, (_, i) => BigInt(i))),
+    xs: list(A.makeData({ type: new A.Int32(), length: 8 * rows, data: ints }), new A.Int32()),
+    ys: list(A.makeData({ type: new A.Float64(), length: 8 * rows, data: floats }), new A.Float64()),
+  });
+}
+const lists = job === 'explode' ? listTable() : null;
+
 const engine = new Engine({ threads: 2 });
+const before = status('VmRSS');
 const runs: Array<{ outBytes: number; held: number; after: number; hwm: number }> = [];
 try {
   for (let i = 0; i < 3; i++) {
     let out: A.Table | undefined =
-      job === 'sort' ? await engine.fromArrow(wide).sort('k').collect() : await engine.fromArrow(table).window({ partitionBy: 'k', orderBy: 'v', columns }).collect();
-    const skip = job === 'sort' ? 0 : 2;
+      job === 'sort'
+        ? await engine.fromArrow(wide).sort('k').collect()
+        : job === 'explode'
+          ? await engine.fromArrow(lists!).explode(['xs', 'ys']).collect()
+          : await engine.fromArrow(table).window({ partitionBy: 'k', orderBy: 'v', columns }).collect();
+    const skip = job === 'sort' || job === 'explode' ? 0 : 2;
     const outBytes = out.batches.reduce((s, b) => s + b.data.children.slice(skip).reduce((t, c) => t + c.values.byteLength, 0), 0);
     const held = rss();
     out = undefined;
@@ -55,4 +76,4 @@ try {
 } finally {
   await engine.close();
 }
-process.stdout.write(JSON.stringify({ runs }));
+process.stdout.write(JSON.stringify({ runs, before }));
