@@ -22,7 +22,7 @@
  */
 import { type Data, type DataType, Type } from 'apache-arrow';
 import { copyBytes } from '../columns/gather.js';
-import { inlineWord } from '../columns/inline-words.js';
+import { INLINE_LONG, INLINE_RECORD_BYTES, inlineWord } from '../columns/inline-words.js';
 import type { IntValues } from './dense-int-keys.js';
 import { valueAt } from './dense-int-keys.js';
 
@@ -46,10 +46,9 @@ export interface RowStoreLayout {
   strings: number;
 }
 
-/** Bytes of a string a line holds in place. */
-export const ROW_STORE_INLINE_BYTES = 12;
-/** A length byte for a value of 255 bytes or more: its length is read from the offsets. */
-const LONG = 255;
+/** Bytes of a string a line holds in place, and the length byte that says "read the offsets": an inline record's (src/columns/inline-words). */
+const ROW_STORE_INLINE_BYTES = INLINE_RECORD_BYTES;
+const LONG = INLINE_LONG;
 
 /** The layout for these payload columns, or null when one cannot be stored (then the join gathers as usual). */
 export function rowStoreLayout(columns: Data[]): RowStoreLayout | null {
