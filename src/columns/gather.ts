@@ -371,13 +371,26 @@ export function gatherInlined(data: Data, records: Int32Array, lengths: Uint8Arr
   const total = inlinedOffsets(lengths, offs, idx, n, outOffs);
   if (total > MAX_INT32) throw new RangeError(`gatherData: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
   const out = alloc(Uint8Array, total, 'overwritten') as Uint8Array;
-  // A DataView over a resizable or growable buffer (mapped pages) is 5-9x slower than over a
-  // fixed-length one, shared or not (41-78 against 8 ns a 9-byte value, measured): there values
-  // are copied from the column's bytes instead (the broadcast join's outputs are fixed-length).
-  const b = out.buffer as ArrayBufferLike & { resizable?: boolean; growable?: boolean };
-  const dv = b.resizable || b.growable ? null : new DataView(b, out.byteOffset, out.byteLength);
-  writeInlined(records, data.values as Uint8Array, idx, n, outOffs, out, dv);
+  const dv = wordWriter(out);
+  const bytes = data.values as Uint8Array;
+  // Each block's records read ahead first: loads alone, their misses overlap.
+  for (let from = 0; from < n; from += RECORDS_AHEAD) {
+    const to = Math.min(n, from + RECORDS_AHEAD);
+    readAheadSink[0] ^= touchRecords(records, idx, from, to);
+    writeInlineWords(records, INLINE_RECORD_WORDS, 0, bytes, idx, from, to, outOffs, out, dv);
+  }
   return build({ type: data.type as DataType, length: n, nullCount, nullBitmap, data: out, valueOffsets: outOffs });
+}
+
+/**
+ * A DataView of `out` to write whole words through, or null when `out` lies in a resizable or
+ * growable buffer (mapped pages), where a DataView is 5-9x slower than over a fixed-length one,
+ * shared or not (41-78 against 8 ns a 9-byte value, measured): writeInlineWords then copies
+ * values from their column's bytes instead.
+ */
+export function wordWriter(out: Uint8Array): DataView | null {
+  const b = out.buffer as ArrayBufferLike & { resizable?: boolean; growable?: boolean };
+  return b.resizable || b.growable ? null : new DataView(b, out.byteOffset, out.byteLength);
 }
 
 /** outOffs of rows idx[0..n) from their length bytes (rows idx < 0 empty); returns the total. */
@@ -396,35 +409,34 @@ function inlinedOffsets(lengths: Uint8Array, offs: Int32Array | Float64Array, id
 }
 
 /**
- * Row j's value at outOffs[j] of `out` (`dv` its DataView): three words of its record, the
- * bytes past its end overwritten by the next value's (writes move forward); within 12 bytes of
- * the end, for values past 12 bytes and without `dv`, copied from the column's bytes.
+ * Output rows from..to-1's values at their offsets outOffs[j] in `out` (`dv`: wordWriter's),
+ * from inline words: row j's in `words` at `stride` × idx[j] + `at` (rows idx < 0 have none),
+ * the first 12 bytes as three little-endian words and then the value's offset in `bytes`
+ * (./inline-words inlineRecords' records; the broadcast join's row-store lines, src/ops/
+ * join-row-store). A value of up to 12 bytes is written as the three words, the bytes past its
+ * end overwritten by the next value's (writes move forward); longer ones, those within 12 bytes
+ * of the end, and all without `dv` are copied from `bytes`.
  */
-function writeInlined(records: Int32Array, bytes: Uint8Array, idx: Int32Array, n: number, outOffs: Int32Array, out: Uint8Array, dv: DataView | null): void {
+export function writeInlineWords(words: Int32Array, stride: number, at: number, bytes: Uint8Array, idx: Int32Array, from: number, to: number, outOffs: Int32Array, out: Uint8Array, dv: DataView | null): void {
   const last = out.length - INLINE_RECORD_BYTES;
-  let touchedTo = 0;
-  for (let j = 0; j < n; j++) {
-    if (j >= touchedTo) {
-      touchedTo = Math.min(n, j + RECORDS_AHEAD);
-      readAheadSink[0] ^= touchRecords(records, idx, j, touchedTo);
-    }
+  for (let j = from; j < to; j++) {
     const r = idx[j]!;
     if (r < 0) continue;
     const p = outOffs[j]!;
     const len = outOffs[j + 1]! - p;
-    const at = INLINE_RECORD_WORDS * r;
+    const w = stride * r + at;
     if (dv !== null && len <= INLINE_RECORD_BYTES && p <= last) {
-      dv.setInt32(p, records[at]!, true);
-      dv.setInt32(p + 4, records[at + 1]!, true);
-      dv.setInt32(p + 8, records[at + 2]!, true);
+      dv.setInt32(p, words[w]!, true);
+      dv.setInt32(p + 4, words[w + 1]!, true);
+      dv.setInt32(p + 8, words[w + 2]!, true);
     } else {
-      const a = records[at + 3]!;
+      const a = words[w + 3]!;
       copyBytes(bytes, a, a + len, out, p);
     }
   }
 }
 
-/** Rows whose records writeInlined reads ahead: loads alone, their misses overlap. */
+/** Rows of a block whose records gatherInlined reads ahead: loads alone, their misses overlap. */
 const RECORDS_AHEAD = 64;
 
 /** XOR of the first word of the records of rows idx[from..to). */

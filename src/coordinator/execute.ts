@@ -177,9 +177,9 @@ export function ownsBatches(stage: Stage): boolean {
  * The stage's batches, each carrying exactly the stage's planned schema. `collected`: the
  * caller keeps every batch (execute(), collect()): a window or ASOF join whose rows are the
  * result writes its fixed-width outputs straight into the result's columns (see OutputRanges),
- * and a broadcast join's probe tasks, a sort's and a group-by's assembly build theirs in shared
- * memory (src/columns/arena TransferArena `shared`; row-local tasks do not: their temporaries would stay in the workers
- * until the run's end, explode's VmHWM 1.11 -> 1.63-1.71 GiB).
+ * and a broadcast join's probe tasks, a sort's, a group-by's assembly and row-local tasks build
+ * theirs in shared memory (src/columns/arena TransferArena `shared`): the coordinator's collector
+ * does not count them as it counts transferred buffers.
  */
 export function runStage(ctx: RunContext, stage: Stage, collected = false): AsyncIterable<A.RecordBatch> {
   return conform(stage.schema, runStageRaw(ctx, stage, collected));

@@ -22,11 +22,8 @@ import { collectNow } from './collect-now.js';
 /** Just under glibc's DEFAULT_MMAP_THRESHOLD_MAX (32 MiB on 64-bit), header and page rounding included. */
 const PRIME_BYTES = 32 * 2 ** 20 - 64 * 1024;
 
-let primed = false;
-
+/** Called once by each worker as it starts (src/worker/entry). */
 export async function primeMallocThreshold(): Promise<void> {
-  if (primed) return;
-  primed = true;
   let buffer: ArrayBuffer | null = new ArrayBuffer(PRIME_BYTES);
   if (buffer.byteLength !== PRIME_BYTES) return; // (keeps the allocation from looking unused)
   buffer = null;

@@ -17,12 +17,15 @@
  * Line layout: word 0 the right row id, then each payload column's words at `at`. Fixed-width
  * values are copied as their own bits (8 bytes as two 32-bit words; 4, 2 and 1 as one word),
  * so floats keep every NaN payload. Strings: three little-endian words of the first 12 bytes
- * (zero past the end) and the value's offset; a length byte of 255 means "255 or more: read
- * the offsets". Validity is not in the line: the caller gathers the bitmaps by right row id.
+ * (zero past the end) and the value's offset, an inline record's layout (../columns/
+ * inline-words), which ../columns/gather writeInlineWords writes out for both; a length byte of
+ * 255 means "255 or more: read the offsets". Validity is not in the line: the caller gathers
+ * the bitmaps by right row id.
  */
 import { type Data, type DataType, Type } from 'apache-arrow';
-import { copyBytes } from '../columns/gather.js';
-import { INLINE_LONG, INLINE_RECORD_BYTES, inlineWord } from '../columns/inline-words.js';
+import type { TypedArray } from '../types/keys.js';
+import { wordView } from '../columns/gather.js';
+import { INLINE_LONG, inlineWord } from '../columns/inline-words.js';
 import type { IntValues } from './dense-int-keys.js';
 import { valueAt } from './dense-int-keys.js';
 
@@ -46,8 +49,7 @@ export interface RowStoreLayout {
   strings: number;
 }
 
-/** Bytes of a string a line holds in place, and the length byte that says "read the offsets": an inline record's (src/columns/inline-words). */
-const ROW_STORE_INLINE_BYTES = INLINE_RECORD_BYTES;
+/** A length byte for a value of 255 bytes or more: its length is read from the offsets (an inline record's, ../columns/inline-words). */
 const LONG = INLINE_LONG;
 
 /** The layout for these payload columns, or null when one cannot be stored (then the join gathers as usual). */
@@ -84,21 +86,15 @@ function fixedWidth(c: Data): number {
       return 0;
   }
   if (c.stride !== 1) return 0;
-  const bytes = (c.values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 0;
-  return bytes === 1 || bytes === 2 || bytes === 4 || bytes === 8 ? bytes : 0;
+  const v = c.values as TypedArray;
+  const bytes = v.BYTES_PER_ELEMENT;
+  // Read as words of min(bytes, 4) (../columns/gather wordView), which an offset must allow.
+  return (bytes === 1 || bytes === 2 || bytes === 4 || bytes === 8) && v.byteOffset % Math.min(bytes, 4) === 0 ? bytes : 0;
 }
 
 /** Bytes of a store over `span` keys: the lines, `hit`, and a length table a string column. */
 export function rowStoreBytes(layout: RowStoreLayout, span: number): number {
   return 4 * layout.words * span + span * (1 + layout.strings);
-}
-
-/** `n` fixed-width values of `width` bytes as the words a line holds (see the file comment). */
-export function fixedWords(v: ArrayBufferView, n: number, width: number): Int32Array | Uint16Array | Uint8Array {
-  if (width === 8) return new Int32Array(v.buffer, v.byteOffset, 2 * n);
-  if (width === 4) return new Int32Array(v.buffer, v.byteOffset, n);
-  if (width === 2) return new Uint16Array(v.buffer, v.byteOffset, n);
-  return new Uint8Array(v.buffer, v.byteOffset, n);
 }
 
 /**
@@ -113,10 +109,9 @@ export function fillRowStore(layout: RowStoreLayout, payload: Data[], key: IntVa
   placeIds(lines, W, key, valid, min, from, to, hit);
   layout.columns.forEach((col, c) => {
     const data = payload[c]!;
-    const n = data.length;
     if (col.kind === 'bytes') fillBytes(lines, W, col.at, key, valid, min, from, to, data.values as Uint8Array, data.valueOffsets as Int32Array, lens[col.lens]!);
-    else if (col.width === 8) fillWide(lines, W, col.at, key, valid, min, from, to, fixedWords(data.values as ArrayBufferView, n, 8) as Int32Array);
-    else fillNarrow(lines, W, col.at, key, valid, min, from, to, fixedWords(data.values as ArrayBufferView, n, col.width));
+    else if (col.width === 8) fillWide(lines, W, col.at, key, valid, min, from, to, wordView(data.values as TypedArray, 8) as Int32Array);
+    else fillNarrow(lines, W, col.at, key, valid, min, from, to, wordView(data.values as TypedArray, col.width));
   });
 }
 
@@ -255,30 +250,5 @@ export function rowStoreNarrow(lines: Int32Array, W: number, at: number, lineOf:
   for (let k = from; k < to; k++) {
     const e = lineOf[k]!;
     dst[k] = e < 0 ? 0 : lines[W * e + at]!;
-  }
-}
-
-/**
- * A string column's bytes of output rows from..to-1 at their offsets: up to 12 bytes as the
- * line's three words through `dv` (bytes past a value's end are overwritten by the next
- * value's: writes move forward), longer ones (or within 12 bytes of the end, or without `dv`)
- * copied from the column's bytes at the line's offset.
- */
-export function rowStoreStrings(lines: Int32Array, W: number, at: number, lineOf: Int32Array, from: number, to: number, outOffs: Int32Array, out: Uint8Array, dv: DataView | null, bytes: Uint8Array): void {
-  const last = out.length - ROW_STORE_INLINE_BYTES;
-  for (let k = from; k < to; k++) {
-    const e = lineOf[k]!;
-    if (e < 0) continue;
-    const p = outOffs[k]!;
-    const len = outOffs[k + 1]! - p;
-    const l = W * e + at;
-    if (dv !== null && len <= ROW_STORE_INLINE_BYTES && p <= last) {
-      dv.setInt32(p, lines[l]!, true);
-      dv.setInt32(p + 4, lines[l + 1]!, true);
-      dv.setInt32(p + 8, lines[l + 2]!, true);
-    } else {
-      const a = lines[l + 3]!;
-      copyBytes(bytes, a, a + len, out, p);
-    }
   }
 }

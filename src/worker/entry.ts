@@ -28,7 +28,8 @@ import { primeMallocThreshold } from '../memory/malloc-threshold.js';
 import { runSortSampleTask, runSortTask } from './sort-task.js';
 import { runWindowSuffixTask, runWindowTask } from './window-task.js';
 
-// Once per process, in the background of a worker's start (see ../memory/malloc-threshold).
+// In the background of a worker's start (see ../memory/malloc-threshold: the threshold is the
+// process's, so the first worker's does it; the others' map and unmap 32 MiB for nothing).
 if (Piscina.isWorkerThread) primeMallocThreshold().catch(() => {});
 
 async function runTask(task: Task): Promise<unknown> {

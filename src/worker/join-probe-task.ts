@@ -15,9 +15,9 @@
  */
 import type * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
-import { build, gatherData, gatherInlined, gatherValidity } from '../columns/gather.js';
+import { build, gatherData, gatherInlined, gatherValidity, wordView, wordWriter, writeInlineWords } from '../columns/gather.js';
 import { intValues } from '../ops/dense-int-keys.js';
-import { fixedWords, probeRowStore, ROW_STORE_BLOCK, rowStoreIds, rowStoreNarrow, rowStoreOffsets, rowStoreStrings, rowStoreWide } from '../ops/join-row-store.js';
+import { probeRowStore, ROW_STORE_BLOCK, rowStoreIds, rowStoreNarrow, rowStoreOffsets, rowStoreWide } from '../ops/join-row-store.js';
 import { describeData, rebuildData, viewOf } from '../columns/shared.js';
 import type { Allocator, KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import type { JoinProbeResult, JoinProbeTask, JoinRowStoreDesc, SharedKeyColumn, TypedArrayName } from '../types/tasks.js';
@@ -69,16 +69,27 @@ export function runJoinProbeTask(task: JoinProbeTask): JoinProbeResult {
   // Left rows are never -1; picks are -1 for the unmatched rows a left join keeps.
   const unmatched = pick === null ? 0 : expandMatches(how === 'left', run, len, order, n, leftRows, pick);
   if (pick === null) filterRows(how === 'semi', len, n, leftRows);
+  return probeResult(task, columns, leftRows, total, n, (alloc) =>
+    pick === null
+      ? []
+      : task.payload.map((p, i) => {
+          const inline = task.inlined[i];
+          const data = rebuildData(p);
+          return inline ? gatherInlined(data, viewOf(Int32Array, inline.records), viewOf(Uint8Array, inline.lengths), pick, total, alloc, unmatched) : gatherData(data, pick, total, alloc, unmatched);
+        }),
+  );
+}
+
+/**
+ * A probe's output: the left columns gathered per output row (none when every left row is
+ * output once in order: `leftIdentity`, the coordinator keeps the slice's own), then the
+ * payload's, all from one arena (shared memory for a collected run's result).
+ */
+function probeResult(task: JoinProbeTask, columns: A.Data[], leftRows: Int32Array, total: number, n: number, payload: (alloc: Allocator) => A.Data[]): JoinProbeResult {
   const identity = total === n && isIdentity(leftRows, total);
   const arena = new TransferArena(false, task.sharedResults);
   const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc, 0));
-  if (pick !== null) {
-    task.payload.forEach((p, i) => {
-      const inline = task.inlined[i];
-      const data = rebuildData(p);
-      out.push(inline ? gatherInlined(data, viewOf(Int32Array, inline.records), viewOf(Uint8Array, inline.lengths), pick, total, arena.alloc, unmatched) : gatherData(data, pick, total, arena.alloc, unmatched));
-    });
-  }
+  out.push(...payload(arena.alloc));
   return { length: total, leftIdentity: identity, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
 }
 
@@ -93,11 +104,7 @@ function probeRowStoreTask(task: JoinProbeTask, store: JoinRowStoreDesc, columns
   const lineOf = scratchAlloc(Int32Array, n, 'overwritten');
   const unmatched = new Int32Array(1);
   const total = probeRowStore(intValues(key), never, key.valid, store.min, store.span, viewOf(Uint8Array, store.hit), n, task.how === 'left', leftRows, lineOf, unmatched);
-  const identity = total === n && isIdentity(leftRows, total);
-  const arena = new TransferArena(false, task.sharedResults);
-  const out: A.Data[] = identity ? [] : task.leftOut.map((c) => gatherData(columns[c]!, leftRows, total, arena.alloc, 0));
-  out.push(...gatherRowStore(store, task.payload.map(rebuildData), lineOf, total, unmatched[0]!, arena.alloc));
-  return { length: total, leftIdentity: identity, columns: out.map((c) => describeData(c, true)), transfer: arena.buffers };
+  return probeResult(task, columns, leftRows, total, n, (alloc) => gatherRowStore(store, task.payload.map(rebuildData), lineOf, total, unmatched[0]!, alloc));
 }
 
 type StoreOutput = { kind: 'fixed'; values: TypedArray; words: Int32Array | Uint16Array | Uint8Array } | { kind: 'bytes'; offsets: Int32Array; bytes: Uint8Array; dv: DataView | null };
@@ -115,12 +122,10 @@ function gatherRowStore(store: JoinRowStoreDesc, payload: A.Data[], lineOf: Int3
       const size = rowStoreOffsets(lens[col.lens]!, lines, W, data.valueOffsets as Int32Array, lineOf, total, offsets);
       if (size > MAX_INT32) throw new RangeError(`join: ${size} bytes of ${String(data.type)} exceed its int32 offsets`);
       const bytes = alloc(Uint8Array, size, 'overwritten');
-      // A DataView over a resizable or growable buffer is several times slower (src/columns/gather gatherInlined).
-      const b = bytes.buffer as ArrayBufferLike & { resizable?: boolean; growable?: boolean };
-      return { kind: 'bytes', offsets, bytes, dv: b.resizable || b.growable ? null : new DataView(b, bytes.byteOffset, bytes.byteLength) };
+      return { kind: 'bytes', offsets, bytes, dv: wordWriter(bytes) };
     }
     const values = alloc((data.values as TypedArray).constructor as TypedArrayConstructor, total, 'overwritten');
-    return { kind: 'fixed', values, words: fixedWords(values, total, col.width) };
+    return { kind: 'fixed', values, words: wordView(values, col.width) };
   });
   const ids = scratchAlloc(Int32Array, total, 'overwritten');
   for (let from = 0; from < total; from += ROW_STORE_BLOCK) {
@@ -129,7 +134,7 @@ function gatherRowStore(store: JoinRowStoreDesc, payload: A.Data[], lineOf: Int3
     for (let c = 0; c < outputs.length; c++) {
       const col = layout.columns[c]!;
       const o = outputs[c]!;
-      if (o.kind === 'bytes') rowStoreStrings(lines, W, col.at, lineOf, from, to, o.offsets, o.bytes, o.dv, payload[c]!.values as Uint8Array);
+      if (o.kind === 'bytes') writeInlineWords(lines, W, col.at, payload[c]!.values as Uint8Array, lineOf, from, to, o.offsets, o.bytes, o.dv);
       else if (col.width === 8) rowStoreWide(lines, W, col.at, lineOf, from, to, o.words as Int32Array);
       else rowStoreNarrow(lines, W, col.at, lineOf, from, to, o.words);
     }
