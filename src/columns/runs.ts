@@ -22,6 +22,7 @@
 import { Type, type Data, type DataType } from 'apache-arrow';
 import { childIndices, parentIndices } from '../ops/explode.js';
 import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import { shiftedCopy } from './array-loops.js';
 import { countSet, copyBitRange, setBitRange } from './bits.js';
 import {
   bitmapBytes,
@@ -52,6 +53,9 @@ export interface RowRuns {
   elements: number;
 }
 
+/** What repeatRows reads of the runs: each input row's output rows. */
+export type RowRepeats = Pick<RowRuns, 'n' | 'length' | 'outStart'>;
+
 type Temp = (length: number) => Int32Array;
 const plainTemp: Temp = (length) => new Int32Array(length);
 
@@ -59,7 +63,7 @@ const plainTemp: Temp = (length) => new Int32Array(length);
 // repeat
 
 /** Each row r of `data` repeated outStart[r+1] - outStart[r] times. */
-export function repeatRows(data: Data, runs: RowRuns, alloc: Allocator, temp: Temp = plainTemp): Data {
+export function repeatRows(data: Data, runs: RowRepeats, alloc: Allocator, temp: Temp = plainTemp): Data {
   const type = data.type as DataType;
   const count = runs.length;
   switch (valueLayout(type)) {
@@ -76,7 +80,7 @@ export function repeatRows(data: Data, runs: RowRuns, alloc: Allocator, temp: Te
   }
 }
 
-function repeatValidity(data: Data, runs: RowRuns, alloc: Allocator): BuildProps {
+function repeatValidity(data: Data, runs: RowRepeats, alloc: Allocator): BuildProps {
   const { n, outStart } = runs;
   const base: BuildProps = { type: data.type as DataType, length: runs.length, nullCount: 0 };
   const bm = nullsOf(data);
@@ -96,7 +100,7 @@ function repeatValidity(data: Data, runs: RowRuns, alloc: Allocator): BuildProps
   return { ...base, nullCount: nulls, nullBitmap: out };
 }
 
-function repeatBits(bits: Uint8Array, off: number, runs: RowRuns, alloc: Allocator): Uint8Array {
+function repeatBits(bits: Uint8Array, off: number, runs: RowRepeats, alloc: Allocator): Uint8Array {
   const { n, outStart } = runs;
   const out = alloc(Uint8Array, bitmapBytes(runs.length)) as Uint8Array;
   for (let r = 0; r < n; r++) {
@@ -106,7 +110,7 @@ function repeatBits(bits: Uint8Array, off: number, runs: RowRuns, alloc: Allocat
   return out;
 }
 
-function repeatFixed(values: TypedArray, stride: number, runs: RowRuns, alloc: Allocator): TypedArray {
+function repeatFixed(values: TypedArray, stride: number, runs: RowRepeats, alloc: Allocator): TypedArray {
   const ctor = values.constructor as TypedArrayConstructor;
   const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
   // Every output row is some input row's copy: nothing to clear first.
@@ -153,7 +157,7 @@ const STAGE = new ArrayBuffer(STAGE_BYTES + 16);
 const STAGE_WORDS = new DataView(STAGE);
 const STAGE_BYTES_VIEW = new Uint8Array(STAGE);
 
-function repeatVarBinary(data: Data, runs: RowRuns, alloc: Allocator, base: BuildProps): Data {
+function repeatVarBinary(data: Data, runs: RowRepeats, alloc: Allocator, base: BuildProps): Data {
   const large = isLarge(data.type as DataType);
   const { n, outStart } = runs;
   const offs = offsetsOf(data);
@@ -318,34 +322,43 @@ function firstRunStart(runs: RowRuns, starts: Int32Array | Float64Array): number
   return -1;
 }
 
-/** Each run with values starts where the one before ended: together they read one range. */
-function contiguousRuns(runs: RowRuns, starts: Int32Array | Float64Array): boolean {
+/**
+ * When each run with values starts where the one before ended (together they read one range):
+ * the position past the last run's values; else -1.
+ */
+function contiguousEnd(runs: RowRuns, starts: Int32Array | Float64Array): number {
   let next = -1;
   for (let r = 0; r < runs.n; r++) {
     const l = runs.len[r]!;
     if (l === 0) continue;
-    if (next >= 0 && starts[r] !== next) return false;
+    if (next >= 0 && starts[r] !== next) return -1;
     next = starts[r]! + l;
   }
-  return true;
+  return next;
+}
+
+/** Bytes of the values the runs read. */
+function rangeBytes(runs: RowRuns, starts: Int32Array | Float64Array, offs: Int32Array | Float64Array): number {
+  let total = 0;
+  for (let r = 0; r < runs.n; r++) {
+    const l = runs.len[r]!;
+    if (l > 0) total += offs[starts[r]! + l]! - offs[starts[r]!]!;
+  }
+  return total;
 }
 
 function rangesVarBinary(data: Data, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator, base: BuildProps): Data {
   const large = isLarge(data.type as DataType);
-  const { n, outStart, len } = runs;
   const count = runs.length;
   const offs = offsetsOf(data);
   const bytes = data.values as Uint8Array;
-  let total = 0;
-  for (let r = 0; r < n; r++) {
-    const l = len[r];
-    if (l > 0) total += offs[starts[r] + l] - offs[starts[r]];
-  }
-  if (!large && total > MAX_INT32) throw new RangeError(`copyRanges: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
   // Runs that read the values end to end (an exploded list's elements, in order) share them:
   // the output's bytes are a view of the input's, only the offsets are new.
   const first = firstRunStart(runs, starts);
-  const shared = first >= 0 && contiguousRuns(runs, starts) ? bytes.subarray(offs[first], offs[first] + total) : null;
+  const end = first >= 0 ? contiguousEnd(runs, starts) : -1;
+  const total = end >= 0 ? offs[end] - offs[first] : rangeBytes(runs, starts, offs);
+  if (!large && total > MAX_INT32) throw new RangeError(`copyRanges: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
+  const shared = end >= 0 ? bytes.subarray(offs[first], offs[first] + total) : null;
   const out = shared ?? (alloc(Uint8Array, total, 'overwritten') as Uint8Array);
   const outOffs = large ? new Float64Array(count + 1) : (alloc(Int32Array, count + 1, 'overwritten') as Int32Array);
   outOffs[0] = 0;
@@ -355,8 +368,7 @@ function rangesVarBinary(data: Data, runs: RowRuns, starts: Int32Array | Float64
   forEachRun(runs, starts, (s, d, e) => {
     for (; q < d; q++) outOffs[q + 1] = p;
     const a = offs[s];
-    const shift = p - a;
-    for (let k = 0; k < e; k++) outOffs[d + k + 1] = offs[s + k + 1] + shift;
+    shiftedCopy(offs, s + 1, s + e + 1, p - a, outOffs, d - s);
     const b = offs[s + e];
     if (shared === null) copyBytes(bytes, a, b, out, p);
     p += b - a;

@@ -110,7 +110,9 @@ function rebaseOffsets32(src: Int32Array, n: number, alloc: Allocator): { offset
   const start = n === 0 ? 0 : src[0]!;
   const end = n === 0 ? 0 : src[n]!;
   const offsets = alloc(Int32Array, n + 1);
-  if (start === 0) offsets.set(src.subarray(0, n + 1));
+  // No rows: the one offset is 0 (src[0] may be anything, a slice's start).
+  if (n === 0) offsets[0] = 0;
+  else if (start === 0) offsets.set(src.subarray(0, n + 1));
   else shiftedCopy(src, 0, n + 1, -start, offsets, 0);
   return { offsets, start, end };
 }
@@ -119,7 +121,8 @@ function rebaseOffsets64(src: BigInt64Array, n: number, alloc: Allocator): { off
   const start = n === 0 ? 0n : src[0]!;
   const end = n === 0 ? 0n : src[n]!;
   const offsets = alloc(BigInt64Array, n + 1);
-  for (let i = 0; i <= n; i++) offsets[i] = src[i]! - start;
+  offsets[0] = 0n;
+  for (let i = 1; i <= n; i++) offsets[i] = src[i]! - start;
   return { offsets, start: Number(start), end: Number(end) };
 }
 

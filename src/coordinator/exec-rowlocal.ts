@@ -10,16 +10,26 @@
  * what earlier tasks measured per input row (an explode's output can be many times its input).
  */
 import type * as A from 'apache-arrow';
-import { SharedArena } from '../columns/arena.js';
-import { batchCopyBytes, batchFromColumns, descBytes, describeBatch, rebuildData } from '../columns/shared.js';
+import { SharedArena, TransferArena } from '../columns/arena.js';
+import { batchCopyBytes, batchFromColumns, bufRefOf, descBytes, describeBatch, rebuildData } from '../columns/shared.js';
+import { elementSlabBytes, explodeElements, explodeSplitOf, planExplodeSlice, type ExplodeSplit } from './explode-split.js';
 import { LoanCopies } from './loan-copies.js';
 import type { RowOp } from '../types/tasks.js';
 import { LOAN_SLACK, type RunContext } from './run-context.js';
-import { orderedMapAhead } from './scheduler.js';
+import { orderedMapAhead, type TaskLane } from './scheduler.js';
+
+/** A slice's output columns and the bytes of them Sluice made (counted as `rowlocal.results`). */
+interface Produced {
+  columns: A.Data[];
+  length: number;
+  bytes: number;
+}
 
 /** Largest slice sent as one task: big batches are sliced so every thread gets work. */
 export const MAX_TASK_ROWS = 128 * 1024;
 const MIN_TASK_ROWS = 256;
+/** Slabs of a split explode's element arrays past the one its task made (./explode-split). */
+const FALLBACK_SLAB_BYTES = 4096;
 
 export async function* execRowLocal(
   ctx: RunContext,
@@ -51,39 +61,77 @@ export async function* execRowLocal(
       }
     }
   };
+  const split = explodeSplitOf(ops);
+  /** A worker's part of a slice: its columns copied into a loan, the ops (made beside them in the loan) applied to them. */
+  const runTask = async (batch: A.RecordBatch, base: number, lane: TaskLane, opsIn: (loan: SharedArena) => RowOp[]): Promise<Produced & { slab: SharedArrayBuffer | null }> => {
+    const n = Math.max(1, batch.numRows);
+    const inBytes = batchCopyBytes(batch) + 64 * batch.numCols + 4 * (n + 1) + LOAN_SLACK;
+    const [inLoan, scratch] = await ctx.loans('rowlocal', [inBytes, Math.ceil(scratchPerRow * 1.25 * n) + LOAN_SLACK]);
+    try {
+      const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
+      const copies = new LoanCopies();
+      const desc = describeBatch(batch, arena.alloc, copies.onCopy);
+      const res = await lane(() => ctx.task({ kind: 'rowlocal', batch: desc, rowBase: base, ops: opsIn(arena), sharedResults: collected, scratch: scratch!.buffer }));
+      // Views of the input leave the loan before it is reused (shared with the input when they can).
+      const columns = copies.resolveAll(res.value.columns, desc);
+      scratchPerRow = Math.max(scratchPerRow, (res.scratch.used + res.scratch.overflow) / n);
+      ctx.stats.overflowBytes += res.scratch.overflow;
+      const slab = res.value.slab?.sab ?? null;
+      if (slab !== null && !(slab instanceof SharedArrayBuffer)) throw new Error('internal: a row-local task returned its slab outside shared memory');
+      const bytes = columns.reduce((sum, c) => sum + descBytes(c), 0) + (slab?.byteLength ?? 0);
+      if (collected) ctx.handsOutShared(bytes);
+      return { columns: columns.map(rebuildData), length: res.value.length, bytes, slab };
+    } finally {
+      inLoan!.release();
+      scratch!.release();
+    }
+  };
+  /**
+   * A slice of a split explode (./explode-split): a worker repeats the parents and returns a
+   * blank slab (collected runs: shared memory) that the elements are then built in here.
+   */
+  const runSplit = async (sp: ExplodeSplit, batch: A.RecordBatch, base: number, lane: TaskLane): Promise<Produced> => {
+    const slice = planExplodeSlice(sp, batch, base);
+    const { plan } = slice;
+    const slabBytes = collected && sp.parents.length > 0 ? elementSlabBytes(sp, slice, batch) : 0;
+    const repeat = (arena: SharedArena): RowOp[] => {
+      const outStart = arena.alloc(Int32Array, plan.n + 1, 'overwritten');
+      outStart.set(plan.outStart.subarray(0, plan.n + 1));
+      return [{ kind: 'repeat', outStart: bufRefOf(outStart), length: plan.length, slabBytes }];
+    };
+    const repeated = sp.parents.length > 0 ? await runTask(slice.parentBatch, base, lane, repeat) : null;
+    let elements: Array<A.Data | null>;
+    let bytes = repeated?.bytes ?? 0;
+    if (repeated?.slab) {
+      // Arrays past the slab (other element types) get shared buffers of their own, small
+      // ones slabs of a few KiB (counted whole).
+      const arena = new SharedArena(FALLBACK_SLAB_BYTES, repeated.slab, false);
+      elements = explodeElements(sp, slice, batch, arena.alloc);
+      bytes += arena.reserved;
+    } else {
+      const arena = new TransferArena(false, collected);
+      elements = explodeElements(sp, slice, batch, arena.alloc);
+      bytes += arena.owned.reduce((sum, b) => sum + b.byteLength, 0);
+    }
+    const columns = sp.op.spec.sources.map((src, i) => (src.kind === 'column' ? repeated!.columns[sp.parents.indexOf(src.column)]! : elements[i]!));
+    return { columns, length: plan.length, bytes };
+  };
   // A slice is copied while the tasks before it run (orderedMapAhead).
   const done = orderedMapAhead(
     sliced(),
     async ({ batch, rowBase: base }, lane) => {
-      const n = Math.max(1, batch.numRows);
-      const inBytes = batchCopyBytes(batch) + 64 * batch.numCols + LOAN_SLACK;
-      const [inLoan, scratch] = await ctx.loans('rowlocal', [inBytes, Math.ceil(scratchPerRow * 1.25 * n) + LOAN_SLACK]);
-      try {
-        const arena = new SharedArena(1 << 16, inLoan!.buffer, false);
-        const copies = new LoanCopies();
-        const desc = describeBatch(batch, arena.alloc, copies.onCopy);
-        const res = await lane(() => ctx.task({ kind: 'rowlocal', batch: desc, rowBase: base, ops, sharedResults: collected, scratch: scratch!.buffer }));
-        // Views of the input leave the loan before it is reused (shared with the input when they can).
-        res.value.columns = copies.resolveAll(res.value.columns, desc);
-        scratchPerRow = Math.max(scratchPerRow, (res.scratch.used + res.scratch.overflow) / n);
-        ctx.stats.overflowBytes += res.scratch.overflow;
-        const bytes = res.value.columns.reduce((s, c) => s + descBytes(c), 0);
-        resultPerRow = Math.max(resultPerRow, bytes / n);
-        // The result is Sluice's until the consumer takes it.
-        results.grow(bytes);
-        if (collected) ctx.handsOutShared(bytes);
-        return { value: res.value, bytes };
-      } finally {
-        inLoan!.release();
-        scratch!.release();
-      }
+      const out = split !== null ? await runSplit(split, batch, base, lane) : await runTask(batch, base, lane, () => ops);
+      resultPerRow = Math.max(resultPerRow, out.bytes / Math.max(1, batch.numRows));
+      // The result is Sluice's until the consumer takes it.
+      results.grow(out.bytes);
+      return out;
     },
     ctx.concurrency,
     ctx.roomAhead,
   );
   try {
-    for await (const { value, bytes } of ctx.clock.phaseOf('kernel', done)) {
-      const batch = batchFromColumns(schema, value.columns.map(rebuildData), value.length);
+    for await (const { columns, length, bytes } of ctx.clock.phaseOf('kernel', done)) {
+      const batch = batchFromColumns(schema, columns, length);
       results.shrink(bytes);
       yield batch;
     }

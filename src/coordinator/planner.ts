@@ -26,6 +26,7 @@ import type { ExprInput, PlanNode } from '../types/plan.js';
 import type { RowOp } from '../types/tasks.js';
 import { type AsofStagePlan, planAsof } from './exec-asof.js';
 import { planWindowRouting, type WindowStagePlan } from './exec-window.js';
+import { explodeSplitOf } from './explode-split.js';
 import { fuseWindowGroupBy, planGroupBy, type GroupByStagePlan, type WindowFusion } from './exec-groupby.js';
 import { planJoin, type JoinStagePlan } from './exec-join.js';
 import { planSort, type SortStagePlan } from './exec-sort.js';
@@ -189,6 +190,9 @@ export function explainStage(stage: Stage, threads: number, partitions: number, 
       return [
         `${indent}RowLocal (streaming, batch by batch in ${threads === 0 ? 'the main thread' : `${threads} worker threads`}, input order kept, no shuffle)`,
         ...stage.labels.map((l) => `${next}- ${l}`),
+        ...(explodeSplitOf(stage.ops)
+          ? [`${next}  elements built by the coordinator from the lists it holds (no copy of them to a worker; a string list's bytes shared), the parent columns repeated ${threads === 0 ? 'inline' : 'by the workers'}`]
+          : []),
         ...explainStage(stage.input, threads, partitions, next),
       ];
     case 'limit':

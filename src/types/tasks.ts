@@ -360,13 +360,29 @@ export type RowOp =
   | { kind: 'withColumns'; columns: Array<{ name: string; expr: BoundExpr; replace: number }> }
   | { kind: 'filter'; predicate: BoundExpr }
   /** `expr` is null for a direct column input (then `column` names it). */
-  | { kind: 'explode'; inputs: Array<{ column: number | null; expr: BoundExpr | null }>; spec: ResolvedExplode };
+  | { kind: 'explode'; inputs: Array<{ column: number | null; expr: BoundExpr | null }>; spec: ResolvedExplode }
+  /**
+   * Each column's row r repeated outStart[r+1] - outStart[r] times (Int32Array, rows + 1
+   * entries), `length` rows out: an explode's parent columns, its plan and elements made by the
+   * coordinator (src/coordinator/explode-split), which fills the result's `slab` of `slabBytes`
+   * with the elements.
+   */
+  | { kind: 'repeat'; outStart: BufRef; length: number; slabBytes: number };
 
 /** Columns built in the worker, in ArrayBuffers transferred with the reply (listed in `transfer`; a group's small results are copied: src/worker/entry). */
 export interface ColumnsResult {
   length: number;
   columns: ColumnDesc[];
   transfer?: ArrayBuffer[];
+}
+
+/**
+ * A row-local task's columns, and a blank buffer (a `repeat` op's `slabBytes`) for the
+ * coordinator to fill: memory from the worker's heap, which hands out the last run's freed
+ * memory again, where the coordinator's heap gives it back and faults in fresh pages.
+ */
+export interface RowLocalResult extends ColumnsResult {
+  slab: BufRef | null;
 }
 
 /** Used by tests: a task that fails or crashes on purpose. */
@@ -737,7 +753,7 @@ export interface TaskResults {
   windowSuffix: WindowSuffix;
   asof: KernelResult;
   assemble: ColumnsResult;
-  rowlocal: ColumnsResult;
+  rowlocal: RowLocalResult;
   fault: never;
   collect: null;
   interleave: null;

@@ -14,18 +14,23 @@
 import type * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { bufRefsOf, describeData, rebuildData, toSharedData } from '../columns/shared.js';
+import { bufRefsOf, describeData, rebuildData, toSharedData, viewOf } from '../columns/shared.js';
+import { repeatRows } from '../columns/runs.js';
 import type { BufRef, ColumnDesc } from '../types/column.js';
 import { evaluate, evaluatePredicate } from '../expr/evaluate.js';
-import type { ColumnsResult, RowLocalTask } from '../types/tasks.js';
-import { explodeBatch } from './explode-batch.js';
+import type { RowLocalResult, RowLocalTask } from '../types/tasks.js';
+import { explodeBatch } from '../ops/explode-batch.js';
 import { scratchAlloc } from './scratch.js';
 
-export function runRowLocalTask(task: RowLocalTask): ColumnsResult {
+/** The smallest page size of the platforms Node runs on. */
+const PAGE_BYTES = 4096;
+
+export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
   let columns: A.Data[] = task.batch.columns.map(rebuildData);
   let length = task.batch.length;
   const arena = new TransferArena(false, task.sharedResults);
   const alloc = arena.alloc;
+  let slab: BufRef | null = null;
 
   for (const op of task.ops) {
     switch (op.kind) {
@@ -60,6 +65,19 @@ export function runRowLocalTask(task: RowLocalTask): ColumnsResult {
         if (columns.length === 0) length = 0;
         break;
       }
+      case 'repeat': {
+        const runs = { n: length, length: op.length, outStart: viewOf(Int32Array, op.outStart) };
+        columns = columns.map((c) => repeatRows(c, runs, alloc, (n) => scratchAlloc(Int32Array, n)));
+        length = op.length;
+        if (op.slabBytes > 0) {
+          const bytes = alloc(Uint8Array, op.slabBytes);
+          // Its pages faulted in here, beside the coordinator, not by the coordinator's writes
+          // (the heap maps fresh zero pages for it when it has given memory back).
+          for (let i = 0; i < bytes.length; i += PAGE_BYTES) bytes[i] = 0;
+          slab = { sab: bytes.buffer as ArrayBuffer | SharedArrayBuffer, byteOffset: 0, byteLength: op.slabBytes };
+        }
+        break;
+      }
     }
   }
   // What a column may point into: the result's buffers and the input's (named for the
@@ -69,7 +87,7 @@ export function runRowLocalTask(task: RowLocalTask): ColumnsResult {
   const inputBuffers = new Set<ArrayBufferLike>(inputRefs.map((r) => r.sab));
   const kept = new Set<ArrayBufferLike>([...arena.owned, ...inputBuffers]);
   const descs = columns.map((c) => (pointsOnlyInto(c, kept) ? nameInputViews(describeData(c, true), inputRefs, inputBuffers) : null) ?? describeData(toSharedData(c, alloc), true));
-  return { length, columns: descs, transfer: arena.buffers };
+  return { length, columns: descs, slab, transfer: arena.buffers };
 }
 
 /**

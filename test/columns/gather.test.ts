@@ -51,6 +51,26 @@ describe('concatData: sliced chunks of every type', () => {
   }
 });
 
+describe('toSharedData of sliced chunks of every type, then concatData (a partition task\'s slabs)', () => {
+  // A list's NULL or empty rows slice its child to no rows at a start past 0: the copy's one
+  // offset must be 0 (it kept the start, and a list of lists concatenated out of bounds).
+  for (const c of allCases) {
+    it(c.label, () => {
+      fc.assert(
+        fc.property(fc.array(columnWithSlice(c, 12), { minLength: 1, maxLength: 4 }), (cols) => {
+          const chunks = cols.map((col) => toSharedData(makeColumn(col.values, c.type).slice(col.off, col.len)));
+          for (const chunk of chunks) expect(checkLayout(chunk)).toEqual([]);
+          const expected = cols.flatMap((col) => col.values.slice(col.off, col.off + col.len).map((v) => normalize(v, c.type)));
+          const out = concatData(chunks);
+          expect(checkLayout(out)).toEqual([]);
+          expect(readData(out)).toEqual(expected);
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  }
+});
+
 describe('gatherData and concatData into reused memory (overwritten buffers handed out dirty)', () => {
   for (const c of allCases) {
     it(c.label, () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Data } from 'apache-arrow';
-import { explodeBatch } from '../../src/worker/explode-batch.js';
+import { explodeBatch } from '../../src/ops/explode-batch.js';
 import { resolveExplode } from '../../src/ops/explode-spec.js';
 import type { ExplodeInputSpec } from '../../src/ops/explode-spec.js';
 import { ExecutionError } from '../../src/errors.js';

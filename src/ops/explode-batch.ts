@@ -22,9 +22,9 @@ import type { FixedSizeList } from 'apache-arrow';
 import { sharedAlloc } from '../columns/arena.js';
 import type { Allocator } from '../columns/gather.js';
 import { copyRanges, repeatRows } from '../columns/runs.js';
-import { explodeOrdinality, explodePlan } from '../ops/explode.js';
-import type { ExplodeListInput } from '../ops/explode.js';
-import type { ResolvedExplode } from '../ops/explode-spec.js';
+import { explodeOrdinality, explodePlan } from './explode.js';
+import type { ExplodeListInput, ExplodePlan } from './explode.js';
+import type { ExplodeSource, ResolvedExplode } from './explode-spec.js';
 
 export function explodeBatch(
   columns: Data[],
@@ -34,31 +34,42 @@ export function explodeBatch(
   alloc: Allocator = sharedAlloc,
   scratchInt32?: (length: number) => Int32Array,
 ): Data[] {
+  const plan = explodeBatchPlan(inputs, spec, rowBase, scratchInt32);
+  return spec.sources.map((src) => explodeSourceColumn(src, plan, columns, inputs, alloc, scratchInt32));
+}
+
+/** Steps 1-2: the lists' lengths checked (EXPLODE_LENGTH_MISMATCH names row rowBase + r) and each input row's output rows. */
+export function explodeBatchPlan(inputs: Data[], spec: ResolvedExplode, rowBase: number, scratchInt32?: (length: number) => Int32Array): ExplodePlan {
   if (inputs.length !== spec.inputKinds.length) {
     throw new Error(`explodeBatch: ${inputs.length} evaluated inputs for ${spec.inputKinds.length} explode inputs`);
   }
-  const plan = explodePlan({
+  return explodePlan({
     lists: inputs.map((d, i) => listInput(d, spec.inputKinds[i], spec.inputNames[i])),
     names: spec.inputNames,
     ignoreEmptyAndNull: spec.ignoreEmptyAndNull,
     rowBase,
     scratchInt32,
   });
-  const n = plan.length;
-  return spec.sources.map((src) => {
-    switch (src.kind) {
-      case 'column':
-        return repeatRows(columns[src.column], plan, alloc, scratchInt32);
-      case 'element':
-        return copyRanges(inputs[src.input].children[0], plan, plan.starts[src.input], alloc, scratchInt32);
-      case 'mapKey':
-        return copyRanges(inputs[src.input].children[0].children[0], plan, plan.starts[src.input], alloc, scratchInt32);
-      case 'mapValue':
-        return copyRanges(inputs[src.input].children[0].children[1], plan, plan.starts[src.input], alloc, scratchInt32);
-      case 'ordinality':
-        return ordinalityData(explodeOrdinality(plan, alloc(Int32Array, n) as Int32Array), n, plan.length - plan.elements, alloc);
-    }
-  });
+}
+
+/** Step 3 for one output column: `columns` are the batch's, `inputs` the evaluated lists. */
+export function explodeSourceColumn(
+  src: ExplodeSource,
+  plan: ExplodePlan,
+  columns: Data[],
+  inputs: Data[],
+  alloc: Allocator,
+  scratchInt32?: (length: number) => Int32Array,
+): Data {
+  if (src.kind === 'column') return repeatRows(columns[src.column], plan, alloc, scratchInt32);
+  if (src.kind === 'ordinality') return ordinalityData(explodeOrdinality(plan, alloc(Int32Array, plan.length) as Int32Array), plan.length, plan.length - plan.elements, alloc);
+  return copyRanges(elementData(src, inputs), plan, plan.starts[src.input], alloc, scratchInt32);
+}
+
+/** The child whose ranges an element source copies: a list's elements, a map's keys or values. */
+export function elementData(src: Extract<ExplodeSource, { input: number }>, inputs: Data[]): Data {
+  const entries = inputs[src.input].children[0];
+  return src.kind === 'element' ? entries : entries.children[src.kind === 'mapKey' ? 0 : 1];
 }
 
 const KIND_OF: Partial<Record<number, ExplodeListInput['kind']>> = {
