@@ -226,57 +226,75 @@ function repeatVarBinary(data: Data, runs: RowRepeats, alloc: Allocator, base: B
 // ranges
 
 /**
- * Calls `run(s, d, e)` for each maximal run: rows s .. s+e-1 of the data go to output rows
- * d .. d+e-1 (consecutive input rows whose ranges touch in both), in output order.
+ * The maximal runs, as triples in `at` (from 0 to 3 * count): rows s .. s+e-1 of the data go to
+ * output rows d .. d+e-1 (consecutive input rows whose ranges touch in both), in output order.
+ * Found once per column and read by each of its loops (validity, values).
  */
-function forEachRun(runs: RowRuns, starts: Int32Array | Float64Array, run: (s: number, d: number, e: number) => void): void {
+interface RunList {
+  at: Int32Array;
+  count: number;
+}
+
+/**
+ * This thread's buffer of run triples: copyRanges is synchronous, so one grown buffer serves
+ * every call (child positions and output rows are below 2^31: explode checks).
+ */
+let runTriples = new Int32Array(0);
+
+function runListOf(runs: RowRuns, starts: Int32Array | Float64Array): RunList {
   const { n, outStart, len } = runs;
+  if (runTriples.length < 3 * n) runTriples = new Int32Array(Math.max(3 * n, 2 * runTriples.length));
+  const at = runTriples;
+  let count = 0;
   let r = 0;
   while (r < n) {
-    const first = len[r];
+    const first = len[r]!;
     if (first === 0) {
       r++;
       continue;
     }
-    const s = starts[r];
-    const d = outStart[r];
+    const s = starts[r]!;
+    const d = outStart[r]!;
     let e = first;
     r++;
     for (;;) {
       // rows with no output rows at all (ignored NULL/empty lists) do not break a run
       while (r < n && len[r] === 0 && outStart[r + 1] === outStart[r]) r++;
       if (r >= n || len[r] === 0 || starts[r] !== s + e || outStart[r] !== d + e) break;
-      e += len[r];
+      e += len[r]!;
       r++;
     }
-    run(s, d, e);
+    at[3 * count] = s;
+    at[3 * count + 1] = d;
+    at[3 * count + 2] = e;
+    count++;
   }
+  return { at, count };
 }
 
 /** Output row outStart[r] + e = row starts[r] + e of `data` (e < len[r]); r's other rows NULL. */
 export function copyRanges(data: Data, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator, temp: Temp = plainTemp): Data {
   const type = data.type as DataType;
   const count = runs.length;
-  switch (valueLayout(type)) {
+  const layout = valueLayout(type);
+  if (layout !== 'fixed' && layout !== 'dictionary' && layout !== 'bool' && layout !== 'varbinary') {
+    return gatherData(data, childIndices(runs, starts, temp(count)), count, alloc);
+  }
+  const list = runListOf(runs, starts);
+  const validity = rangesValidity(data, runs, list, alloc);
+  switch (layout) {
     case 'fixed':
-      return build({ ...rangesValidity(data, runs, starts, alloc), data: rangesFixed(data.values as TypedArray, data.stride, runs, starts, alloc) });
+      return build({ ...validity, data: rangesFixed(data.values as TypedArray, data.stride, count, list, alloc) });
     case 'dictionary':
-      return build({ ...rangesValidity(data, runs, starts, alloc), data: rangesFixed(data.values as TypedArray, 1, runs, starts, alloc), dictionary: data.dictionary });
-    case 'bool': {
-      const out = alloc(Uint8Array, bitmapBytes(count)) as Uint8Array;
-      const bits = data.values as Uint8Array;
-      const off = data.offset;
-      forEachRun(runs, starts, (s, d, e) => copyBitRange(bits, off + s, out, d, e));
-      return build({ ...rangesValidity(data, runs, starts, alloc), data: out });
-    }
+      return build({ ...validity, data: rangesFixed(data.values as TypedArray, 1, count, list, alloc), dictionary: data.dictionary });
+    case 'bool':
+      return build({ ...validity, data: rangesBits(data.values as Uint8Array, data.offset, count, list, alloc) });
     case 'varbinary':
-      return rangesVarBinary(data, runs, starts, alloc, rangesValidity(data, runs, starts, alloc));
-    default:
-      return gatherData(data, childIndices(runs, starts, temp(count)), count, alloc);
+      return rangesVarBinary(data, count, list, alloc, validity);
   }
 }
 
-function rangesValidity(data: Data, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator): BuildProps {
+function rangesValidity(data: Data, runs: RowRuns, list: RunList, alloc: Allocator): BuildProps {
   const count = runs.length;
   const base: BuildProps = { type: data.type as DataType, length: count, nullCount: 0 };
   const bm = nullsOf(data);
@@ -285,7 +303,11 @@ function rangesValidity(data: Data, runs: RowRuns, starts: Int32Array | Float64A
   const out = alloc(Uint8Array, bitmapBytes(count)) as Uint8Array;
   let valid = 0;
   const off = data.offset;
-  forEachRun(runs, starts, (s, d, e) => {
+  const { at } = list;
+  for (let k = 0; k < 3 * list.count; k += 3) {
+    const s = at[k]!;
+    const d = at[k + 1]!;
+    const e = at[k + 2]!;
     if (bm) {
       copyBitRange(bm, off + s, out, d, e);
       valid += countSet(bm, off + s, e);
@@ -293,87 +315,75 @@ function rangesValidity(data: Data, runs: RowRuns, starts: Int32Array | Float64A
       setBitRange(out, d, e);
       valid += e;
     }
-  });
+  }
   if (valid === count) return base;
   return { ...base, nullCount: count - valid, nullBitmap: out };
 }
 
-function rangesFixed(values: TypedArray, stride: number, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator): TypedArray {
-  const ctor = values.constructor as TypedArrayConstructor;
-  const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
-  const out = alloc(ctor, runs.length * stride);
-  if (runs.length === 0 || rowBytes === 0) return out;
-  const src = wordView(values, rowBytes);
-  const dst = wordView(out, rowBytes);
-  const w = rowBytes / src.BYTES_PER_ELEMENT;
-  forEachRun(runs, starts, (s, d, e) => {
-    const a = s * w;
-    const b = (s + e) * w;
-    // a view per run for long runs (memcpy), a loop for short ones
-    if (b - a > 16) dst.set(src.subarray(a, b), d * w);
-    else for (let k = a, p = d * w; k < b; k++) dst[p++] = src[k];
-  });
+function rangesBits(bits: Uint8Array, off: number, count: number, list: RunList, alloc: Allocator): Uint8Array {
+  const out = alloc(Uint8Array, bitmapBytes(count)) as Uint8Array;
+  const { at } = list;
+  for (let k = 0; k < 3 * list.count; k += 3) copyBitRange(bits, off + at[k]!, out, at[k + 1]!, at[k + 2]!);
   return out;
 }
 
-/** The first input row of the first run with values, or -1 when no run has any. */
-function firstRunStart(runs: RowRuns, starts: Int32Array | Float64Array): number {
-  for (let r = 0; r < runs.n; r++) if (runs.len[r]! > 0) return starts[r]!;
-  return -1;
-}
-
-/**
- * When each run with values starts where the one before ended (together they read one range):
- * the position past the last run's values; else -1.
- */
-function contiguousEnd(runs: RowRuns, starts: Int32Array | Float64Array): number {
-  let next = -1;
-  for (let r = 0; r < runs.n; r++) {
-    const l = runs.len[r]!;
-    if (l === 0) continue;
-    if (next >= 0 && starts[r] !== next) return -1;
-    next = starts[r]! + l;
+function rangesFixed(values: TypedArray, stride: number, count: number, list: RunList, alloc: Allocator): TypedArray {
+  const ctor = values.constructor as TypedArrayConstructor;
+  const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
+  const out = alloc(ctor, count * stride);
+  if (count === 0 || rowBytes === 0) return out;
+  const src = wordView(values, rowBytes);
+  const dst = wordView(out, rowBytes);
+  const w = rowBytes / src.BYTES_PER_ELEMENT;
+  const { at } = list;
+  for (let k = 0; k < 3 * list.count; k += 3) {
+    const a = at[k]! * w;
+    const b = a + at[k + 2]! * w;
+    // a view per run for long runs (memcpy), a loop for short ones
+    if (b - a > 16) dst.set(src.subarray(a, b), at[k + 1]! * w);
+    else for (let i = a, p = at[k + 1]! * w; i < b; i++) dst[p++] = src[i]!;
   }
-  return next;
+  return out;
 }
 
-/** Bytes of the values the runs read. */
-function rangeBytes(runs: RowRuns, starts: Int32Array | Float64Array, offs: Int32Array | Float64Array): number {
-  let total = 0;
-  for (let r = 0; r < runs.n; r++) {
-    const l = runs.len[r]!;
-    if (l > 0) total += offs[starts[r]! + l]! - offs[starts[r]!]!;
-  }
-  return total;
+/** When the runs read one range end to end (each starts where the one before ended): the position past it; else -1. */
+function contiguousEnd(list: RunList): number {
+  const { at } = list;
+  for (let k = 3; k < 3 * list.count; k += 3) if (at[k] !== at[k - 3]! + at[k - 1]!) return -1;
+  return list.count === 0 ? -1 : at[3 * list.count - 3]! + at[3 * list.count - 1]!;
 }
 
-function rangesVarBinary(data: Data, runs: RowRuns, starts: Int32Array | Float64Array, alloc: Allocator, base: BuildProps): Data {
+function rangesVarBinary(data: Data, count: number, list: RunList, alloc: Allocator, base: BuildProps): Data {
   const large = isLarge(data.type as DataType);
-  const count = runs.length;
   const offs = offsetsOf(data);
   const bytes = data.values as Uint8Array;
+  const { at } = list;
   // Runs that read the values end to end (an exploded list's elements, in order) share them:
   // the output's bytes are a view of the input's, only the offsets are new.
-  const first = firstRunStart(runs, starts);
-  const end = first >= 0 ? contiguousEnd(runs, starts) : -1;
-  const total = end >= 0 ? offs[end] - offs[first] : rangeBytes(runs, starts, offs);
+  const end = contiguousEnd(list);
+  let total = 0;
+  if (end >= 0) total = offs[end]! - offs[at[0]!]!;
+  else for (let k = 0; k < 3 * list.count; k += 3) total += offs[at[k]! + at[k + 2]!]! - offs[at[k]!]!;
   if (!large && total > MAX_INT32) throw new RangeError(`copyRanges: ${total} bytes exceed the int32 offsets of ${String(data.type)}`);
-  const shared = end >= 0 ? bytes.subarray(offs[first], offs[first] + total) : null;
+  const shared = end >= 0 ? bytes.subarray(offs[at[0]!]!, offs[at[0]!]! + total) : null;
   const out = shared ?? (alloc(Uint8Array, total, 'overwritten') as Uint8Array);
   const outOffs = large ? new Float64Array(count + 1) : (alloc(Int32Array, count + 1, 'overwritten') as Int32Array);
   outOffs[0] = 0;
   // Runs in output order; output rows between runs (NULL rows) hold empty values.
   let p = 0;
   let q = 0;
-  forEachRun(runs, starts, (s, d, e) => {
+  for (let k = 0; k < 3 * list.count; k += 3) {
+    const s = at[k]!;
+    const d = at[k + 1]!;
+    const e = at[k + 2]!;
     for (; q < d; q++) outOffs[q + 1] = p;
-    const a = offs[s];
+    const a = offs[s]!;
     shiftedCopy(offs, s + 1, s + e + 1, p - a, outOffs, d - s);
-    const b = offs[s + e];
+    const b = offs[s + e]!;
     if (shared === null) copyBytes(bytes, a, b, out, p);
     p += b - a;
     q = d + e;
-  });
+  }
   for (; q < count; q++) outOffs[q + 1] = p;
   const valueOffsets = large ? numbersToLargeOffsets(outOffs, count + 1, alloc) : (outOffs as Int32Array);
   return build({ ...base, data: out, valueOffsets });
