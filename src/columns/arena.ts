@@ -13,6 +13,11 @@ export type { Allocator };
 
 const DEFAULT_SLAB = 4 * 1024 * 1024;
 
+/** Bytes an arena hands out for an array of `bytes`: every array starts 8-byte aligned. */
+export function arenaBytes(bytes: number): number {
+  return Math.ceil(bytes / 8) * 8;
+}
+
 /**
  * Zeroes `bytes` (a multiple of 8) at an 8-aligned `offset`. Through a Float64Array view: on a
  * SharedArrayBuffer, Uint8Array.fill runs ~8x slower than a Float64Array fill (measured).
@@ -33,15 +38,21 @@ export class SharedArena {
 
   /**
    * `zeroFirst: false` skips clearing reused memory from `first`, for callers that overwrite
-   * every byte they allocate (copies: toSharedData).
+   * every byte they allocate (copies: toSharedData). `past`: where arrays that do not fit in
+   * `first` come from (default: this arena's own slabs).
    */
-  constructor(slabBytes = DEFAULT_SLAB, first: SharedArrayBuffer | null = null, private readonly zeroFirst = true) {
+  constructor(
+    slabBytes = DEFAULT_SLAB,
+    first: SharedArrayBuffer | null = null,
+    private readonly zeroFirst = true,
+    private readonly past: Allocator | null = null,
+  ) {
     this.slabBytes = slabBytes;
     this.first = first;
   }
 
   readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number, fill: AllocFill = 'zeroed'): T => {
-    const bytes = Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8;
+    const bytes = arenaBytes(length * ctor.BYTES_PER_ELEMENT);
     this.allocated += bytes;
     if (this.first && this.firstUsed + bytes <= this.first.byteLength) {
       // A reused buffer holds old contents: clear what is handed out (unless the caller writes it all).
@@ -50,6 +61,7 @@ export class SharedArena {
       this.firstUsed += bytes;
       return out;
     }
+    if (this.past !== null) return this.past(ctor, length, fill);
     if (bytes > this.slabBytes / 4) {
       // Large arrays get their own buffer: no waste at the end of a slab.
       this.reserved += Math.max(bytes, 8);
@@ -116,7 +128,7 @@ export class TransferArena {
   ) {}
 
   readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number, fill: AllocFill = 'zeroed'): T => {
-    const bytes = Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8);
+    const bytes = Math.max(8, arenaBytes(length * ctor.BYTES_PER_ELEMENT));
     const own = this.shared ? new SharedArrayBuffer(bytes) : this.releasable ? newLocalBuffer(bytes) : newHeapLocalBuffer(bytes, fill === 'zeroed');
     this.owned.push(own);
     if (!this.shared) this.buffers.push(own as ArrayBuffer);
@@ -132,7 +144,7 @@ export class TransferArena {
 
 /** One SharedArrayBuffer per array (for the few, large, long-lived outputs). */
 export const sharedAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T => {
-  const bytes = Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8);
+  const bytes = Math.max(8, arenaBytes(length * ctor.BYTES_PER_ELEMENT));
   return new ctor(newSharedBuffer(bytes), 0, length);
 };
 
@@ -147,4 +159,4 @@ export const sharedAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayCon
  * +30 MiB).
  */
 export const localAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T =>
-  new ctor(newHeapLocalBuffer(Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8), true), 0, length);
+  new ctor(newHeapLocalBuffer(Math.max(8, arenaBytes(length * ctor.BYTES_PER_ELEMENT)), true), 0, length);
