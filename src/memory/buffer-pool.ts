@@ -152,10 +152,23 @@ export class BufferPool implements BudgetCache {
    * memory is then reused run after run instead of faulted in fresh (a page fault per 4 KiB):
    * glibc gives freed result memory back to the system between runs.
    */
-  handOut(r: Reservation, buffer: SharedArrayBuffer, wrapper: SharedArrayBuffer): void {
+  handOut(r: Reservation | null, buffer: SharedArrayBuffer, wrapper: SharedArrayBuffer): void {
     if (wrapper === buffer) throw new Error('internal: a result buffer handed out through the pool\'s own wrapper could never come back');
-    r.shrink(buffer.byteLength);
+    r?.shrink(buffer.byteLength);
     this.letGo.register(wrapper, buffer);
+  }
+
+  /**
+   * A free buffer of about `bytes` (at most FIT_SLACK bigger) taken out of the pool's accounting
+   * for a result the budget does not count (a collected run's output columns), or null; its
+   * contents are unspecified. Handed out (null reservation) when the result is complete.
+   */
+  takeFree(bytes: number): SharedArrayBuffer | null {
+    const best = this.bestFit(bytes, FIT_SLACK);
+    if (best < 0) return null;
+    const b = this.free.splice(best, 1)[0]!;
+    this.heldBytes -= b.byteLength;
+    return b;
   }
 
   /** A handed-out buffer its consumer let go of: kept while there is room (none after clear()). */

@@ -1,12 +1,13 @@
 /**
- * A collected explode's columns are built in pooled buffers (src/memory/buffer-pool handOut):
+ * A collected explode's columns, and a window's output columns, are built in pooled buffers
+ * (src/memory/buffer-pool handOut):
  * a buffer goes back to the pool only once the consumer's result is collected, so a result the
  * caller still holds never changes, however many runs follow; and once let go, its memory
  * serves the next run instead of fresh pages.
  */
 import * as A from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../src/index.js';
+import { Engine, sum } from '../../src/index.js';
 import { collect } from '../support/gc.js';
 
 /** 20k rows of two lists of `width` elements beside an id and a label: ~2-3 MB exploded. */
@@ -51,6 +52,26 @@ describe('results built in pooled buffers', () => {
       expect(snapshot(kept)).toEqual(before);
     });
   }
+
+  it('of a window (output columns for all rows, written in place) stay as they were through later runs', async () => {
+    const engine = new Engine({ threads: 2 });
+    engines.push(engine);
+    const rows = 300_000;
+    const table = (salt: number) =>
+      new A.Table({
+        k: A.makeVector(Int32Array.from({ length: rows }, (_, i) => (i * 7 + salt) % 1000)),
+        v: A.makeVector(Int32Array.from({ length: rows }, (_, i) => (i * salt) % 1009)),
+      });
+    const windowOf = (salt: number) => engine.fromArrow(table(salt)).window({ partitionBy: 'k', orderBy: 'v', columns: { s: sum('v').rows(3), m: sum('v').rows(30) } }).collect();
+    const kept = await windowOf(1);
+    const before = snapshot(kept);
+    for (let run = 2; run <= 5; run++) {
+      const out = await windowOf(run);
+      expect(out.numRows).toBe(rows);
+      await collect();
+    }
+    expect(snapshot(kept)).toEqual(before);
+  });
 
   it('come back to the pool once let go', async () => {
     const engine = new Engine({ threads: 2 });
