@@ -5,8 +5,7 @@
  * whatever the input size.
  *
  * Memory: a task holds two loans (its input copy and its scratch), and its result, built in
- * transferable buffers (shared ones for a collected run, where a split explode's come from
- * pooled chunks: ./explode-split), counts as `rowlocal.results` until the consumer takes it. Slices are
+ * transferable buffers, counts as `rowlocal.results` until the consumer takes it. Slices are
  * sized so that a task's input, scratch and result fit in one task's share of the budget, from
  * what earlier tasks measured per input row (an explode's output can be many times its input).
  */

@@ -72,8 +72,6 @@ export class BufferPool implements BudgetCache {
 
   /** Gives a handed-out result buffer back when the collector takes its consumer's wrapper. */
   private readonly letGo = new FinalizationRegistry<SharedArrayBuffer>((b) => this.restore(b));
-  /** Bytes of the handed-out buffers expected back (registered with letGo, not yet returned). */
-  private expectedBytes = 0;
   private cleared = false;
 
   constructor(private readonly budget: MemoryBudget) {
@@ -157,12 +155,6 @@ export class BufferPool implements BudgetCache {
   handOut(r: Reservation | null, buffer: SharedArrayBuffer, wrapper: SharedArrayBuffer): void {
     if (wrapper === buffer) throw new Error('internal: a result buffer handed out through the pool\'s own wrapper could never come back');
     r?.shrink(buffer.byteLength);
-    // Only what the pool could keep: a buffer that came back to no room would be dropped, and
-    // mapped until a second collection (the one that took its wrapper found it still held),
-    // where one not expected back goes with its wrapper (window6's 2.4 GB of results at 1 GiB:
-    // VmHWM 4.1 -> 6.2 GB when all were expected back).
-    if (this.budget.used + this.heldBytes + this.expectedBytes + buffer.byteLength > this.budget.limit) return;
-    this.expectedBytes += buffer.byteLength;
     this.letGo.register(wrapper, buffer);
   }
 
@@ -181,7 +173,6 @@ export class BufferPool implements BudgetCache {
 
   /** A handed-out buffer its consumer let go of: kept while there is room (none after clear()). */
   private restore(b: SharedArrayBuffer): void {
-    this.expectedBytes -= b.byteLength;
     if (this.cleared) return;
     this.keep(b);
   }
