@@ -13,11 +13,6 @@ export type { Allocator };
 
 const DEFAULT_SLAB = 4 * 1024 * 1024;
 
-/** Bytes an arena hands out for an array of `bytes`: every array starts 8-byte aligned. */
-export function arenaBytes(bytes: number): number {
-  return Math.ceil(bytes / 8) * 8;
-}
-
 /**
  * Zeroes `bytes` (a multiple of 8) at an 8-aligned `offset`. Through a Float64Array view: on a
  * SharedArrayBuffer, Uint8Array.fill runs ~8x slower than a Float64Array fill (measured).
@@ -38,21 +33,15 @@ export class SharedArena {
 
   /**
    * `zeroFirst: false` skips clearing reused memory from `first`, for callers that overwrite
-   * every byte they allocate (copies: toSharedData). `past`: where arrays that do not fit in
-   * `first` come from (default: this arena's own slabs).
+   * every byte they allocate (copies: toSharedData).
    */
-  constructor(
-    slabBytes = DEFAULT_SLAB,
-    first: SharedArrayBuffer | null = null,
-    private readonly zeroFirst = true,
-    private readonly past: Allocator | null = null,
-  ) {
+  constructor(slabBytes = DEFAULT_SLAB, first: SharedArrayBuffer | null = null, private readonly zeroFirst = true) {
     this.slabBytes = slabBytes;
     this.first = first;
   }
 
   readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number, fill: AllocFill = 'zeroed'): T => {
-    const bytes = arenaBytes(length * ctor.BYTES_PER_ELEMENT);
+    const bytes = Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8;
     this.allocated += bytes;
     if (this.first && this.firstUsed + bytes <= this.first.byteLength) {
       // A reused buffer holds old contents: clear what is handed out (unless the caller writes it all).
@@ -61,7 +50,6 @@ export class SharedArena {
       this.firstUsed += bytes;
       return out;
     }
-    if (this.past !== null) return this.past(ctor, length, fill);
     if (bytes > this.slabBytes / 4) {
       // Large arrays get their own buffer: no waste at the end of a slab.
       this.reserved += Math.max(bytes, 8);
@@ -128,7 +116,7 @@ export class TransferArena {
   ) {}
 
   readonly alloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number, fill: AllocFill = 'zeroed'): T => {
-    const bytes = Math.max(8, arenaBytes(length * ctor.BYTES_PER_ELEMENT));
+    const bytes = Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8);
     const own = this.shared ? new SharedArrayBuffer(bytes) : this.releasable ? newLocalBuffer(bytes) : newHeapLocalBuffer(bytes, fill === 'zeroed');
     this.owned.push(own);
     if (!this.shared) this.buffers.push(own as ArrayBuffer);
@@ -144,7 +132,7 @@ export class TransferArena {
 
 /** One SharedArrayBuffer per array (for the few, large, long-lived outputs). */
 export const sharedAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T => {
-  const bytes = Math.max(8, arenaBytes(length * ctor.BYTES_PER_ELEMENT));
+  const bytes = Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8);
   return new ctor(newSharedBuffer(bytes), 0, length);
 };
 
@@ -159,4 +147,4 @@ export const sharedAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayCon
  * +30 MiB).
  */
 export const localAlloc: Allocator = <T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number): T =>
-  new ctor(newHeapLocalBuffer(Math.max(8, arenaBytes(length * ctor.BYTES_PER_ELEMENT)), true), 0, length);
+  new ctor(newHeapLocalBuffer(Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8), true), 0, length);

@@ -22,7 +22,6 @@
 import { Type, type Data, type DataType } from 'apache-arrow';
 import { childIndices, parentIndices } from '../ops/explode.js';
 import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
-import { arenaBytes } from './arena.js';
 import { shiftedCopy } from './array-loops.js';
 import { countSet, copyBitRange, setBitRange } from './bits.js';
 import {
@@ -62,33 +61,6 @@ const plainTemp: Temp = (length) => new Int32Array(length);
 
 // ---------------------------------------------------------------------------------------------
 // repeat
-
-/**
- * Bytes repeatRows takes from its allocator for `data` (each array rounded up to 8 bytes, as
- * arenas hand them out), so a caller can lend it one buffer; 0 for the types it gathers.
- */
-export function repeatBytes(data: Data, runs: RowRepeats): number {
-  const count = runs.length;
-  const validity = nullsOf(data) && data.nullCount > 0 ? bitmapBytes(count) : 0;
-  switch (valueLayout(data.type as DataType)) {
-    case 'fixed':
-    case 'dictionary': {
-      const values = data.values as TypedArray;
-      return arenaBytes(count * data.stride * values.BYTES_PER_ELEMENT) + validity;
-    }
-    case 'bool':
-      return bitmapBytes(count) + validity;
-    case 'varbinary': {
-      const offs = offsetsOf(data);
-      const { n, outStart } = runs;
-      let total = 0;
-      for (let r = 0; r < n; r++) total += (offs[r + 1]! - offs[r]!) * (outStart[r + 1]! - outStart[r]!);
-      return arenaBytes(total) + arenaBytes((isLarge(data.type as DataType) ? 8 : 4) * (count + 1)) + validity;
-    }
-    default:
-      return 0;
-  }
-}
 
 /** Each row r of `data` repeated outStart[r+1] - outStart[r] times. */
 export function repeatRows(data: Data, runs: RowRepeats, alloc: Allocator, temp: Temp = plainTemp): Data {
@@ -358,25 +330,19 @@ function rangesBits(bits: Uint8Array, off: number, count: number, list: RunList,
 function rangesFixed(values: TypedArray, stride: number, count: number, list: RunList, alloc: Allocator): TypedArray {
   const ctor = values.constructor as TypedArrayConstructor;
   const rowBytes = stride * ctor.BYTES_PER_ELEMENT;
-  // The runs' rows are copied and the rows between them (NULL rows) zeroed below.
-  const out = alloc(ctor, count * stride, 'overwritten');
+  const out = alloc(ctor, count * stride);
   if (count === 0 || rowBytes === 0) return out;
   const src = wordView(values, rowBytes);
   const dst = wordView(out, rowBytes);
   const w = rowBytes / src.BYTES_PER_ELEMENT;
   const { at } = list;
-  let q = 0; // output words written
   for (let k = 0; k < 3 * list.count; k += 3) {
     const a = at[k]! * w;
     const b = a + at[k + 2]! * w;
-    const d = at[k + 1]! * w;
-    for (; q < d; q++) dst[q] = 0;
     // a view per run for long runs (memcpy), a loop for short ones
-    if (b - a > 16) dst.set(src.subarray(a, b), d);
-    else for (let i = a, p = d; i < b; i++) dst[p++] = src[i]!;
-    q = d + (b - a);
+    if (b - a > 16) dst.set(src.subarray(a, b), at[k + 1]! * w);
+    else for (let i = a, p = at[k + 1]! * w; i < b; i++) dst[p++] = src[i]!;
   }
-  for (const end = count * w; q < end; q++) dst[q] = 0;
   return out;
 }
 

@@ -448,11 +448,10 @@ export function dataBytes(data: A.Data): number {
 /**
  * Bytes a descriptor's regions span. A string/binary column counts only the bytes its rows
  * reference: a routed chunk is a region of a column gathered for every destination, whose byte
- * buffer it shares (lists still count their whole child). Regions in `except` are not counted.
+ * buffer it shares (lists still count their whole child).
  */
-export function descBytes(c: ColumnDesc, except: ArrayBufferLike | null = null): number {
-  const bytes = (r: BufRef | null, n: number): number => (r === null || r.sab === except ? 0 : n);
-  return bytes(c.values, valueBytes(c)) + bytes(c.offsets, c.offsets?.byteLength ?? 0) + bytes(c.validity, c.validity?.byteLength ?? 0) + c.children.reduce((s, k) => s + descBytes(k, except), 0);
+export function descBytes(c: ColumnDesc): number {
+  return valueBytes(c) + (c.offsets?.byteLength ?? 0) + (c.validity?.byteLength ?? 0) + c.children.reduce((s, k) => s + descBytes(k), 0);
 }
 
 function valueBytes(c: ColumnDesc): number {

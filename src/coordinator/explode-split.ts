@@ -15,10 +15,8 @@
  * coordinator's gave it back and faulted in fresh pages (~280 MiB a warm explode run).
  */
 import * as A from 'apache-arrow';
-import { arenaBytes } from '../columns/arena.js';
 import { batchFromColumns, toSharedData } from '../columns/shared.js';
 import { bitmapBytes, valueLayout, type Allocator } from '../columns/gather.js';
-import { repeatBytes } from '../columns/runs.js';
 import { elementData, explodeBatchPlan, explodeSourceColumn } from '../ops/explode-batch.js';
 import type { TypedArray } from '../types/keys.js';
 import type { ExplodePlan } from '../ops/explode.js';
@@ -56,11 +54,6 @@ export function planExplodeSlice(split: ExplodeSplit, batch: A.RecordBatch, rowB
   return { plan, parentBatch: batchFromColumns(schema, split.parents.map((c) => columns[c]!), batch.numRows) };
 }
 
-/** Bytes of the parent columns a worker repeats for the slice (src/columns/runs repeatBytes). */
-export function parentBytes(slice: ExplodeSlice): number {
-  return slice.parentBatch.data.children.reduce((sum, c) => sum + repeatBytes(c, slice.plan), 0);
-}
-
 /**
  * Bytes of the slab the element columns are built in: what copyRanges allocates for
  * fixed-width, dictionary, bool and string elements (their bytes views) and for ordinality,
@@ -74,14 +67,14 @@ export function elementSlabBytes(split: ExplodeSplit, slice: ExplodeSlice, batch
   for (const src of split.op.spec.sources) {
     if (src.kind === 'column') continue;
     if (src.kind === 'ordinality') {
-      bytes += arenaBytes(4 * count) + bitmap;
+      bytes += align8(4 * count) + bitmap;
       continue;
     }
     const child = elementData(src, inputs);
     switch (valueLayout(child.type as A.DataType)) {
       case 'fixed':
       case 'dictionary':
-        bytes += arenaBytes(count * child.stride * (child.values as TypedArray).BYTES_PER_ELEMENT) + bitmap;
+        bytes += align8(count * child.stride * (child.values as TypedArray).BYTES_PER_ELEMENT) + bitmap;
         break;
       case 'bool':
         bytes += 2 * bitmap;
@@ -89,7 +82,7 @@ export function elementSlabBytes(split: ExplodeSplit, slice: ExplodeSlice, batch
       case 'varbinary': {
         // The bytes are a view of the child's when its ranges are read end to end (runs.copyRanges).
         const large = child.typeId === A.Type.LargeUtf8 || child.typeId === A.Type.LargeBinary;
-        bytes += arenaBytes((large ? 8 : 4) * (count + 1)) + bitmap;
+        bytes += align8((large ? 8 : 4) * (count + 1)) + bitmap;
         break;
       }
       default:
@@ -97,6 +90,10 @@ export function elementSlabBytes(split: ExplodeSplit, slice: ExplodeSlice, batch
     }
   }
   return bytes;
+}
+
+function align8(bytes: number): number {
+  return Math.ceil(bytes / 8) * 8;
 }
 
 function listsOf(split: ExplodeSplit, batch: A.RecordBatch): A.Data[] {

@@ -11,9 +11,7 @@
  */
 import { emptyData } from '../io/arrow-input.js';
 import * as A from 'apache-arrow';
-import { arenaBytes, sharedAlloc, zeroBytes } from '../columns/arena.js';
-import { bufferSize } from '../memory/buffer-pool.js';
-import { newSharedBuffer } from '../memory/mapped-buffers.js';
+import { sharedAlloc } from '../columns/arena.js';
 import { typeToArrow } from '../columns/arrow-types.js';
 import { bytesToBitmap, countSet } from '../columns/bits.js';
 import { bufRefOf, dataBytes, rebuildData, descBytes } from '../columns/shared.js';
@@ -21,7 +19,7 @@ import { ExecutionError } from '../errors.js';
 import { Exchange } from '../shuffle/exchange.js';
 import { formatBytes, type Reservation } from '../memory/budget.js';
 import type { FieldDesc } from '../types/column.js';
-import type { AllocFill, TypedArray, TypedArrayConstructor } from '../types/keys.js';
+import type { TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import type { AsofTask, ChunkDesc, GroupByTask, JoinTask, KernelResult, OutputRouting, PartitionInput, WindowGroupByTask, WindowTask } from '../types/tasks.js';
 import type { BatchStore } from './batch-store.js';
 import { fixedWidth, outputRowBytes } from './column-widths.js';
@@ -145,12 +143,6 @@ export class OutputRanges {
   private readonly stagingReservation: Reservation;
   /** Sparse outputs that are the run's result: assembled in shared memory (src/columns/arena TransferArena). */
   private readonly sharedSparse: boolean;
-  /**
-   * A collected run's direct output arrays (and staging spares, which become them) in pooled
-   * buffers, each viewed through a wrapper of its own: handed out once every range has been
-   * (BufferPool.handOut), so their memory comes back to the pool when the consumer lets go.
-   */
-  private readonly pooled: Array<{ buffer: SharedArrayBuffer; wrapper: SharedArrayBuffer }> | null;
 
   constructor(
     private readonly ctx: RunContext,
@@ -173,7 +165,6 @@ export class OutputRanges {
     const rowBytes = outputRowBytes(fields);
     this.rowBytes = rowBytes;
     this.sharedSparse = sparse && collected;
-    this.pooled = collected ? [] : null;
     // Assembling a range holds its pieces (maybe read back), their concatenation and the result.
     const fit = Math.floor(ctx.limits.taskBytes / (3 * (rowBytes + 8)));
     let shift = Math.max(MIN_RANGE_SHIFT, Math.min(MAX_RANGE_SHIFT, Math.floor(Math.log2(Math.max(2, fit)))));
@@ -190,8 +181,7 @@ export class OutputRanges {
       try {
         this.dense = fields.map((field, c) => ({
           field,
-          // Every row is written by the task of its partition: reused memory need not be cleared.
-          values: this.resultArray(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows, 'overwritten'),
+          values: sharedAlloc(widths[c] === 1 ? Uint8Array : (typeToArrow(field.type).ArrayType as TypedArrayConstructor), rows),
           valid: allValid(rows),
         }));
       } catch (err) {
@@ -203,27 +193,6 @@ export class OutputRanges {
       ctx.handsOutShared(denseOutputBytes(widths, rows));
       if (stageable && rows >= directStaging.minRows && rows <= 0x7fffffff) this.staging = this.newStaging(widths, leaveForTasks);
     }
-  }
-
-  /**
-   * An output array that may become the result: for a collected run, in a pooled buffer when
-   * one is free (cleared if `fill` asks), viewed through its own wrapper (see `pooled`);
-   * otherwise new shared memory.
-   */
-  private resultArray<T extends TypedArray>(ctor: TypedArrayConstructor<T>, length: number, fill: AllocFill): T {
-    if (this.pooled === null) return sharedAlloc(ctor, length, fill);
-    const bytes = Math.max(8, arenaBytes(length * ctor.BYTES_PER_ELEMENT));
-    const reused = this.ctx.pool.takeFree(bytes);
-    if (reused !== null && fill === 'zeroed') zeroBytes(reused, 0, bytes);
-    const buffer = reused ?? newSharedBuffer(bufferSize(bytes));
-    const wrapper = structuredClone(buffer);
-    this.pooled.push({ buffer, wrapper });
-    return new ctor(wrapper, 0, length);
-  }
-
-  private handOutPooled(): void {
-    for (const { buffer, wrapper } of this.pooled ?? []) this.ctx.pool.handOut(null, buffer, wrapper);
-    this.pooled?.splice(0);
   }
 
   /** Row positions and a spare values array of each width, if the budget has room (else null: written in place). */
@@ -239,7 +208,7 @@ export class OutputRanges {
       return {
         pos: sharedAlloc(Int32Array, rows, 'overwritten'),
         claim: sharedAlloc(Uint32Array, 1),
-        spares: new Map(distinct.map((w) => [w, this.resultArray(Uint8Array, w * rows, 'overwritten')])),
+        spares: new Map(distinct.map((w) => [w, sharedAlloc(Uint8Array, w * rows, 'overwritten')])),
       };
     } catch {
       // Not bounded by the budget when collected: the system may refuse it; in place then.
@@ -306,18 +275,10 @@ export class OutputRanges {
     }
     if (dense) {
       return (async function* () {
-        let handed = 0;
-        try {
-          for await (const r of ranges()) {
-            const base = r * 2 ** self.shift;
-            const rows = Math.min(2 ** self.shift, self.rows - base);
-            handed++;
-            yield { base, columns: dense.map((d) => denseSlice(d, base, rows)), bytes: 0 };
-          }
-        } finally {
-          // Every range handed on (the consumer may stop at the last): the arrays are the
-          // consumer's (a spare left over by staging comes back as soon as it is collected).
-          if (handed === self.ranges) self.handOutPooled();
+        for await (const r of ranges()) {
+          const base = r * 2 ** self.shift;
+          const rows = Math.min(2 ** self.shift, self.rows - base);
+          yield { base, columns: dense.map((d) => denseSlice(d, base, rows)), bytes: 0 };
         }
       })();
     }

@@ -4,8 +4,7 @@
  * First-touching memory is the dominant cost of a large run on this platform (~4 ms per MB of
  * page faults, against ~0.05 ms per MB to rewrite mapped memory), so the buffers that carry
  * slabs to partition tasks, partitioned rows to kernel tasks, task scratch and routed outputs
- * come from here and go back when their phase is over; results handed to the consumer come
- * back when the consumer lets go of them (handOut).
+ * come from here and go back when their phase is over. Results handed to the user never do.
  *
  * Accounting: a buffer in use is part of the reservation that took it (`take` grows the
  * reservation by the buffer's size, `give` shrinks it). Free buffers are the budget's `cache`:
@@ -69,10 +68,6 @@ export class BufferPool implements BudgetCache {
   /** Counts a dropped buffer out when the collector takes it. */
   private readonly collected = new FinalizationRegistry<number>((bytes) => (this.droppedBytes -= bytes));
   private nudgeCount = 0;
-
-  /** Gives a handed-out result buffer back when the collector takes its consumer's wrapper. */
-  private readonly letGo = new FinalizationRegistry<SharedArrayBuffer>((b) => this.restore(b));
-  private cleared = false;
 
   constructor(private readonly budget: MemoryBudget) {
     budget.cache = this;
@@ -143,40 +138,6 @@ export class BufferPool implements BudgetCache {
     this.keep(buffer);
   }
 
-  /**
-   * A buffer taken for a result (under the stage's result reservation `r`, whose size leaves
-   * it now) goes to the consumer: every view the consumer holds goes through `wrapper`, a
-   * distinct SharedArrayBuffer object over the same memory (the one a worker's reply carries,
-   * or a structuredClone for a filler on this thread), so when the collector takes the
-   * wrapper no view of the memory is left and the buffer returns to the free ones. A result's
-   * memory is then reused run after run instead of faulted in fresh (a page fault per 4 KiB):
-   * glibc gives freed result memory back to the system between runs.
-   */
-  handOut(r: Reservation | null, buffer: SharedArrayBuffer, wrapper: SharedArrayBuffer): void {
-    if (wrapper === buffer) throw new Error('internal: a result buffer handed out through the pool\'s own wrapper could never come back');
-    r?.shrink(buffer.byteLength);
-    this.letGo.register(wrapper, buffer);
-  }
-
-  /**
-   * A free buffer of about `bytes` (at most FIT_SLACK bigger) taken out of the pool's accounting
-   * for a result the budget does not count (a collected run's output columns), or null; its
-   * contents are unspecified. Handed out (null reservation) when the result is complete.
-   */
-  takeFree(bytes: number): SharedArrayBuffer | null {
-    const best = this.bestFit(bytes, FIT_SLACK);
-    if (best < 0) return null;
-    const b = this.free.splice(best, 1)[0]!;
-    this.heldBytes -= b.byteLength;
-    return b;
-  }
-
-  /** A handed-out buffer its consumer let go of: kept while there is room (none after clear()). */
-  private restore(b: SharedArrayBuffer): void {
-    if (this.cleared) return;
-    this.keep(b);
-  }
-
   evict(bytes: number): void {
     // Oldest first (buffers are kept in the order they came back): the sizes of the phase
     // running now stay for its next loans. Largest first dropped the kernel phase's own
@@ -239,7 +200,6 @@ export class BufferPool implements BudgetCache {
   }
 
   clear(): void {
-    this.cleared = true;
     this.free.length = 0;
     this.dropped.length = 0;
     this.heldBytes = 0;

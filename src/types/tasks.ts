@@ -350,11 +350,6 @@ export interface RowLocalTask {
   ops: RowOp[];
   /** Outputs in shared memory, not transferred: the run's final in-memory result (src/columns/arena TransferArena). */
   sharedResults: boolean;
-  /**
-   * A pooled buffer the outputs are carved from first (then their own buffers): a collected
-   * result's memory reused from earlier runs (src/memory/buffer-pool handOut).
-   */
-  resultChunk: SharedArrayBuffer | null;
   scratch: SharedArrayBuffer | null;
 }
 
@@ -369,9 +364,10 @@ export type RowOp =
   /**
    * Each column's row r repeated outStart[r+1] - outStart[r] times (Int32Array, rows + 1
    * entries), `length` rows out: an explode's parent columns, its plan and elements made by the
-   * coordinator (src/coordinator/explode-split).
+   * coordinator (src/coordinator/explode-split), which fills the result's `slab` of `slabBytes`
+   * with the elements.
    */
-  | { kind: 'repeat'; outStart: BufRef; length: number };
+  | { kind: 'repeat'; outStart: BufRef; length: number; slabBytes: number };
 
 /** Columns built in the worker, in ArrayBuffers transferred with the reply (listed in `transfer`; a group's small results are copied: src/worker/entry). */
 export interface ColumnsResult {
@@ -381,11 +377,12 @@ export interface ColumnsResult {
 }
 
 /**
- * A row-local task's columns and its `resultChunk` (null when it had none): the coordinator's
- * copy of it is the wrapper the columns' views go through (src/memory/buffer-pool handOut).
+ * A row-local task's columns, and a blank buffer (a `repeat` op's `slabBytes`) for the
+ * coordinator to fill: memory from the worker's heap, which hands out the last run's freed
+ * memory again, where the coordinator's heap gives it back and faults in fresh pages.
  */
 export interface RowLocalResult extends ColumnsResult {
-  resultChunk: SharedArrayBuffer | null;
+  slab: BufRef | null;
 }
 
 /** Used by tests: a task that fails or crashes on purpose. */

@@ -12,7 +12,7 @@
  * (src/coordinator/loan-copies).
  */
 import type * as A from 'apache-arrow';
-import { SharedArena, TransferArena } from '../columns/arena.js';
+import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
 import { bufRefsOf, describeData, rebuildData, toSharedData, viewOf } from '../columns/shared.js';
 import { repeatRows } from '../columns/runs.js';
@@ -22,12 +22,15 @@ import type { RowLocalResult, RowLocalTask } from '../types/tasks.js';
 import { explodeBatch } from '../ops/explode-batch.js';
 import { scratchAlloc } from './scratch.js';
 
+/** The smallest page size of the platforms Node runs on. */
+const PAGE_BYTES = 4096;
+
 export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
   let columns: A.Data[] = task.batch.columns.map(rebuildData);
   let length = task.batch.length;
   const arena = new TransferArena(false, task.sharedResults);
-  const chunk = task.resultChunk;
-  const alloc = chunk === null ? arena.alloc : new SharedArena(0, chunk, true, arena.alloc).alloc;
+  const alloc = arena.alloc;
+  let slab: BufRef | null = null;
 
   for (const op of task.ops) {
     switch (op.kind) {
@@ -66,6 +69,13 @@ export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
         const runs = { n: length, length: op.length, outStart: viewOf(Int32Array, op.outStart) };
         columns = columns.map((c) => repeatRows(c, runs, alloc, (n) => scratchAlloc(Int32Array, n)));
         length = op.length;
+        if (op.slabBytes > 0) {
+          const bytes = alloc(Uint8Array, op.slabBytes);
+          // Its pages faulted in here, beside the coordinator, not by the coordinator's writes
+          // (the heap maps fresh zero pages for it when it has given memory back).
+          for (let i = 0; i < bytes.length; i += PAGE_BYTES) bytes[i] = 0;
+          slab = { sab: bytes.buffer as ArrayBuffer | SharedArrayBuffer, byteOffset: 0, byteLength: op.slabBytes };
+        }
         break;
       }
     }
@@ -75,9 +85,9 @@ export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
   // scratch) is copied.
   const inputRefs = task.batch.columns.flatMap(bufRefsOf);
   const inputBuffers = new Set<ArrayBufferLike>(inputRefs.map((r) => r.sab));
-  const kept = new Set<ArrayBufferLike>([...arena.owned, ...inputBuffers, ...(chunk === null ? [] : [chunk])]);
+  const kept = new Set<ArrayBufferLike>([...arena.owned, ...inputBuffers]);
   const descs = columns.map((c) => (pointsOnlyInto(c, kept) ? nameInputViews(describeData(c, true), inputRefs, inputBuffers) : null) ?? describeData(toSharedData(c, alloc), true));
-  return { length, columns: descs, resultChunk: chunk, transfer: arena.buffers };
+  return { length, columns: descs, slab, transfer: arena.buffers };
 }
 
 /**

@@ -3,8 +3,7 @@
  * workers write the result's columns in shared memory), run three times on one engine; after
  * each run the result is dropped and the main thread collected, and the child prints, as JSON,
  * each run's output bytes, VmRSS with the result held and the lowest VmRSS seen in the next
- * `waitMs` (sampled every 20 ms), the lowest VmRSS in the `waitMs` after engine.close(), and
- * the stderr lines the engine wrote.
+ * `waitMs` (sampled every 20 ms), and the stderr lines the engine wrote.
  * With a third argument `sort`, the job is a sort of three 8-byte columns instead (its tasks
  * build their outputs in shared memory too), and each run also reports VmHWM; with `explode`,
  * an explode of two lists of 8 elements a row (row-local tasks, their outputs in shared memory
@@ -77,12 +76,4 @@ try {
 } finally {
   await engine.close();
 }
-// Results let go come back to the engine's buffer pool (reused by the next run); close() empties it.
-let closed = Infinity;
-const t0 = performance.now();
-do {
-  gc();
-  await new Promise((r) => setTimeout(r, 20));
-  closed = Math.min(closed, rss());
-} while (performance.now() - t0 < Number(waitText));
-process.stdout.write(JSON.stringify({ runs, before, closed }));
+process.stdout.write(JSON.stringify({ runs, before }));
