@@ -235,16 +235,11 @@ interface RunList {
   count: number;
 }
 
-/**
- * This thread's buffer of run triples: copyRanges is synchronous, so one grown buffer serves
- * every call (child positions and output rows are below 2^31: explode checks).
- */
-let runTriples = new Int32Array(0);
-
-function runListOf(runs: RowRuns, starts: Int32Array | Float64Array): RunList {
+/** Child positions and output rows are below 2^31 (explode checks): triples fit int32. */
+function runListOf(runs: RowRuns, starts: Int32Array | Float64Array, temp: Temp): RunList {
   const { n, outStart, len } = runs;
-  if (runTriples.length < 3 * n) runTriples = new Int32Array(Math.max(3 * n, 2 * runTriples.length));
-  const at = runTriples;
+  // At most one run a row: 3 words each, from the caller's temporaries (a worker's scratch).
+  const at = temp(3 * n);
   let count = 0;
   let r = 0;
   while (r < n) {
@@ -280,7 +275,7 @@ export function copyRanges(data: Data, runs: RowRuns, starts: Int32Array | Float
   if (layout !== 'fixed' && layout !== 'dictionary' && layout !== 'bool' && layout !== 'varbinary') {
     return gatherData(data, childIndices(runs, starts, temp(count)), count, alloc);
   }
-  const list = runListOf(runs, starts);
+  const list = runListOf(runs, starts, temp);
   const validity = rangesValidity(data, runs, list, alloc);
   switch (layout) {
     case 'fixed':

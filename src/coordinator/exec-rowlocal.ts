@@ -12,10 +12,11 @@
 import type * as A from 'apache-arrow';
 import { SharedArena, TransferArena } from '../columns/arena.js';
 import { batchCopyBytes, batchFromColumns, bufRefOf, descBytes, describeBatch, rebuildData } from '../columns/shared.js';
-import { elementSlabBytes, explodeElements, explodeSplitOf, planExplodeSlice, type ExplodeSplit } from './explode-split.js';
+import { elementSlabBytes, explodeElements, explodeSplitOf, planBytes, planExplodeSlice, type ExplodeSlice, type ExplodeSplit } from './explode-split.js';
 import { LoanCopies } from './loan-copies.js';
 import type { RowOp } from '../types/tasks.js';
-import { LOAN_SLACK, type RunContext } from './run-context.js';
+import { budgetTooSmall, LOAN_SLACK, type RunContext } from './run-context.js';
+import { formatBytes } from '../memory/budget.js';
 import { orderedMapAhead, type TaskLane } from './scheduler.js';
 
 /** A slice's output columns and the bytes of them Sluice made (counted as `rowlocal.results`). */
@@ -91,7 +92,22 @@ export async function* execRowLocal(
    * blank slab (collected runs: shared memory) that the elements are then built in here.
    */
   const runSplit = async (sp: ExplodeSplit, batch: A.RecordBatch, base: number, lane: TaskLane): Promise<Produced> => {
-    const slice = planExplodeSlice(sp, batch, base);
+    // The plan's and the element builders' temporaries on this thread, counted until the slice is built.
+    const planned = planBytes(batch.numRows, sp.op.inputs.length, 0);
+    // More than the whole budget: say so as a loan would (MEMORY_BUDGET_TOO_SMALL), before any row.
+    if (planned > ctx.budget.limit) throw budgetTooSmall(ctx.budget.limit, Math.ceil((2 * planned) / 2 ** 20) * 2 ** 20, `one explode slice's plan needs ${formatBytes(planned)}`);
+    const temps = ctx.budget.reserve('rowlocal.explode-plan');
+    try {
+      temps.grow(planned);
+      const slice = planExplodeSlice(sp, batch, base);
+      // Known once planned: a nested element's child indices, one a row out.
+      temps.grow(planBytes(0, 0, slice.plan.length) - planBytes(0, 0, 0));
+      return await buildSplit(sp, slice, batch, base, lane);
+    } finally {
+      temps.free();
+    }
+  };
+  const buildSplit = async (sp: ExplodeSplit, slice: ExplodeSlice, batch: A.RecordBatch, base: number, lane: TaskLane): Promise<Produced> => {
     const { plan } = slice;
     const slabBytes = collected && sp.parents.length > 0 ? elementSlabBytes(sp, slice, batch) : 0;
     const repeat = (arena: SharedArena): RowOp[] => {

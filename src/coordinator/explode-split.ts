@@ -46,6 +46,16 @@ export interface ExplodeSlice {
   parentBatch: A.RecordBatch;
 }
 
+/**
+ * Bytes of the coordinator's temporaries for planning `rows` rows of `lists` lists (row starts
+ * and lengths, each list's validity bytes and its starts as numbers when its offsets are 64-bit
+ * or it has a fixed size), and for building `outRows` output rows (copyRanges' run triples, a
+ * nested element's child indices).
+ */
+export function planBytes(rows: number, lists: number, outRows: number): number {
+  return 8 * (rows + 1) + lists * (9 * rows + 16) + 12 * rows + 4 * outRows;
+}
+
 /** A slice's plan (throws EXPLODE_LENGTH_MISMATCH naming row rowBase + r) and its parent columns. */
 export function planExplodeSlice(split: ExplodeSplit, batch: A.RecordBatch, rowBase: number): ExplodeSlice {
   const columns = batch.data.children;
