@@ -36,6 +36,42 @@ describe('dense aggregation kernel', () => {
     expect([...slots.subarray(0, 3)]).toEqual([4, 4, 2]);
   });
 
+  it('finds slots of 64-bit keys with a high word (negative, past 2^31, unsigned past 2^63) and bases either side of 0, as BigInt does', () => {
+    const U64 = { kind: 'int', bits: 64, signed: false } as const;
+    const colU64 = (v: bigint[]): KeyColumn => ({ type: U64, length: v.length, values: BigUint64Array.from(v), offsets: null, valid: null });
+    const slots = new Int32Array(8);
+    // negative keys: high word -1, the low word's int32 reading negative
+    expect(slotsOf(col64([-3n, -1n, 0n, 2n]), 4, -3, 6, slots)).toBe(true);
+    expect([...slots.subarray(0, 4)]).toEqual([0, 2, 3, 5]);
+    // keys past 2^31 (the low word's int32 reading negative, high word 0) and past 2^32
+    const big = 2n ** 31n;
+    expect(slotsOf(col64([big - 1n, big, big + 1n, 2n ** 32n + 5n]), 4, 2 ** 31 - 1, 2 ** 32, slots)).toBe(true);
+    expect([...slots.subarray(0, 3)]).toEqual([0, 1, 2]);
+    // a key near 2^31 with a negative base: lo - base passes 2^31, outside (not wrapped in)
+    expect(slotsOf(col64([0n, 2n ** 31n - 1n]), 2, -100, 200, slots)).toBe(false);
+    expect(slotsOf(col64([2n ** 31n - 1n]), 1, -(2 ** 31), 2 ** 21, slots)).toBe(false);
+    // a key past 2^31 whose distance from a very negative base passes 2^32: outside, not (2^32 - wrapped) inside
+    expect(slotsOf(col64([2n ** 31n + 3n]), 1, -(2 ** 31), 8, slots)).toBe(false);
+    // unsigned 64-bit past 2^63 is far out, not negative
+    expect(slotsOf(colU64([2n ** 64n - 1n]), 1, -4, 8, slots)).toBe(false);
+    expect(slotsOf(colU64([3n, 2n ** 32n]), 2, 3, 2 ** 32, slots)).toBe(true);
+    expect(slots[0]).toBe(0);
+    // random keys around a random base, against BigInt row by row
+    let seed = 7;
+    const rand = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) | 0) >>> 0) / 2 ** 32;
+    for (let round = 0; round < 200; round++) {
+      const base = Math.floor((rand() - 0.5) * 2 ** (1 + Math.floor(rand() * 40)));
+      const span = 1 + Math.floor(rand() * 64);
+      const keys = Array.from({ length: 16 }, () => BigInt(base) + BigInt(Math.floor((rand() - 0.2) * span * 1.3)) + (rand() < 0.05 ? 1n << BigInt(20 + Math.floor(rand() * 43)) : 0n));
+      const valid = Uint8Array.from(keys, () => (rand() < 0.1 ? 0 : 1));
+      const out = new Int32Array(16);
+      const inRange = slotsOf(col64(keys, valid), 16, base, span, out);
+      const expected = keys.map((k, i) => (valid[i] === 0 ? span : Number(k - BigInt(base))));
+      expect(inRange).toBe(keys.every((k, i) => valid[i] === 0 || (k >= BigInt(base) && k < BigInt(base) + BigInt(span))));
+      if (inRange) expect([...out]).toEqual(expected);
+    }
+  });
+
   it('wraps an int64 sum like a row-by-row fold over more values than one carry interval', () => {
     const n = 4_500_000;
     const outputs: DenseOutput[] = [{ fn: 'key', column: -1 }, { fn: 'sum', column: 1 }, { fn: 'rows', column: -1 }, { fn: 'max', column: 1 }, { fn: 'min', column: 1 }];
