@@ -1,0 +1,98 @@
+/**
+ * Staged direct outputs of a collected run in the engine's pool (src/coordinator/partitioned
+ * newStaging, returnStaging): the row positions and the first spare of each width are pooled
+ * buffers, a spare becomes a result column, and the staged column left over takes its place in
+ * the pool. What must hold: a result the caller keeps is never memory a later run writes (the
+ * later runs take exactly those pooled buffers), and the later runs' results are right.
+ */
+import * as A from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { directStaging } from '../../src/coordinator/partitioned.js';
+import { Engine, lag, sum } from '../../src/index.js';
+import { BufferPool } from '../../src/memory/buffer-pool.js';
+
+const rows = 40_000;
+
+/** A table whose window results differ from seed to seed in every row. */
+function tableOf(seed: number): A.Table {
+  const k = new Int32Array(rows);
+  const t = new Int32Array(rows);
+  const v = new BigInt64Array(rows);
+  const h = new Int32Array(rows);
+  let x = seed;
+  for (let i = 0; i < rows; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    k[i] = x % 37;
+    t[i] = i;
+    v[i] = BigInt(seed * 1_000_000 + (x % 1000));
+    h[i] = seed * 100_000 + (x % 5000);
+  }
+  return new A.Table({ k: A.makeVector(k), t: A.makeVector(t), v: A.makeVector(v), h: A.makeVector(h) });
+}
+
+/** The naive results: per key in t order, s = sum of v over the last 3 rows, p = the previous row's h (NULL first). */
+function expected(table: A.Table): { s: bigint[]; p: Array<number | null> } {
+  const k = table.getChild('k')!.toArray() as Int32Array;
+  const v = table.getChild('v')!.toArray() as BigInt64Array;
+  const h = table.getChild('h')!.toArray() as Int32Array;
+  const seen = new Map<number, number[]>();
+  const s: bigint[] = [];
+  const p: Array<number | null> = [];
+  for (let i = 0; i < rows; i++) {
+    const before = seen.get(k[i]!) ?? [];
+    s.push(v[i]! + before.slice(-2).reduce((a, j) => a + v[j]!, 0n));
+    p.push(before.length > 0 ? h[before[before.length - 1]!]! : null);
+    before.push(i);
+    seen.set(k[i]!, before);
+  }
+  return { s, p };
+}
+
+const columns = { s: sum('v').rows(2), p: lag('h') };
+const resultOf = (table: A.Table) => ({ s: [...(table.getChild('s')!.toArray() as BigInt64Array)], p: table.getChild('p')!.toArray() as unknown });
+
+describe('pooled staging of collected direct outputs', () => {
+  const minRows = directStaging.minRows;
+  beforeAll(() => void (directStaging.minRows = 0));
+  afterAll(() => void (directStaging.minRows = minRows));
+
+  for (const threads of [0, 2]) {
+    it(`keeps a held result as it was through later runs on other data (threads ${threads})`, async () => {
+      const engine = new Engine({ threads, partitions: 5 });
+      // Every buffer the pool lends: a result column among them is a pooled spare.
+      const lent = new Set<ArrayBufferLike>();
+      const tryTake = BufferPool.prototype.tryTake;
+      const spy = vi.spyOn(BufferPool.prototype, 'tryTake').mockImplementation(function (this: BufferPool, ...args: Parameters<BufferPool['tryTake']>) {
+        const b = tryTake.apply(this, args);
+        if (b) lent.add(b);
+        return b;
+      });
+      try {
+        const held: Array<{ table: A.Table; copy: { s: bigint[]; p: Array<number | null> } }> = [];
+        for (let seed = 1; seed <= 4; seed++) {
+          const input = tableOf(seed);
+          const { table, stats } = await engine.fromArrow(input).window({ partitionBy: 'k', orderBy: 't', columns }).execute();
+          // staged (and so interleaved), or the test proves nothing
+          expect(stats.cpuMs.interleave).toBeDefined();
+          const want = expected(input);
+          expect(resultOf(table).s).toEqual(want.s);
+          expect([...table.getChild('p')!].map((x) => (x === null ? null : Number(x)))).toEqual(want.p);
+          held.push({ table, copy: want });
+        }
+        // Every earlier result is still its own: no later run wrote into its columns.
+        for (const { table, copy } of held) {
+          expect(resultOf(table).s).toEqual(copy.s);
+          expect([...table.getChild('p')!].map((x) => (x === null ? null : Number(x)))).toEqual(copy.p);
+        }
+        // The result columns of different runs never share memory.
+        const buffers = held.flatMap(({ table }) => ['s', 'p'].map((c) => table.getChild(c)!.data[0]!.values.buffer));
+        expect(new Set(buffers).size).toBe(buffers.length);
+        // ... and each run from the first put one pooled spare into its result (not tested vacuously).
+        for (const { table } of held) expect(['s', 'p'].some((c) => lent.has(table.getChild(c)!.data[0]!.values.buffer))).toBe(true);
+      } finally {
+        spy.mockRestore();
+        await engine.close();
+      }
+    });
+  }
+});
