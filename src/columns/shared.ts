@@ -332,6 +332,16 @@ export function batchFromColumns(schema: A.Schema, columns: A.Data[], length: nu
   return new A.RecordBatch(schema, data);
 }
 
+/**
+ * The non-empty buffers of `d` (values, offsets, validity bitmap) and of its children,
+ * recursively: what a column views, for asking where it points.
+ */
+export function buffersOf(d: A.Data, out: ArrayBufferView[] = []): ArrayBufferView[] {
+  for (const b of [d.values, d.valueOffsets, d.nullBitmap] as Array<ArrayBufferView | undefined>) if (b !== undefined && b !== null && b.byteLength > 0) out.push(b);
+  for (const c of d.children) buffersOf(c, out);
+  return out;
+}
+
 /** True when every buffer of `data` (recursively) lives in shared memory and it has no dictionary. */
 export function isAllShared(data: A.Data): boolean {
   if (data.typeId === A.Type.Dictionary) return false;

@@ -15,7 +15,7 @@
  * coordinator's gave it back and faulted in fresh pages (~280 MiB a warm explode run).
  */
 import * as A from 'apache-arrow';
-import { batchFromColumns, toSharedData } from '../columns/shared.js';
+import { batchFromColumns, buffersOf, toSharedData } from '../columns/shared.js';
 import { bitmapBytes, valueLayout, type Allocator } from '../columns/gather.js';
 import { elementData, explodeBatchPlan, explodeSourceColumn } from '../ops/explode-batch.js';
 import type { TypedArray } from '../types/keys.js';
@@ -118,24 +118,10 @@ function listsOf(split: ExplodeSplit, batch: A.RecordBatch): A.Data[] {
 export function explodeElements(split: ExplodeSplit, slice: ExplodeSlice, batch: A.RecordBatch, alloc: Allocator): Array<A.Data | null> {
   const columns = batch.data.children;
   const inputs = listsOf(split, batch);
-  const inputShared = new Set<ArrayBufferLike>();
-  for (const d of inputs) sharedBuffersOf(d, inputShared);
+  const inputShared = new Set<ArrayBufferLike>(inputs.flatMap((d) => buffersOf(d)).map((b) => b.buffer).filter((b) => b instanceof SharedArrayBuffer));
   return split.op.spec.sources.map((src) => {
     if (src.kind === 'column') return null;
     const out = explodeSourceColumn(src, slice.plan, columns, inputs, alloc);
-    return viewsAny(out, inputShared) ? toSharedData(out, alloc) : out;
+    return buffersOf(out).some((b) => inputShared.has(b.buffer)) ? toSharedData(out, alloc) : out;
   });
-}
-
-function buffersOf(d: A.Data): ArrayBufferView[] {
-  return ([d.values, d.valueOffsets, d.nullBitmap] as Array<ArrayBufferView | undefined>).filter((b): b is ArrayBufferView => b !== undefined && b.byteLength > 0);
-}
-
-function sharedBuffersOf(d: A.Data, out: Set<ArrayBufferLike>): void {
-  for (const b of buffersOf(d)) if (b.buffer instanceof SharedArrayBuffer) out.add(b.buffer);
-  for (const c of d.children) sharedBuffersOf(c, out);
-}
-
-function viewsAny(d: A.Data, buffers: ReadonlySet<ArrayBufferLike>): boolean {
-  return buffersOf(d).some((b) => buffers.has(b.buffer)) || d.children.some((c) => viewsAny(c, buffers));
 }

@@ -14,7 +14,7 @@
 import type * as A from 'apache-arrow';
 import { TransferArena } from '../columns/arena.js';
 import { gatherData } from '../columns/gather.js';
-import { bufRefsOf, describeData, rebuildData, toSharedData, viewOf } from '../columns/shared.js';
+import { buffersOf, bufRefsOf, describeData, rebuildData, toSharedData, viewOf } from '../columns/shared.js';
 import { repeatRows } from '../columns/runs.js';
 import type { BufRef, ColumnDesc } from '../types/column.js';
 import { evaluate, evaluatePredicate } from '../expr/evaluate.js';
@@ -86,7 +86,7 @@ export function runRowLocalTask(task: RowLocalTask): RowLocalResult {
   const inputRefs = task.batch.columns.flatMap(bufRefsOf);
   const inputBuffers = new Set<ArrayBufferLike>(inputRefs.map((r) => r.sab));
   const kept = new Set<ArrayBufferLike>([...arena.owned, ...inputBuffers]);
-  const descs = columns.map((c) => (pointsOnlyInto(c, kept) ? nameInputViews(describeData(c, true), inputRefs, inputBuffers) : null) ?? describeData(toSharedData(c, alloc), true));
+  const descs = columns.map((c) => (buffersOf(c).every((b) => kept.has(b.buffer)) ? nameInputViews(describeData(c, true), inputRefs, inputBuffers) : null) ?? describeData(toSharedData(c, alloc), true));
   return { length, columns: descs, slab, transfer: arena.buffers };
 }
 
@@ -112,7 +112,3 @@ function nameInputViews(desc: ColumnDesc, inputRefs: BufRef[], inputBuffers: Rea
   return unnamed ? null : out;
 }
 
-function pointsOnlyInto(d: A.Data, buffers: ReadonlySet<ArrayBufferLike>): boolean {
-  for (const b of [d.values, d.valueOffsets, d.nullBitmap] as Array<ArrayBufferView | undefined>) if (b && b.byteLength > 0 && !buffers.has(b.buffer)) return false;
-  return d.children.every((c) => pointsOnlyInto(c, buffers));
-}
