@@ -214,14 +214,14 @@ export class OutputRanges {
     // A speed-up, not worth a spill: only with room left for the kernel tasks' loans and as a
     // small part of the budget (window6 at the default 1 GiB: 120 MB). (Twice the loans kept
     // window6 from staging once its input stayed in memory, 6.3-6.5 -> 7.7 s.)
-    if (bytes > this.ctx.budget.limit / STAGING_BUDGET_PART || !this.stagingReservation.tryGrow(bytes, leaveForTasks)) return null;
-    if (this.collected) {
-      // The room is there: the pool's buffers take it instead (each grows the reservation by its size).
-      this.stagingReservation.shrink(bytes);
-      const staging = this.pooledStaging(distinct);
+    if (bytes > this.ctx.budget.limit / STAGING_BUDGET_PART) return null;
+    if (this.collected && this.ctx.budget.free - leaveForTasks >= bytes) {
+      // Room for it (checked as tryGrow would, without evicting the pool's cached buffers, which
+      // the takes want): the pool's buffers take it (each grows the reservation by its size).
+      const staging = this.pooledStaging(distinct, leaveForTasks);
       if (staging) return staging;
-      if (!this.stagingReservation.tryGrow(bytes, leaveForTasks)) return null;
     }
+    if (!this.stagingReservation.tryGrow(bytes, leaveForTasks)) return null;
     try {
       return {
         pos: sharedAlloc(Int32Array, rows, 'overwritten'),
@@ -236,8 +236,11 @@ export class OutputRanges {
     }
   }
 
-  /** newStaging's positions and spares from the pool (null when it cannot lend them: none taken then). */
-  private pooledStaging(widths: number[]): Staging | null {
+  /**
+   * newStaging's positions and spares from the pool, leaving `leave` bytes of the budget free
+   * (a lent buffer may be bigger than asked); null when it cannot lend them (none taken then).
+   */
+  private pooledStaging(widths: number[], leave: number): Staging | null {
     const rows = this.rows;
     const pool = this.ctx.pool;
     const taken: SharedArrayBuffer[] = [];
@@ -257,7 +260,7 @@ export class OutputRanges {
       const b = take(w * rows);
       if (b) spares.set(w, new Uint8Array(b, 0, w * rows));
     }
-    if (pos === null || spares.size !== widths.length) {
+    if (pos === null || spares.size !== widths.length || this.ctx.budget.free < leave) {
       for (const b of taken) pool.give(this.stagingReservation, b);
       return null;
     }

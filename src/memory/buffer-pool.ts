@@ -121,7 +121,13 @@ export class BufferPool implements BudgetCache {
       this.forget(revived);
       r.grow(size); // the room just freed: cannot fail
     }
-    return newSharedBuffer(size);
+    try {
+      return newSharedBuffer(size);
+    } catch (err) {
+      // The system refused it: the reservation does not keep counting it.
+      r.shrink(size);
+      throw err;
+    }
   }
 
   /** Like tryTake, but a budget with no room is ExecutionError MEMORY_EXHAUSTED. */

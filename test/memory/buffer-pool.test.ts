@@ -18,6 +18,14 @@ function setup(limit = 64 * MiB) {
 }
 
 describe('BufferPool', () => {
+  it('leaves nothing counted when the system refuses a fresh buffer', () => {
+    const { budget, pool, r } = setup(2 ** 52);
+    // Past what a SharedArrayBuffer may hold: the allocation throws after the room was taken.
+    expect(() => pool.tryTake(r, 2 ** 51)).toThrow(RangeError);
+    expect(r.size).toBe(0);
+    expect(budget.used).toBe(0);
+  });
+
   it('reuses a free buffer of the size asked', () => {
     const { pool, r } = setup();
     const b = pool.take(r, 3 * MiB);

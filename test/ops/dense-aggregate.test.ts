@@ -56,6 +56,8 @@ describe('dense aggregation kernel', () => {
     expect(slotsOf(colU64([2n ** 64n - 1n]), 1, -4, 8, slots)).toBe(false);
     expect(slotsOf(colU64([3n, 2n ** 32n]), 2, 3, 2 ** 32, slots)).toBe(true);
     expect(slots[0]).toBe(0);
+    // a span past 2^31 (no table has one: DENSE_MAX_SLOTS) is still exact: key 0 lies below base 1
+    expect(slotsOf(col64([0n]), 1, 1, 2 ** 32, slots)).toBe(false);
     // random keys around a random base, against BigInt row by row
     let seed = 7;
     const rand = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) | 0) >>> 0) / 2 ** 32;
