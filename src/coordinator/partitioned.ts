@@ -260,7 +260,11 @@ export class OutputRanges {
     const spares = new Map<number, Uint8Array>();
     for (const w of widths) {
       const b = take(w * rows);
-      if (b) spares.set(w, new Uint8Array(b, 0, w * rows));
+      if (b === null) continue;
+      // A spare becomes a result column: what its rows leave of a bigger buffer is cleared, not
+      // an earlier run's values (a lent buffer may be up to 1.125x the size asked).
+      new Uint8Array(b, w * rows).fill(0);
+      spares.set(w, new Uint8Array(b, 0, w * rows));
     }
     if (pos === null || spares.size !== widths.length || this.ctx.budget.free < leave) {
       for (const b of taken) pool.give(this.stagingReservation, b);
