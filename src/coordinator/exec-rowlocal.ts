@@ -12,7 +12,7 @@
 import type * as A from 'apache-arrow';
 import { SharedArena, TransferArena } from '../columns/arena.js';
 import { batchCopyBytes, batchFromColumns, bufRefOf, descBytes, describeBatch, rebuildData } from '../columns/shared.js';
-import { elementSlabBytes, explodeElements, explodeSplitOf, planBytes, planExplodeSlice, type ExplodeSlice, type ExplodeSplit } from './explode-split.js';
+import { elementIndexBytes, elementSlabBytes, explodeElements, explodeSplitOf, planBytes, planExplodeSlice, type ExplodeSlice, type ExplodeSplit } from './explode-split.js';
 import { LoanCopies } from './loan-copies.js';
 import type { RowOp } from '../types/tasks.js';
 import { budgetTooSmall, LOAN_SLACK, type RunContext } from './run-context.js';
@@ -93,7 +93,7 @@ export async function* execRowLocal(
    */
   const runSplit = async (sp: ExplodeSplit, batch: A.RecordBatch, base: number, lane: TaskLane): Promise<Produced> => {
     // The plan's and the element builders' temporaries on this thread, counted until the slice is built.
-    const planned = planBytes(batch.numRows, sp.op.inputs.length, 0);
+    const planned = planBytes(batch.numRows, sp.op.inputs.length);
     // More than the whole budget: say so as a loan would (MEMORY_BUDGET_TOO_SMALL), before any row.
     if (planned > ctx.budget.limit) throw budgetTooSmall(ctx.budget.limit, Math.ceil((2 * planned) / 2 ** 20) * 2 ** 20, `one explode slice's plan needs ${formatBytes(planned)}`);
     const temps = ctx.budget.reserve('rowlocal.explode-plan');
@@ -101,7 +101,7 @@ export async function* execRowLocal(
       temps.grow(planned);
       const slice = planExplodeSlice(sp, batch, base);
       // Known once planned: a nested element's child indices, one a row out.
-      temps.grow(planBytes(0, 0, slice.plan.length) - planBytes(0, 0, 0));
+      temps.grow(elementIndexBytes(slice.plan.length));
       return await buildSplit(sp, slice, batch, base, lane);
     } finally {
       temps.free();

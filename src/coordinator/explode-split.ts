@@ -49,11 +49,15 @@ export interface ExplodeSlice {
 /**
  * Bytes of the coordinator's temporaries for planning `rows` rows of `lists` lists (row starts
  * and lengths, each list's validity bytes and its starts as numbers when its offsets are 64-bit
- * or it has a fixed size), and for building `outRows` output rows (copyRanges' run triples, a
- * nested element's child indices).
+ * or it has a fixed size) and for copyRanges' run triples (three words a row at most).
  */
-export function planBytes(rows: number, lists: number, outRows: number): number {
-  return 8 * (rows + 1) + lists * (9 * rows + 16) + 12 * rows + 4 * outRows;
+export function planBytes(rows: number, lists: number): number {
+  return 8 * (rows + 1) + lists * (9 * rows + 16) + 12 * rows;
+}
+
+/** Bytes of a nested element's child indices when building `outRows` output rows (one word a row). */
+export function elementIndexBytes(outRows: number): number {
+  return 4 * outRows;
 }
 
 /** A slice's plan (throws EXPLODE_LENGTH_MISMATCH naming row rowBase + r) and its parent columns. */

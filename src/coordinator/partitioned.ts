@@ -205,7 +205,7 @@ export class OutputRanges {
    * written in place). For collected outputs they are the pool's buffers: the positions go back
    * to it and each spare becomes a result column, whose place in the pool the column it was
    * staged in takes (finishStaged), so a later run rewrites this memory instead of faulting in
-   * fresh pages (window1, 10M rows: 115 of the ~530 MiB a warm run touched for the first time).
+   * fresh pages (window1, 10M rows: memory a warm run touched for the first time ~520 -> ~390 MiB).
    */
   private newStaging(widths: number[], leaveForTasks: number): Staging | null {
     const rows = this.rows;

@@ -102,7 +102,7 @@ export function slotsOf(key: KeyColumn, n: number, base: number, span: number, s
 
 /** slotsOf's loop (a function of its own that ends with the loop: see src/ops/group-accumulate). */
 function slotLoop(k: IntValues, valid: Uint8Array | null, n: number, base: number, span: number, slots: Int32Array): boolean {
-  if (k.wide !== null && base >= INT32_MIN && base <= INT32_MAX && span <= INT32_MAX) return slotLoopWords(int32Words(k.wide), k.high!, valid, n, base, span, slots);
+  if (k.wide !== null && base === (base | 0) && span === (span | 0)) return slotLoopWords(k, int32Words(k.wide), valid, n, base, span, slots);
   let inRange = true;
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) {
@@ -117,16 +117,13 @@ function slotLoop(k: IntValues, valid: Uint8Array | null, n: number, base: numbe
   return inRange;
 }
 
-const INT32_MIN = -0x80000000;
-const INT32_MAX = 0x7fffffff;
-
 /**
- * slotLoop over 64-bit keys (`words` their words as int32, `high` the high words with the
- * column's sign), `base` an int32 and `span` below 2^31: a key in [0, 2^31) (the usual ids) is
- * its low word, and its slot integer arithmetic; others as valueAt reads them. (valueAt's double
- * a row: the slot pass 3.9-5.5 -> 3.0-3.7 ns a row, 512k rows of 100k keys, one thread.)
+ * slotLoop over 64-bit keys (`words`: k's words as int32), `base` and `span` int32s: a key in
+ * [0, 2^31) (the usual ids) is its low word, and its slot integer arithmetic; others as valueAt
+ * reads them. (valueAt's double a row: the slot pass 3.9-5.5 -> 3.0-3.7 ns a row, 512k rows of
+ * 100k keys, one thread.)
  */
-function slotLoopWords(words: Int32Array, high: Int32Array | Uint32Array, valid: Uint8Array | null, n: number, base: number, span: number, slots: Int32Array): boolean {
+function slotLoopWords(k: IntValues, words: Int32Array, valid: Uint8Array | null, n: number, base: number, span: number, slots: Int32Array): boolean {
   let outside = 0;
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) {
@@ -136,16 +133,15 @@ function slotLoopWords(words: Int32Array, high: Int32Array | Uint32Array, valid:
     const lo = words[2 * i]!;
     // A wrap (lo - base past 2^31) is negative: outside, as the key is.
     let g = (lo - base) | 0;
-    if (words[2 * i + 1] !== 0 || lo < 0) g = wideSlot(high[2 * i + 1]!, lo >>> 0, base, span);
+    if (words[2 * i + 1] !== 0 || lo < 0) g = slotOf(valueAt(k, i) - base, span);
     slots[i] = g;
     outside |= g >>> 0 >= span ? 1 : 0;
   }
   return outside === 0;
 }
 
-/** The slot of the key hi * 2^32 + lo, or -1 when it lies outside [base, base + span) (or past +-2^52). */
-function wideSlot(hi: number, lo: number, base: number, span: number): number {
-  const g = hi >= -0x100000 && hi <= 0x100000 ? hi * TWO32 + lo - base : NaN;
+/** A key's distance from the table's base as its slot, or -1 outside [0, span) (NaN: a key past +-2^52). */
+function slotOf(g: number, span: number): number {
   return g >= 0 && g < span ? g : -1;
 }
 
