@@ -18,5 +18,5 @@ export { normalizeAsofKey, permuteAsofKey, widenAsofKey } from './asof-normalize
 export { ZoneMidnights, zoneOffsetSeconds } from './zone-midnights.js';
 export { asofGapWithin, compareAsofGaps, compareAsofKeys, gapSignF, gapSignLimbs, scaledDouble, withinF, withinLimbs } from './asof-gaps.js';
 export { compareUtf8, utf8Ranks } from './asof-string-keys.js';
-export { asofSortWords } from './asof-sort-words.js';
+export { asofExactRange, asofSortFields } from './asof-sort-words.js';
 export { cmpLimbs, limbGap, limbScratch } from './int64-words.js';

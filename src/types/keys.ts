@@ -35,6 +35,17 @@ export interface KeyColumn {
   valid: Uint8Array | null;
 }
 
+/**
+ * An order-preserving unsigned sort field of n rows: row i's value is hi[i] * 2^32 + lo[i]
+ * (hi null: lo[i] alone) and below 2^bits. Fields concatenate, most significant first, into the
+ * words the radix argsort takes (src/worker/sort-keys packFields).
+ */
+export interface KeyField {
+  bits: number;
+  lo: Uint32Array;
+  hi: Uint32Array | null;
+}
+
 /** A typed-array class (Int32Array, Float64Array, …) as allocators take it. */
 export type TypedArrayConstructor<T extends TypedArray = TypedArray> = {
   new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T;

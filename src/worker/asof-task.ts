@@ -16,15 +16,15 @@ import { gatherData } from '../columns/gather.js';
 import { toKeyColumn } from '../columns/shared.js';
 import { evaluatePredicate } from '../expr/evaluate.js';
 import { asofMatch } from '../ops/asof-join.js';
-import { asofKeyBase, asofSortWords, normalizeAsofKey, permuteAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
-import type { KeyColumn } from '../types/keys.js';
+import { asofExactRange, asofKeyBase, asofSortFields, normalizeAsofKey, permuteAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
+import type { KeyColumn, KeyField } from '../types/keys.js';
 import type { AsofTask, KernelResult } from '../types/tasks.js';
 import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { claimStaging, scatterDirect, stageDirect, takeDirect } from './direct-output.js';
 import { groupByDestination, noRows, outputRangesOf, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc } from './scratch.js';
-import { encodeSortKey } from './sort-keys.js';
+import { encodeKeyField, lowWordBits, packFields } from './sort-keys.js';
 import { argsortWords } from './sort.js';
 
 interface SortedSide {
@@ -61,8 +61,8 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
   const base = asofKeyBase([lk[spec.leftOn]!, rk[spec.rightOn]!], spec.key);
   const lkey = normalizeAsofKey(lk[spec.leftOn]!, spec.key, base);
   const rkey = normalizeAsofKey(rk[spec.rightOn]!, spec.key, base);
-  const ls = sortSide(probeIds, groups, sortWords(lkey, lk[spec.leftOn]!));
-  const rs = sortSide(buildIds, groups, sortWords(rkey, rk[spec.rightOn]!));
+  const ls = sortSide(probeIds, groups, lkey, lk[spec.leftOn]!);
+  const rs = sortSide(buildIds, groups, rkey, rk[spec.rightOn]!);
 
   let checkPairs: ((lp: Int32Array, rp: Int32Array, count: number) => Uint8Array) | undefined;
   if (spec.condition) {
@@ -140,18 +140,26 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
 }
 
 /**
- * A side's key as radix-sort words. Strings are ranked by the worker's key encoder, which sorts
- * only the distinct values (asofSortWords ranks every row with a comparator).
+ * A side's key as sort fields. Strings are ranked by the worker's key encoder, which sorts
+ * only the distinct values (asofSortFields ranks every row with a comparator).
  */
-function sortWords(key: NormalizedKey, raw: KeyColumn): Uint32Array[] {
-  return key.kind === 'utf8' ? encodeSortKey(raw, { descending: false, nullsFirst: true }) : asofSortWords(key);
+function sortFields(key: NormalizedKey, raw: KeyColumn): KeyField[] {
+  return key.kind === 'utf8' ? encodeKeyField(raw, { descending: false, nullsFirst: true }, raw.length, take) : asofSortFields(key, scratchAlloc);
+}
+
+function take(n: number): Uint32Array {
+  return scratchAlloc(Uint32Array, n, 'overwritten');
 }
 
 /**
- * Sorts one side by (group id, key words); rows with group -1 go last and are cut off.
- * Stable, so equal keys stay in row-id order.
+ * Sorts one side by (group id, key); rows with group -1 go last and are cut off.
+ * Stable, so equal keys stay in row-id order. A range-reduced key (integers, temporals,
+ * strings' ranks) is packed with the group id into the fewest radix digits (sort-keys
+ * packFields: e.g. 125 groups and a 37-bit span of microseconds, 44 bits, in 4 passes instead
+ * of 5); a float or wide key keeps its words apart from the group's, whose constant bits the
+ * sort drops.
  */
-function sortSide(ids: Int32Array, groups: number, keyWords: Uint32Array[]): SortedSide {
+function sortSide(ids: Int32Array, groups: number, key: NormalizedKey, raw: KeyColumn): SortedSide {
   const n = ids.length;
   const gword = scratchAlloc(Uint32Array, n, 'overwritten');
   let matchable = 0;
@@ -163,6 +171,34 @@ function sortSide(ids: Int32Array, groups: number, keyWords: Uint32Array[]): Sor
       matchable++;
     }
   }
-  const perm = argsortWords([gword, ...keyWords], n, scratchAlloc(Uint32Array, n));
+  const groupBits = 32 - Math.clz32(groups);
+  let words: Uint32Array[];
+  const range = key.kind === 'f64' && key.exact ? asofExactRange(key.values, key.valid) : null;
+  if (key.kind === 'f64' && range !== null && groupBits + range.bits <= 53) {
+    words = groupAndExactKey(gword, key.values, key.valid, range.min, 2 ** range.bits, groupBits + range.bits, n);
+  } else {
+    const fields = sortFields(key, raw);
+    words = key.kind === 'utf8' ? packFields([{ bits: groupBits, lo: gword, hi: null }, ...fields], n, take) : [gword, ...fields.flatMap((f) => (f.hi === null ? [f.lo] : [f.hi, f.lo]))];
+  }
+  const perm = argsortWords(words, n, scratchAlloc(Uint32Array, n));
   return { n: matchable, perm, groupStarts: groupStartsOf(ids, groups) };
+}
+
+/**
+ * The group word and an exact key (v - min, below `scale`) as the words packFields would make
+ * of the two fields, in one pass: each row's group * scale + (v - min) is an exact double of
+ * `total` bits, cut where packFields cuts (invalid keys count as min; 32 bits or fewer: a
+ * constant high word, which the sort drops).
+ */
+function groupAndExactKey(gword: Uint32Array, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, total: number, n: number): Uint32Array[] {
+  const low = total <= 32 ? 2 ** 32 : 2 ** lowWordBits(total);
+  const w0 = take(n);
+  const w1 = take(n);
+  for (let i = 0; i < n; i++) {
+    const c = gword[i]! * scale + (valid === null || valid[i] !== 0 ? v[i]! - min : 0);
+    const h = Math.floor(c / low);
+    w1[i] = h;
+    w0[i] = c - h * low;
+  }
+  return [w1, w0];
 }

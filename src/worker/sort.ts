@@ -22,7 +22,8 @@
  */
 import { iota } from '../columns/array-loops.js';
 import { scratchAlloc, scratchMark, scratchRelease } from './scratch.js';
-import { encodeKeyField, groupIdField, packFields, type KeyField, type SortKeySpec } from './sort-keys.js';
+import { encodeKeyField, groupIdField, packFields, RADIX_DIGIT_BITS, type SortKeySpec } from './sort-keys.js';
+import type { KeyField } from '../types/keys.js';
 
 // Temporaries (encoded words, ping-pong buffers) come from the task's scratch loan with stack
 // discipline: a call takes views above the mark and releases them on return.
@@ -31,7 +32,7 @@ function take(n: number): Uint32Array {
   return scratchAlloc(Uint32Array, Math.max(n, 1), 'overwritten');
 }
 
-const MAX_DIGIT = 11;
+const MAX_DIGIT = RADIX_DIGIT_BITS;
 const SMALL = 64;
 
 /** Lexicographic compare of rows a and b over words. */

@@ -1,17 +1,22 @@
 /**
  * Test harness: plays the worker around the pure ASOF kernel on plain rows.
  * resolveAsof → KeyColumns from rows → normalizeAsofKey → group ids from `by` values →
- * sort each side by (group, asofSortWords, row id) with a simple comparator → permute keys →
+ * sort each side by (group, asofSortFields' words, row id) with a simple comparator → permute keys →
  * asofMatch (checkPairs evaluates a JS condition over output rows) → right row index per left row.
  * With `keepInvalid`, rows with NULL/NaN keys stay in the sorted input at random positions of
  * their group (the kernel must treat them as absent).
  */
 import { asofMatch } from '../../src/ops/asof-join.js';
-import { asofSortWords, normalizeAsofKey, permuteAsofKey } from '../../src/ops/asof-keys.js';
+import { asofSortFields, normalizeAsofKey, permuteAsofKey, type NormalizedKey } from '../../src/ops/asof-keys.js';
 import { resolveAsof, type AsofOptions } from '../../src/ops/asof-spec.js';
 import type { FieldDesc, TypeDesc } from '../../src/types/column.js';
 import type { KeyColumn } from '../../src/types/keys.js';
 import type { AsofRow } from '../support/asof-reference.js';
+
+/** A key's sort fields as words, most significant first: their lexicographic order is the key order. */
+export function asofSortWords(key: NormalizedKey): Uint32Array[] {
+  return asofSortFields(key).flatMap((f) => (f.hi === null ? [f.lo] : [f.hi, f.lo]));
+}
 
 export function keyColumn(type: TypeDesc, values: unknown[]): KeyColumn {
   const n = values.length;

@@ -5,7 +5,6 @@ import { asofMatch } from '../../src/ops/asof-join.js';
 import {
   asofGapWithin,
   asofKeyBase,
-  asofSortWords,
   compareAsofGaps,
   compareAsofKeys,
   makeAsofTolerance,
@@ -17,7 +16,7 @@ import {
 } from '../../src/ops/asof-keys.js';
 import type { TimeUnit, TypeDesc } from '../../src/types/column.js';
 import type { KeyColumn } from '../../src/types/keys.js';
-import { keyColumn } from './asof-harness.js';
+import { keyColumn, asofSortWords } from './asof-harness.js';
 
 const I64: TypeDesc = { kind: 'int', bits: 64, signed: true };
 const U64: TypeDesc = { kind: 'int', bits: 64, signed: false };

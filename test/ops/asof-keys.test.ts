@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   asofGapWithin,
-  asofSortWords,
   compareAsofGaps,
   compareAsofKeys,
   makeAsofTolerance,
@@ -16,7 +15,7 @@ import {
 } from '../../src/ops/asof-keys.js';
 import type { TypeDesc } from '../../src/types/column.js';
 import { referenceStartOfDay } from '../support/asof-reference.js';
-import { keyColumn } from './asof-harness.js';
+import { keyColumn, asofSortWords } from './asof-harness.js';
 
 const I64: TypeDesc = { kind: 'int', bits: 64, signed: true };
 const U64: TypeDesc = { kind: 'int', bits: 64, signed: false };

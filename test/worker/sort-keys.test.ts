@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { TypeDesc } from '../../src/types/column.js';
-import type { KeyColumn } from '../../src/types/keys.js';
-import { encodeGroupIdKey, encodeSortKey, encodeSortWords } from '../../src/worker/sort-keys.js';
+import type { KeyColumn, KeyField } from '../../src/types/keys.js';
+import { encodeGroupIdKey, encodeSortKey, encodeSortWords, packFields } from '../../src/worker/sort-keys.js';
 
 type V = number | bigint | string | boolean | null;
 interface Spec {
@@ -235,6 +235,84 @@ describe('encodeSortKey', () => {
         },
       ),
       { numRuns: 100 },
+    );
+  });
+});
+
+describe('packFields', () => {
+  /** Field values of bits <= 53 per row as one BigInt per row, most significant field first. */
+  const concat = (fields: KeyField[], i: number): bigint =>
+    fields.reduce((v, f) => (v << BigInt(f.bits)) | (BigInt(f.hi === null ? 0 : f.hi[i]!) << 32n) | BigInt(f.lo[i]!), 0n);
+  const wordsValue = (words: Uint32Array[], widths: number[], i: number): bigint =>
+    words.reduce((v, w, k) => (v << BigInt(widths[k]!)) | BigInt(w[i]!), 0n);
+  const field = (bits: number, values: bigint[]): KeyField => ({
+    bits,
+    lo: Uint32Array.from(values, (v) => Number(v & 0xffffffffn)),
+    hi: bits > 32 ? Uint32Array.from(values, (v) => Number(v >> 32n)) : null,
+  });
+  const fieldArb = (n: number) =>
+    fc.integer({ min: 1, max: 40 }).chain((bits) => fc.array(fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) - 1n }), { minLength: n, maxLength: n }).map((v) => field(bits, v)));
+
+  it('44 bits (a 7-bit group and a 37-bit key) as 22 + 22: four radix digits, not 32 + 12 in five', () => {
+    const n = 200;
+    const g = Array.from({ length: n }, (_, i) => BigInt(i % 97));
+    const k = Array.from({ length: n }, (_, i) => (BigInt(i) * 0x9e3779b97n) % 2n ** 37n);
+    const fields = [field(7, g), field(37, k)];
+    const words = packFields(fields, n);
+    expect(words).toHaveLength(2);
+    for (let i = 0; i < n; i++) {
+      expect(words[0]![i]!).toBeLessThan(2 ** 22);
+      expect(words[1]![i]!).toBeLessThan(2 ** 22);
+      expect(wordsValue(words, [22, 22], i)).toBe(concat(fields, i));
+    }
+  });
+
+  it('33 bits as 22 + 11, 65 bits as 22 + 22 + 21; 40 bits stay 32 + 8', () => {
+    const n = 64;
+    const vals = (bits: number) => Array.from({ length: n }, (_, i) => (BigInt(i + 1) * 0x5851f42d4c957f2dn) % 2n ** BigInt(bits));
+    const f33 = [field(1, vals(1)), field(32, vals(32))];
+    const w33 = packFields(f33, n);
+    const f65 = [field(1, vals(1)), field(32, vals(32)), field(32, vals(32))];
+    const w65 = packFields(f65, n);
+    const f40 = [field(8, vals(8)), field(32, vals(32))];
+    const w40 = packFields(f40, n);
+    for (let i = 0; i < n; i++) {
+      expect(wordsValue(w33, [11, 22], i)).toBe(concat(f33, i));
+      expect(w33[1]![i]!).toBeLessThan(2 ** 22);
+      expect(wordsValue(w65, [21, 22, 22], i)).toBe(concat(f65, i));
+      expect(w65[1]![i]!).toBeLessThan(2 ** 22);
+      expect(w65[2]![i]!).toBeLessThan(2 ** 22);
+      expect(wordsValue(w40, [8, 32], i)).toBe(concat(f40, i));
+    }
+  });
+
+  it('random fields: the words order rows as the concatenated fields; the two-field pass equals the general one', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 30 }).chain((n) => fc.tuple(fc.constant(n), fc.array(fieldArb(n), { minLength: 1, maxLength: 4 }))),
+        ([n, fields]) => {
+          const words = packFields(fields, n);
+          const cmpWords = (a: number, b: number): number => {
+            for (const w of words) if (w[a] !== w[b]) return w[a]! < w[b]! ? -1 : 1;
+            return 0;
+          };
+          for (let a = 0; a < n; a++)
+            for (let b = 0; b < n; b++) {
+              const x = concat(fields, a);
+              const y = concat(fields, b);
+              expect(cmpWords(a, b)).toBe(x < y ? -1 : x > y ? 1 : 0);
+            }
+          // the same bits as three fields (the second cut in two) go through the general path
+          const last = fields[fields.length - 1]!;
+          if (fields.length === 2 && last.bits > 1) {
+            const cut = Math.floor(last.bits / 2);
+            const high = field(last.bits - cut, Array.from({ length: n }, (_, i) => concat([last], i) >> BigInt(cut)));
+            const low = field(cut, Array.from({ length: n }, (_, i) => concat([last], i) & ((1n << BigInt(cut)) - 1n)));
+            expect(packFields([fields[0]!, high, low], n).map((w) => Array.from(w))).toEqual(words.map((w) => Array.from(w)));
+          }
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });
