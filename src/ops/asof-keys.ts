@@ -8,7 +8,7 @@
  * - src/ops/zone-midnights: DATE midnights in a zone;
  * - src/ops/asof-gaps: comparisons and exact gaps (tolerance checks, nearest ties);
  * - src/ops/asof-string-keys: UTF-8 byte order and ranks;
- * - src/ops/asof-sort-words: sortable 32-bit word encodings;
+ * - src/ops/asof-sort-words: order-preserving sort fields (range-reduced where the key is exact);
  * - src/ops/int64-words: the exact limb arithmetic underneath.
  */
 export { asofKeyLength, NS_PER_UNIT, temporalUnit, UNIT_RANK, type AsofKeyClass, type AsofKeyPlan, type AsofUnit, type NormalizedKey } from './asof-key-types.js';

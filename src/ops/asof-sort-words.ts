@@ -1,6 +1,7 @@
 /**
  * ASOF sort fields: a normalized key as order-preserving unsigned fields, most significant
- * first (the worker packs them after the group id into the words its radix argsort takes).
+ * first, for the worker's radix argsort after the group id (src/worker/asof-task sortSide: an
+ * exact key's range packed with the group in one pass, the others' words as they are).
  */
 import type { Allocator, KeyField } from '../types/keys.js';
 import { localAlloc } from '../columns/arena.js';

@@ -23,8 +23,8 @@ import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { claimStaging, scatterDirect, stageDirect, takeDirect } from './direct-output.js';
 import { groupByDestination, noRows, outputRangesOf, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
-import { scratchAlloc } from './scratch.js';
-import { encodeKeyField, lowWordBits, packFields } from './sort-keys.js';
+import { scratchAlloc, scratchMark, scratchRelease } from './scratch.js';
+import { encodeKeyField, packFields, packGroupAndExact } from './sort-keys.js';
 import { argsortWords } from './sort.js';
 
 interface SortedSide {
@@ -154,13 +154,15 @@ function take(n: number): Uint32Array {
 /**
  * Sorts one side by (group id, key); rows with group -1 go last and are cut off.
  * Stable, so equal keys stay in row-id order. A range-reduced key (integers, temporals,
- * strings' ranks) is packed with the group id into the fewest radix digits (sort-keys
- * packFields: e.g. 125 groups and a 37-bit span of microseconds, 44 bits, in 4 passes instead
- * of 5); a float or wide key keeps its words apart from the group's, whose constant bits the
- * sort drops.
+ * strings' ranks) is packed with the group id into the fewest radix digits (sort-keys: e.g. 125
+ * groups and a 37-bit span of microseconds, 44 bits, in 4 passes instead of 5); a float or wide
+ * key keeps its words apart from the group's, whose constant bits the sort drops. The words
+ * live in scratch only while the sort runs.
  */
 function sortSide(ids: Int32Array, groups: number, key: NormalizedKey, raw: KeyColumn): SortedSide {
   const n = ids.length;
+  const perm = scratchAlloc(Uint32Array, n);
+  const mark = scratchMark();
   const gword = scratchAlloc(Uint32Array, n, 'overwritten');
   let matchable = 0;
   for (let i = 0; i < n; i++) {
@@ -175,30 +177,12 @@ function sortSide(ids: Int32Array, groups: number, key: NormalizedKey, raw: KeyC
   let words: Uint32Array[];
   const range = key.kind === 'f64' && key.exact ? asofExactRange(key.values, key.valid) : null;
   if (key.kind === 'f64' && range !== null && groupBits + range.bits <= 53) {
-    words = groupAndExactKey(gword, key.values, key.valid, range.min, 2 ** range.bits, groupBits + range.bits, n);
+    words = packGroupAndExact(gword, groupBits, key.values, key.valid, range.min, range.bits, n, take);
   } else {
     const fields = sortFields(key, raw);
     words = key.kind === 'utf8' ? packFields([{ bits: groupBits, lo: gword, hi: null }, ...fields], n, take) : [gword, ...fields.flatMap((f) => (f.hi === null ? [f.lo] : [f.hi, f.lo]))];
   }
-  const perm = argsortWords(words, n, scratchAlloc(Uint32Array, n));
+  argsortWords(words, n, perm);
+  scratchRelease(mark);
   return { n: matchable, perm, groupStarts: groupStartsOf(ids, groups) };
-}
-
-/**
- * The group word and an exact key (v - min, below `scale`) as the words packFields would make
- * of the two fields, in one pass: each row's group * scale + (v - min) is an exact double of
- * `total` bits, cut where packFields cuts (invalid keys count as min; 32 bits or fewer: a
- * constant high word, which the sort drops).
- */
-function groupAndExactKey(gword: Uint32Array, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, total: number, n: number): Uint32Array[] {
-  const low = total <= 32 ? 2 ** 32 : 2 ** lowWordBits(total);
-  const w0 = take(n);
-  const w1 = take(n);
-  for (let i = 0; i < n; i++) {
-    const c = gword[i]! * scale + (valid === null || valid[i] !== 0 ? v[i]! - min : 0);
-    const h = Math.floor(c / low);
-    w1[i] = h;
-    w0[i] = c - h * low;
-  }
-  return [w1, w0];
 }

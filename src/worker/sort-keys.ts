@@ -40,7 +40,6 @@ export interface SortKeySpec extends SortOrder {
   column: KeyColumn;
 }
 
-
 function bitLength32(x: number): number {
   return 32 - Math.clz32(x);
 }
@@ -411,17 +410,38 @@ export function packFields(all: KeyField[], n: number, alloc: Alloc = freshAlloc
  */
 function packTwo(a: KeyField, b: KeyField, total: number, n: number, alloc: Alloc): Uint32Array[] {
   const scale = 2 ** b.bits;
-  if (total <= 32) {
-    const w = alloc(n);
-    joinLow(a.lo, b.lo, scale, w, n);
-    return [w];
-  }
-  const low = 2 ** lowWordBits(total);
+  const low = 2 ** cutOf(total);
   const w0 = alloc(n);
+  if (total <= 32) {
+    joinLow(a.lo, b.lo, scale, w0, n);
+    return [w0];
+  }
   const w1 = alloc(n);
   if (b.hi === null) splitLow(a.lo, b.lo, scale, low, w0, w1, n);
-  else joinWide(a.lo, b.lo, b.hi, scale, low, w0, w1, n);
+  else splitWide(a.lo, b.lo, b.hi, scale, low, w0, w1, n);
   return [w1, w0];
+}
+
+/**
+ * A group id of `groupBits` and an exact integer key, the field v - min of `keyBits` (invalid
+ * rows: 0), packed as packFields packs the two fields, in one pass and without the key's words:
+ * each row's group * 2^keyBits + (v - min) is an exact double. The values' span must fit
+ * keyBits and the two 53 bits.
+ */
+export function packGroupAndExact(group: Uint32Array, groupBits: number, v: Float64Array, valid: Uint8Array | null, min: number, keyBits: number, n: number, alloc: Alloc = freshAlloc): Uint32Array[] {
+  const total = groupBits + keyBits;
+  if (total > 53) throw new RangeError(`packGroupAndExact: ${total} bits are more than a double holds exactly`);
+  const scale = 2 ** keyBits;
+  const low = 2 ** cutOf(total);
+  const w0 = alloc(n);
+  const w1 = total > 32 ? alloc(n) : null;
+  for (let i = 0; i < n; i++) {
+    const c = group[i]! * scale + (valid === null || valid[i] !== 0 ? v[i]! - min : 0);
+    const h = Math.floor(c / low);
+    w0[i] = c - h * low;
+    if (w1 !== null) w1[i] = h;
+  }
+  return w1 === null ? [w0] : [w1, w0];
 }
 
 function joinLow(a: Uint32Array, b: Uint32Array, scale: number, w: Uint32Array, n: number): void {
@@ -437,8 +457,7 @@ function splitLow(a: Uint32Array, b: Uint32Array, scale: number, low: number, w0
   }
 }
 
-/** a * scale + (bHi * 2^32 + bLo), cut at `low` into w0 (below) and w1 (above). */
-function joinWide(a: Uint32Array, bLo: Uint32Array, bHi: Uint32Array, scale: number, low: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
+function splitWide(a: Uint32Array, bLo: Uint32Array, bHi: Uint32Array, scale: number, low: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
   for (let i = 0; i < n; i++) {
     const c = a[i]! * scale + bHi[i]! * 4294967296 + bLo[i]!;
     const h = Math.floor(c / low);
@@ -447,9 +466,9 @@ function joinWide(a: Uint32Array, bLo: Uint32Array, bHi: Uint32Array, scale: num
   }
 }
 
-/** The bits packFields puts in the low word of two of `total` (33 to 64) bits. */
-export function lowWordBits(total: number): number {
-  return wholeDigitsPay(total, 2) ? WHOLE_DIGITS_BITS : 32;
+/** The bits of the low word when `total` bits (at most 64) are cut into words: all 32 of one word, else 22 or 32 of two. */
+function cutOf(total: number): number {
+  return total > 32 && wholeDigitsPay(total, 2) ? WHOLE_DIGITS_BITS : 32;
 }
 
 /** Radix digits of words of these widths. */
@@ -470,13 +489,13 @@ function wholeDigitsPay(total: number, words: number): boolean {
   return digitCount(whole) < digitCount(aligned);
 }
 
-const LOW22 = (1 << WHOLE_DIGITS_BITS) - 1;
+const LOW_WORD_MASK = (1 << WHOLE_DIGITS_BITS) - 1;
 
 /** Two 32-bit-aligned words (low, high) in place as 22 low bits and the rest. */
 function resplit2(w0: Uint32Array, w1: Uint32Array, n: number): void {
   for (let i = 0; i < n; i++) {
     const a = w0[i]!;
-    w0[i] = a & LOW22;
+    w0[i] = a & LOW_WORD_MASK;
     w1[i] = (a >>> WHOLE_DIGITS_BITS) | (w1[i]! << (32 - WHOLE_DIGITS_BITS));
   }
 }
@@ -487,8 +506,8 @@ function resplit3(w0: Uint32Array, w1: Uint32Array, w2: Uint32Array, n: number):
   for (let i = 0; i < n; i++) {
     const a = w0[i]!;
     const b = w1[i]!;
-    w0[i] = a & LOW22;
-    w1[i] = ((a >>> WHOLE_DIGITS_BITS) | (b << (32 - WHOLE_DIGITS_BITS))) & LOW22;
+    w0[i] = a & LOW_WORD_MASK;
+    w1[i] = ((a >>> WHOLE_DIGITS_BITS) | (b << (32 - WHOLE_DIGITS_BITS))) & LOW_WORD_MASK;
     w2[i] = (b >>> second) | (w2[i]! << (32 - second));
   }
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { TypeDesc } from '../../src/types/column.js';
 import type { KeyColumn, KeyField } from '../../src/types/keys.js';
-import { encodeGroupIdKey, encodeSortKey, encodeSortWords, packFields } from '../../src/worker/sort-keys.js';
+import { encodeGroupIdKey, encodeSortKey, encodeSortWords, packFields, packGroupAndExact } from '../../src/worker/sort-keys.js';
 
 type V = number | bigint | string | boolean | null;
 interface Spec {
@@ -240,7 +240,7 @@ describe('encodeSortKey', () => {
 });
 
 describe('packFields', () => {
-  /** Field values of bits <= 53 per row as one BigInt per row, most significant field first. */
+  /** The fields' values of a row concatenated into one BigInt, most significant field first. */
   const concat = (fields: KeyField[], i: number): bigint =>
     fields.reduce((v, f) => (v << BigInt(f.bits)) | (BigInt(f.hi === null ? 0 : f.hi[i]!) << 32n) | BigInt(f.lo[i]!), 0n);
   const wordsValue = (words: Uint32Array[], widths: number[], i: number): bigint =>
@@ -284,6 +284,56 @@ describe('packFields', () => {
       expect(w65[2]![i]!).toBeLessThan(2 ** 22);
       expect(wordsValue(w40, [8, 32], i)).toBe(concat(f40, i));
     }
+  });
+
+  it('one field of 33 bits as 11 + 22, three of 44 bits as 22 + 22, three of 76 as 32 + 22 + 22; zero-bit fields drop out', () => {
+    const n = 64;
+    const vals = (bits: number) => Array.from({ length: n }, (_, i) => (BigInt(i + 7) * 0x2545f4914f6cdd1dn) % 2n ** BigInt(bits));
+    const cases: Array<{ fields: KeyField[]; widths: number[] }> = [
+      { fields: [field(33, vals(33))], widths: [11, 22] },
+      { fields: [field(10, vals(10)), field(17, vals(17)), field(17, vals(17))], widths: [22, 22] },
+      { fields: [field(12, vals(12)), field(32, vals(32)), field(32, vals(32))], widths: [32, 22, 22] },
+      { fields: [{ bits: 0, lo: new Uint32Array(n), hi: null }, field(32, vals(32)), field(32, vals(32))], widths: [32, 32] },
+    ];
+    for (const { fields, widths } of cases) {
+      const words = packFields(fields, n);
+      expect(words).toHaveLength(widths.length);
+      for (let i = 0; i < n; i++) {
+        expect(wordsValue(words, widths, i)).toBe(concat(fields, i));
+        words.forEach((w, k) => expect(w[i]!).toBeLessThan(2 ** widths[k]!));
+      }
+    }
+  });
+
+  it('packGroupAndExact gives the words of packFields([group, v - min]) for every total up to 53 bits', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 0, max: 52 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer(),
+        (groupBits, keyBits0, n, seed) => {
+          const keyBits = Math.min(keyBits0, 53 - groupBits);
+          let x = seed >>> 0;
+          const next = (): number => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0), x);
+          const span = 2 ** keyBits - 1;
+          const min = -(2 ** 51) + (next() % 1000);
+          const group = Uint32Array.from({ length: n }, () => (groupBits === 0 ? 0 : next() % 2 ** groupBits));
+          const valid = Uint8Array.from({ length: n }, () => (next() % 5 === 0 ? 0 : 1));
+          // the least valid value is min and (for some row) the greatest is min + span
+          const v = Float64Array.from({ length: n }, (_, i) => (i === 0 ? min : i === 1 ? min + span : min + Math.floor((span * next()) / 2 ** 32)));
+          valid[0] = 1;
+          valid[Math.min(1, n - 1)] = 1;
+          const d = Array.from(v, (y, i) => (valid[i] === 0 ? 0n : BigInt(y - min)));
+          const expected = packFields([{ bits: groupBits, lo: group, hi: null }, field(keyBits, d)], n);
+          const got = packGroupAndExact(group, groupBits, v, valid, min, keyBits, n);
+          expect(got.length).toBe(groupBits + keyBits > 32 ? 2 : 1);
+          if (expected.length === 0) expect(got.every((w) => w.every((y) => y === 0))).toBe(true);
+          else expect(got.map((w) => Array.from(w))).toEqual(expected.map((w) => Array.from(w)));
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 
   it('random fields: the words order rows as the concatenated fields; the two-field pass equals the general one', () => {

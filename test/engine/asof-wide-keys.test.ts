@@ -1,0 +1,77 @@
+/**
+ * asofJoin through the whole engine against the naive reference with int64 keys spread far
+ * apart: the worker packs each side's group id with its range-reduced key into the radix sort's
+ * words (src/worker/sort-keys packGroupAndExact), in one word up to 32 bits, two words up to 53
+ * (cut at 22 or 32 bits), and keeps them apart beyond. Keys are k * spread + j, so ties, gaps
+ * and tolerances still happen, with spans of about 2^20, 2^40 and 2^52 (a by key's groups then
+ * take the total past 53 bits).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { FieldDesc } from '../../src/types/column.js';
+import { referenceAsof } from '../support/asof-reference.js';
+import { batchSizeArb, enginePool, settingArb } from '../support/engines.js';
+import { columnValues, makeTable, rowsOf, type JsValue } from '../support/tables.js';
+
+const engineFor = enginePool();
+const I64 = { kind: 'int', bits: 64, signed: true } as const;
+const leftSchema: FieldDesc[] = [
+  { name: 'sym', type: { kind: 'utf8' }, nullable: true },
+  { name: 'ts', type: I64, nullable: true },
+  { name: 'lv', type: { kind: 'int', bits: 32, signed: true }, nullable: false },
+];
+const rightSchema: FieldDesc[] = [
+  { name: 'sym', type: { kind: 'utf8' }, nullable: true },
+  { name: 'ts', type: I64, nullable: true },
+  { name: 'rv', type: { kind: 'int', bits: 32, signed: true }, nullable: false },
+];
+
+const SPREADS = [2n ** 15n, 2n ** 35n, 2n ** 47n];
+const sym = fc.constantFrom<JsValue>('A', 'B', 'C', 'D', 'E', null);
+
+function rowArb(spread: bigint, payload: string) {
+  const ts = fc.oneof(
+    { weight: 9, arbitrary: fc.tuple(fc.integer({ min: -15, max: 30 }), fc.integer({ min: 0, max: 3 })).map(([k, j]) => BigInt(k) * spread + BigInt(j)) },
+    { weight: 1, arbitrary: fc.constant(null) },
+  );
+  return fc.record({ sym, ts, [payload]: fc.integer({ min: -9, max: 9 }) });
+}
+
+const options = fc.record({
+  by: fc.constantFrom<undefined | string>(undefined, 'sym'),
+  direction: fc.constantFrom('backward', 'forward', 'nearest') as fc.Arbitrary<'backward' | 'forward' | 'nearest'>,
+  tolerance: fc.constantFrom<undefined | bigint>(undefined, 0n, 2n),
+  allowExactMatches: fc.boolean(),
+});
+
+const columnsOf = (schema: FieldDesc[], rows: Array<Record<string, JsValue>>): Record<string, JsValue[]> =>
+  Object.fromEntries(schema.map((f) => [f.name, rows.map((r) => r[f.name]!)]));
+
+describe('asofJoin with widely spread int64 keys vs the naive reference', () => {
+  for (const spread of SPREADS) {
+    it(`keys k * 2^${spread.toString(2).length - 1} + j`, async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(rowArb(spread, 'lv'), { maxLength: 60 }),
+          fc.array(rowArb(spread, 'rv'), { maxLength: 60 }),
+          options,
+          settingArb,
+          batchSizeArb,
+          async (left, right, opt, setting, batch) => {
+            const joinOpts = { on: 'ts', by: opt.by, direction: opt.direction, tolerance: opt.tolerance, allowExactMatches: opt.allowExactMatches };
+            const lcols = columnsOf(leftSchema, left);
+            const rcols = columnsOf(rightSchema, right);
+            const e = engineFor(setting);
+            const out = await e.fromArrow(makeTable(leftSchema, lcols, batch)).asofJoin(e.fromArrow(makeTable(rightSchema, rcols, batch)), joinOpts).collect();
+            const lrows = rowsOf(leftSchema, lcols);
+            const rrows = rowsOf(rightSchema, rcols);
+            const match = referenceAsof(lrows, rrows, leftSchema, rightSchema, joinOpts);
+            expect(columnValues(out, 'lv')).toEqual(lrows.map((r) => r.lv));
+            expect(columnValues(out, 'rv')).toEqual(match.map((m) => (m === null ? null : rrows[m]!.rv)));
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+  }
+});
