@@ -3,7 +3,7 @@
  * keys as exact doubles v - base (no BigInt per row), when the keys are large (beyond ±2^52 in
  * the common unit, e.g. ns timestamps) but their span is not.
  */
-import type { KeyColumn } from '../types/keys.js';
+import type { Allocator, KeyColumn } from '../types/keys.js';
 import type { AsofKeyPlan, NormalizedKey } from './asof-key-types.js';
 import { keyConversion, wAt, wFactor, wordViews, type KeyConversion } from './asof-key-conversion.js';
 import { TWO32 as P32 } from './int64-words.js';
@@ -94,11 +94,19 @@ export function asofKeyBase(cols: KeyColumn[], plan: AsofKeyPlan): bigint | null
   return min;
 }
 
+/** A column's NULL bytes for its first n rows, copied (the key's own), or null. */
+export function copyValid(valid: Uint8Array | null, n: number, alloc: Allocator): Uint8Array | null {
+  if (valid === null) return null;
+  const out = alloc(Uint8Array, n, 'overwritten');
+  out.set(valid.subarray(0, n));
+  return out;
+}
+
 /** `normalizeAsofKey` with a base: exact doubles v - base, no BigInt per row. */
-export function normalizeRebased(col: KeyColumn, c: KeyConversion, base: bigint): NormalizedKey {
+export function normalizeRebased(col: KeyColumn, c: KeyConversion, base: bigint, alloc: Allocator): NormalizedKey {
   const n = col.length;
-  const valid = col.valid === null ? null : col.valid.slice(0, n);
-  const values = new Float64Array(n);
+  const valid = copyValid(col.valid, n, alloc);
+  const values = alloc(Float64Array, n); // invalid rows stay 0
   const F = wFactor(c);
   const bigF = BigInt(F);
   const Bq = floorDiv(base, bigF);

@@ -18,9 +18,10 @@
  * O(n) per column (plus one Intl lookup set per distinct DATE in the zoned case); `asofKeyBase`
  * takes a few BigInts per column.
  */
-import type { KeyColumn } from '../types/keys.js';
+import type { Allocator, KeyColumn } from '../types/keys.js';
+import { localAlloc } from '../columns/arena.js';
 import type { AsofKeyPlan, NormalizedKey } from './asof-key-types.js';
-import { normalizeRebased } from './asof-key-base.js';
+import { copyValid, normalizeRebased } from './asof-key-base.js';
 import { keyConversion, wordViews } from './asof-key-conversion.js';
 import { addLimbs, divScratch, divWords, limbScratch, limbsOfWords, TWO32 as P32 } from './int64-words.js';
 
@@ -31,7 +32,7 @@ const P52 = 4503599627370496;
  * `asofKeyBase` over both sides; integer/temporal keys only, ignored for float/string keys) the
  * result is the exact doubles v - base.
  */
-export function normalizeAsofKey(col: KeyColumn, plan: AsofKeyPlan, base?: bigint | null): NormalizedKey {
+export function normalizeAsofKey(col: KeyColumn, plan: AsofKeyPlan, base?: bigint | null, alloc: Allocator = localAlloc): NormalizedKey {
   const t = col.type;
   const n = col.length;
   if (plan.cls === 'string') {
@@ -41,12 +42,12 @@ export function normalizeAsofKey(col: KeyColumn, plan: AsofKeyPlan, base?: bigin
   if (plan.cls === 'float') {
     if (t.kind !== 'float') throw new TypeError(`asof: float key expected, got ${t.kind}`);
     const src = col.values as Float32Array | Float64Array;
-    const values = new Float64Array(n);
-    let valid: Uint8Array | null = col.valid === null ? null : col.valid.slice(0, n);
+    const values = alloc(Float64Array, n, 'overwritten');
+    let valid: Uint8Array | null = copyValid(col.valid, n, alloc);
     for (let i = 0; i < n; i++) {
       const v = src[i]!;
       if (v !== v) {
-        if (valid === null) valid = new Uint8Array(n).fill(1);
+        if (valid === null) valid = alloc(Uint8Array, n, 'overwritten').fill(1);
         valid[i] = 0;
         values[i] = 0;
       } else values[i] = v + 0; // -0 + 0 = +0
@@ -55,11 +56,11 @@ export function normalizeAsofKey(col: KeyColumn, plan: AsofKeyPlan, base?: bigin
   }
   // integer or temporal: exact integers in a common unit
   const conv = keyConversion(t, plan);
-  if (base !== undefined && base !== null) return normalizeRebased(col, conv, base);
+  if (base !== undefined && base !== null) return normalizeRebased(col, conv, base, alloc);
   const factor = conv.factor;
-  const valid = col.valid === null ? null : col.valid.slice(0, n);
+  const valid = copyValid(col.valid, n, alloc);
   const vals = col.values;
-  const values = new Float64Array(n);
+  const values = alloc(Float64Array, n); // invalid rows stay 0
   let fits = true;
   // 64-bit values are read as 32-bit words (little-endian), never as BigInt.
   const words = wordViews(vals);
@@ -154,16 +155,19 @@ export function widenAsofKey(key: NormalizedKey): Extract<NormalizedKey, { kind:
   return { kind: 'wide', h, m, l, valid: key.valid };
 }
 
-/** The key of sorted position p is `key[order[p]]`: gathers a key into sorted order. */
-export function permuteAsofKey(key: NormalizedKey, order: ArrayLike<number>): NormalizedKey {
+/**
+ * The key of sorted position p is `key[order[p]]`: gathers a key into sorted order (a doubles
+ * key and its NULL bytes from `alloc`, the other forms new).
+ */
+export function permuteAsofKey(key: NormalizedKey, order: ArrayLike<number>, alloc: Allocator = localAlloc): NormalizedKey {
   const n = order.length;
   let valid: Uint8Array | null = null;
   if (key.valid !== null) {
-    valid = new Uint8Array(n);
+    valid = alloc(Uint8Array, n, 'overwritten');
     for (let p = 0; p < n; p++) valid[p] = key.valid[order[p]!]!;
   }
   if (key.kind === 'f64') {
-    const values = new Float64Array(n);
+    const values = alloc(Float64Array, n, 'overwritten');
     for (let p = 0; p < n; p++) values[p] = key.values[order[p]!]!;
     return { kind: 'f64', exact: key.exact, values, valid };
   }

@@ -59,8 +59,8 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
   );
   // one common base for both sides keeps large integer/temporal keys (e.g. ns timestamps) in exact doubles
   const base = asofKeyBase([lk[spec.leftOn]!, rk[spec.rightOn]!], spec.key);
-  const lkey = normalizeAsofKey(lk[spec.leftOn]!, spec.key, base);
-  const rkey = normalizeAsofKey(rk[spec.rightOn]!, spec.key, base);
+  const lkey = normalizeAsofKey(lk[spec.leftOn]!, spec.key, base, scratchAlloc);
+  const rkey = normalizeAsofKey(rk[spec.rightOn]!, spec.key, base, scratchAlloc);
   const ls = sortSide(probeIds, groups, lkey, lk[spec.leftOn]!);
   const rs = sortSide(buildIds, groups, rkey, rk[spec.rightOn]!);
 
@@ -82,8 +82,8 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
   }
 
   const match = asofMatch({
-    left: { n: ls.n, groupStarts: ls.groupStarts, key: permuteAsofKey(lkey, ls.perm.subarray(0, ls.n)) },
-    right: { n: rs.n, groupStarts: rs.groupStarts, key: permuteAsofKey(rkey, rs.perm.subarray(0, rs.n)) },
+    left: { n: ls.n, groupStarts: ls.groupStarts, key: permuteAsofKey(lkey, ls.perm.subarray(0, ls.n), scratchAlloc) },
+    right: { n: rs.n, groupStarts: rs.groupStarts, key: permuteAsofKey(rkey, rs.perm.subarray(0, rs.n), scratchAlloc) },
     direction: spec.direction,
     tolerance: spec.tolerance,
     allowExactMatches: spec.allowExactMatches,

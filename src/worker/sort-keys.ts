@@ -432,16 +432,39 @@ export function packGroupAndExact(group: Uint32Array, groupBits: number, v: Floa
   const total = groupBits + keyBits;
   if (total > 53) throw new RangeError(`packGroupAndExact: ${total} bits are more than a double holds exactly`);
   const scale = 2 ** keyBits;
-  const low = 2 ** cutOf(total);
   const w0 = alloc(n);
-  const w1 = total > 32 ? alloc(n) : null;
-  for (let i = 0; i < n; i++) {
-    const c = group[i]! * scale + (valid === null || valid[i] !== 0 ? v[i]! - min : 0);
-    const h = Math.floor(c / low);
-    w0[i] = c - h * low;
-    if (w1 !== null) w1[i] = h;
+  if (total <= 32) {
+    joinExact(group, v, valid, min, scale, w0, n);
+    return [w0];
   }
-  return w1 === null ? [w0] : [w1, w0];
+  const w1 = alloc(n);
+  splitExact(group, v, valid, min, scale, cutOf(total), w0, w1, n);
+  return [w1, w0];
+}
+
+function joinExact(group: Uint32Array, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, w: Uint32Array, n: number): void {
+  for (let i = 0; i < n; i++) w[i] = group[i]! * scale + (valid === null || valid[i] !== 0 ? v[i]! - min : 0);
+}
+
+/** splitLow for an exact key; the high part by a multiply and a truncation (it is below 2^31), not a division. */
+function splitExact(group: Uint32Array, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
+  const low = 2 ** cut;
+  const inverse = 2 ** -cut;
+  if (valid === null) {
+    for (let i = 0; i < n; i++) {
+      const c = group[i]! * scale + (v[i]! - min);
+      const h = (c * inverse) | 0;
+      w1[i] = h;
+      w0[i] = c - h * low;
+    }
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = group[i]! * scale + (valid[i] !== 0 ? v[i]! - min : 0);
+    const h = (c * inverse) | 0;
+    w1[i] = h;
+    w0[i] = c - h * low;
+  }
 }
 
 function joinLow(a: Uint32Array, b: Uint32Array, scale: number, w: Uint32Array, n: number): void {
