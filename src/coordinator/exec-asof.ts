@@ -360,7 +360,11 @@ export async function* execAsof(ctx: RunContext, plan: AsofStagePlan, leftStage:
   }
 }
 
-/** Scratch per row of an ASOF task beyond its loaded input (group ids, key words, sort, match). */
+/**
+ * Scratch per row of an ASOF task beyond its loaded input: group ids (4), the normalized key
+ * (8) and its sorted copy (8), the sort (permutation 4, while it runs words 8, group word 4 and
+ * its buffers 12), the match and picks (9, left rows): about 41 at the peak.
+ */
 const TASK_ROW_BYTES = 64;
 
 /** A task's scratch loan: its loaded input, TASK_ROW_BYTES per row, and its left rows' outputs. */

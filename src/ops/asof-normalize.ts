@@ -156,8 +156,8 @@ export function widenAsofKey(key: NormalizedKey): Extract<NormalizedKey, { kind:
 }
 
 /**
- * The key of sorted position p is `key[order[p]]`: gathers a key into sorted order (a doubles
- * key and its NULL bytes from `alloc`, the other forms new).
+ * The key of sorted position p is `key[order[p]]`: gathers a key into sorted order (its NULL
+ * bytes and a doubles key's values from `alloc`; limbs and strings new).
  */
 export function permuteAsofKey(key: NormalizedKey, order: ArrayLike<number>, alloc: Allocator = localAlloc): NormalizedKey {
   const n = order.length;

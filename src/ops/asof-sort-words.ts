@@ -34,41 +34,26 @@ export function asofSortFields(key: NormalizedKey, alloc: Allocator = localAlloc
  * less the least, exact): v - min is below 2^bits. No valid value: min 0, bits 0.
  */
 export function asofExactRange(v: Float64Array, valid: Uint8Array | null): { min: number; bits: number } {
-  const range = valid === null ? rangeAll(v) : rangeValid(v, valid);
-  const min = range[0]!;
-  const max = range[1]!;
+  // A loop per NULL form, the extremes by selects: no branch a row to mispredict.
+  let min = Infinity;
+  let max = -Infinity;
+  if (valid === null) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i]!;
+      min = x < min ? x : min;
+      max = x > max ? x : max;
+    }
+  } else {
+    for (let i = 0; i < v.length; i++) {
+      if (valid[i] === 0) continue;
+      const x = v[i]!;
+      min = x < min ? x : min;
+      max = x > max ? x : max;
+    }
+  }
   if (min === Infinity) return { min: 0, bits: 0 };
   const span = max - min;
   return { min, bits: span < P32 ? 32 - Math.clz32(span) : 64 - Math.clz32(Math.floor(span / P32)) };
-}
-
-const RANGE = new Float64Array(2);
-
-function rangeAll(v: Float64Array): Float64Array {
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i]!;
-    min = x < min ? x : min;
-    max = x > max ? x : max;
-  }
-  RANGE[0] = min;
-  RANGE[1] = max;
-  return RANGE;
-}
-
-function rangeValid(v: Float64Array, valid: Uint8Array): Float64Array {
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = 0; i < v.length; i++) {
-    if (valid[i] === 0) continue;
-    const x = v[i]!;
-    min = x < min ? x : min;
-    max = x > max ? x : max;
-  }
-  RANGE[0] = min;
-  RANGE[1] = max;
-  return RANGE;
 }
 
 /** Exact integers in doubles (|v| <= 2^52) as v - min over the valid rows (0 bits: all equal). */

@@ -161,7 +161,7 @@ function take(n: number): Uint32Array {
  */
 function sortSide(ids: Int32Array, groups: number, key: NormalizedKey, raw: KeyColumn): SortedSide {
   const n = ids.length;
-  const perm = scratchAlloc(Uint32Array, n);
+  const perm = scratchAlloc(Uint32Array, n, 'overwritten'); // argsortWords writes all n
   const mark = scratchMark();
   const gword = scratchAlloc(Uint32Array, n, 'overwritten');
   let matchable = 0;

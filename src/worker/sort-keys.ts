@@ -410,23 +410,24 @@ export function packFields(all: KeyField[], n: number, alloc: Alloc = freshAlloc
  */
 function packTwo(a: KeyField, b: KeyField, total: number, n: number, alloc: Alloc): Uint32Array[] {
   const scale = 2 ** b.bits;
-  const low = 2 ** cutOf(total);
   const w0 = alloc(n);
   if (total <= 32) {
     joinLow(a.lo, b.lo, scale, w0, n);
     return [w0];
   }
   const w1 = alloc(n);
-  if (b.hi === null) splitLow(a.lo, b.lo, scale, low, w0, w1, n);
-  else splitWide(a.lo, b.lo, b.hi, scale, low, w0, w1, n);
+  const cut = cutOf(total);
+  if (b.hi === null) splitLow(a.lo, b.lo, scale, cut, w0, w1, n);
+  else splitWide(a.lo, b.lo, b.hi, scale, cut, w0, w1, n);
   return [w1, w0];
 }
 
 /**
  * A group id of `groupBits` and an exact integer key, the field v - min of `keyBits` (invalid
  * rows: 0), packed as packFields packs the two fields, in one pass and without the key's words:
- * each row's group * 2^keyBits + (v - min) is an exact double. The values' span must fit
- * keyBits and the two 53 bits.
+ * each row's group * 2^keyBits + (v - min) is an exact double. Every group must be below
+ * 2^groupBits and every valid v in [min, min + 2^keyBits), the two at most 53 bits: else the
+ * words are wrong, not an error.
  */
 export function packGroupAndExact(group: Uint32Array, groupBits: number, v: Float64Array, valid: Uint8Array | null, min: number, keyBits: number, n: number, alloc: Alloc = freshAlloc): Uint32Array[] {
   const total = groupBits + keyBits;
@@ -443,10 +444,14 @@ export function packGroupAndExact(group: Uint32Array, groupBits: number, v: Floa
 }
 
 function joinExact(group: Uint32Array, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, w: Uint32Array, n: number): void {
-  for (let i = 0; i < n; i++) w[i] = group[i]! * scale + (valid === null || valid[i] !== 0 ? v[i]! - min : 0);
+  if (valid === null) for (let i = 0; i < n; i++) w[i] = group[i]! * scale + (v[i]! - min);
+  else for (let i = 0; i < n; i++) w[i] = group[i]! * scale + (valid[i] !== 0 ? v[i]! - min : 0);
 }
 
-/** splitLow for an exact key; the high part by a multiply and a truncation (it is below 2^31), not a division. */
+// The two-word cuts below: a value c < 2^53 cut at 2^cut (22 or 32) has its high part
+// (c * 2^-cut) | 0, below 2^31, exact: a multiply and a truncation instead of a division.
+
+/** splitLow for an exact key. */
 function splitExact(group: Uint32Array, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
   const low = 2 ** cut;
   const inverse = 2 ** -cut;
@@ -471,21 +476,25 @@ function joinLow(a: Uint32Array, b: Uint32Array, scale: number, w: Uint32Array, 
   for (let i = 0; i < n; i++) w[i] = a[i]! * scale + b[i]!;
 }
 
-function splitLow(a: Uint32Array, b: Uint32Array, scale: number, low: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
+function splitLow(a: Uint32Array, b: Uint32Array, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
+  const low = 2 ** cut;
+  const inverse = 2 ** -cut;
   for (let i = 0; i < n; i++) {
     const c = a[i]! * scale + b[i]!;
-    const h = Math.floor(c / low);
+    const h = (c * inverse) | 0;
     w1[i] = h;
     w0[i] = c - h * low;
   }
 }
 
-function splitWide(a: Uint32Array, bLo: Uint32Array, bHi: Uint32Array, scale: number, low: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
+function splitWide(a: Uint32Array, bLo: Uint32Array, bHi: Uint32Array, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
+  const low = 2 ** cut;
+  const inverse = 2 ** -cut;
   for (let i = 0; i < n; i++) {
     const c = a[i]! * scale + bHi[i]! * 4294967296 + bLo[i]!;
-    const h = Math.floor(c / low);
-    w0[i] = c - h * low;
+    const h = (c * inverse) | 0;
     w1[i] = h;
+    w0[i] = c - h * low;
   }
 }
 
@@ -512,13 +521,13 @@ function wholeDigitsPay(total: number, words: number): boolean {
   return digitCount(whole) < digitCount(aligned);
 }
 
-const LOW_WORD_MASK = (1 << WHOLE_DIGITS_BITS) - 1;
+const WHOLE_DIGITS_MASK = (1 << WHOLE_DIGITS_BITS) - 1;
 
 /** Two 32-bit-aligned words (low, high) in place as 22 low bits and the rest. */
 function resplit2(w0: Uint32Array, w1: Uint32Array, n: number): void {
   for (let i = 0; i < n; i++) {
     const a = w0[i]!;
-    w0[i] = a & LOW_WORD_MASK;
+    w0[i] = a & WHOLE_DIGITS_MASK;
     w1[i] = (a >>> WHOLE_DIGITS_BITS) | (w1[i]! << (32 - WHOLE_DIGITS_BITS));
   }
 }
@@ -529,8 +538,8 @@ function resplit3(w0: Uint32Array, w1: Uint32Array, w2: Uint32Array, n: number):
   for (let i = 0; i < n; i++) {
     const a = w0[i]!;
     const b = w1[i]!;
-    w0[i] = a & LOW_WORD_MASK;
-    w1[i] = ((a >>> WHOLE_DIGITS_BITS) | (b << (32 - WHOLE_DIGITS_BITS))) & LOW_WORD_MASK;
+    w0[i] = a & WHOLE_DIGITS_MASK;
+    w1[i] = ((a >>> WHOLE_DIGITS_BITS) | (b << (32 - WHOLE_DIGITS_BITS))) & WHOLE_DIGITS_MASK;
     w2[i] = (b >>> second) | (w2[i]! << (32 - second));
   }
 }

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FieldDesc } from '../../src/types/column.js';
 import { referenceAsof } from '../support/asof-reference.js';
-import { batchSizeArb, enginePool, settingArb } from '../support/engines.js';
+import { batchSizeArb, enginePool, settingArb, SETTINGS } from '../support/engines.js';
 import { columnValues, makeTable, rowsOf, type JsValue } from '../support/tables.js';
 
 const engineFor = enginePool();
@@ -47,15 +47,22 @@ const options = fc.record({
 const columnsOf = (schema: FieldDesc[], rows: Array<Record<string, JsValue>>): Record<string, JsValue[]> =>
   Object.fromEntries(schema.map((f) => [f.name, rows.map((r) => r[f.name]!)]));
 
+const INLINE_ONE_PARTITION = SETTINGS[0]!;
+
 describe('asofJoin with widely spread int64 keys vs the naive reference', () => {
-  for (const spread of SPREADS) {
-    it(`keys k * 2^${spread.toString(2).length - 1} + j`, async () => {
+  // Small sides sort by insertion (below 64 rows); a few hundred rows in one partition take the radix sort.
+  const cases = SPREADS.flatMap((spread) => [
+    { spread, rows: 60, setting: settingArb, runs: 60 },
+    { spread, rows: 400, setting: fc.constant(INLINE_ONE_PARTITION), runs: 8 },
+  ]);
+  for (const { spread, rows, setting: settingOf, runs } of cases) {
+    it(`keys k * 2^${spread.toString(2).length - 1} + j, up to ${rows} rows a side`, async () => {
       await fc.assert(
         fc.asyncProperty(
-          fc.array(rowArb(spread, 'lv'), { maxLength: 60 }),
-          fc.array(rowArb(spread, 'rv'), { maxLength: 60 }),
+          fc.array(rowArb(spread, 'lv'), { maxLength: rows, minLength: rows > 64 ? rows / 2 : 0 }),
+          fc.array(rowArb(spread, 'rv'), { maxLength: rows, minLength: rows > 64 ? rows / 2 : 0 }),
           options,
-          settingArb,
+          settingOf,
           batchSizeArb,
           async (left, right, opt, setting, batch) => {
             const joinOpts = { on: 'ts', by: opt.by, direction: opt.direction, tolerance: opt.tolerance, allowExactMatches: opt.allowExactMatches };
@@ -70,7 +77,7 @@ describe('asofJoin with widely spread int64 keys vs the naive reference', () => 
             expect(columnValues(out, 'rv')).toEqual(match.map((m) => (m === null ? null : rrows[m]!.rv)));
           },
         ),
-        { numRuns: 60 },
+        { numRuns: runs },
       );
     });
   }
