@@ -74,24 +74,42 @@ function wRange(col: KeyColumn, c: KeyConversion): [bigint, bigint] | null | und
  * O(n) over 32-bit words, a few BigInts per column.
  */
 export function asofKeyBase(cols: KeyColumn[], plan: AsofKeyPlan): bigint | null {
-  if (plan.cls !== 'integer' && plan.cls !== 'temporal') return null;
+  return asofKeyRanges(cols, plan).base;
+}
+
+/**
+ * asofKeyBase, and what its pass over the words also gives: each column's least and greatest
+ * valid key as `normalizeAsofKey` with that base makes them (exact doubles; null: no valid key).
+ * `spans` is null where the keys do not become exact doubles (float and string keys, limbs,
+ * values that cannot be rebased).
+ */
+export function asofKeyRanges(cols: KeyColumn[], plan: AsofKeyPlan): { base: bigint | null; spans: Array<[number, number] | null> | null } {
+  const none = { base: null, spans: null };
+  if (plan.cls !== 'integer' && plan.cls !== 'temporal') return none;
   let min: bigint | null = null;
   let max: bigint | null = null;
+  const scaled: Array<[bigint, bigint] | null> = [];
   for (const col of cols) {
     const c = keyConversion(col.type, plan);
     const r = wRange(col, c);
-    if (r === undefined) return null;
-    if (r === null) continue;
+    if (r === undefined) return none;
+    if (r === null) {
+      scaled.push(null);
+      continue;
+    }
+    // a key is w * F in the common unit (rebased: less the base)
     const f = BigInt(wFactor(c));
     const lo = r[0] * f;
     const hi = r[1] * f;
+    scaled.push([lo, hi]);
     if (min === null || lo < min) min = lo;
     if (max === null || hi > max) max = hi;
   }
-  if (min === null || max === null) return null;
-  if (min >= -P52n && max <= P52n) return null;
-  if (max - min > P52n) return null;
-  return min;
+  if (min === null || max === null) return { base: null, spans: scaled.map(() => null) };
+  if (max - min > P52n && !(min >= -P52n && max <= P52n)) return none;
+  const base = min >= -P52n && max <= P52n ? null : min;
+  const shift = base ?? 0n;
+  return { base, spans: scaled.map((r) => (r === null ? null : [Number(r[0] - shift), Number(r[1] - shift)])) };
 }
 
 /** A column's NULL bytes for its first n rows, copied (the key's own), or null. */

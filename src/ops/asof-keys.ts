@@ -13,10 +13,10 @@
  */
 export { asofKeyLength, NS_PER_UNIT, temporalUnit, UNIT_RANK, type AsofKeyClass, type AsofKeyPlan, type AsofUnit, type NormalizedKey } from './asof-key-types.js';
 export { makeAsofTolerance, type NormalizedTolerance } from './asof-tolerance.js';
-export { asofKeyBase } from './asof-key-base.js';
+export { asofKeyBase, asofKeyRanges } from './asof-key-base.js';
 export { normalizeAsofKey, permuteAsofKey, widenAsofKey } from './asof-normalize.js';
 export { ZoneMidnights, zoneOffsetSeconds } from './zone-midnights.js';
 export { asofGapWithin, compareAsofGaps, compareAsofKeys, gapSignF, gapSignLimbs, scaledDouble, withinF, withinLimbs } from './asof-gaps.js';
 export { compareUtf8, utf8Ranks } from './asof-string-keys.js';
-export { asofExactRange, asofSortFields } from './asof-sort-words.js';
+export { asofExactRange, asofSortFields, exactRangeOf } from './asof-sort-words.js';
 export { cmpLimbs, limbGap, limbScratch } from './int64-words.js';

@@ -51,7 +51,11 @@ export function asofExactRange(v: Float64Array, valid: Uint8Array | null): { min
       max = x > max ? x : max;
     }
   }
-  if (min === Infinity) return { min: 0, bits: 0 };
+  return min === Infinity ? { min: 0, bits: 0 } : exactRangeOf(min, max);
+}
+
+/** The least exact key and the bits of the span up to the greatest (both within ±2^52). */
+export function exactRangeOf(min: number, max: number): { min: number; bits: number } {
   const span = max - min;
   return { min, bits: span < P32 ? 32 - Math.clz32(span) : 64 - Math.clz32(Math.floor(span / P32)) };
 }

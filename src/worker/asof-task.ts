@@ -16,7 +16,7 @@ import { gatherData } from '../columns/gather.js';
 import { toKeyColumn } from '../columns/shared.js';
 import { evaluatePredicate } from '../expr/evaluate.js';
 import { asofMatch } from '../ops/asof-join.js';
-import { asofExactRange, asofKeyBase, asofSortFields, normalizeAsofKey, permuteAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
+import { asofExactRange, asofKeyRanges, asofSortFields, exactRangeOf, normalizeAsofKey, permuteAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
 import type { KeyColumn, KeyField } from '../types/keys.js';
 import type { AsofTask, KernelResult } from '../types/tasks.js';
 import { groupStartsOf, matchGroupIds } from './group-ids.js';
@@ -57,12 +57,13 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
     left.n,
     spec.nullsEqual,
   );
-  // one common base for both sides keeps large integer/temporal keys (e.g. ns timestamps) in exact doubles
-  const base = asofKeyBase([lk[spec.leftOn]!, rk[spec.rightOn]!], spec.key);
+  // one common base for both sides keeps large integer/temporal keys (e.g. ns timestamps) in
+  // exact doubles; the same pass gives each side's range, which its sort words need
+  const { base, spans } = asofKeyRanges([lk[spec.leftOn]!, rk[spec.rightOn]!], spec.key);
   const lkey = normalizeAsofKey(lk[spec.leftOn]!, spec.key, base, scratchAlloc);
   const rkey = normalizeAsofKey(rk[spec.rightOn]!, spec.key, base, scratchAlloc);
-  const ls = sortSide(probeIds, groups, lkey, lk[spec.leftOn]!);
-  const rs = sortSide(buildIds, groups, rkey, rk[spec.rightOn]!);
+  const ls = sortSide(probeIds, groups, lkey, lk[spec.leftOn]!, spans?.[0]);
+  const rs = sortSide(buildIds, groups, rkey, rk[spec.rightOn]!, spans?.[1]);
 
   let checkPairs: ((lp: Int32Array, rp: Int32Array, count: number) => Uint8Array) | undefined;
   if (spec.condition) {
@@ -159,30 +160,34 @@ function take(n: number): Uint32Array {
  * key keeps its words apart from the group's, whose constant bits the sort drops. The words
  * live in scratch only while the sort runs.
  */
-function sortSide(ids: Int32Array, groups: number, key: NormalizedKey, raw: KeyColumn): SortedSide {
+function sortSide(ids: Int32Array, groups: number, key: NormalizedKey, raw: KeyColumn, span: [number, number] | null | undefined): SortedSide {
   const n = ids.length;
+  const groupStarts = groupStartsOf(ids, groups);
   const perm = scratchAlloc(Uint32Array, n, 'overwritten'); // argsortWords writes all n
   const mark = scratchMark();
-  const gword = scratchAlloc(Uint32Array, n, 'overwritten');
-  let matchable = 0;
-  for (let i = 0; i < n; i++) {
-    const g = ids[i]!;
-    if (g < 0) gword[i] = groups;
-    else {
-      gword[i] = g;
-      matchable++;
-    }
-  }
   const groupBits = 32 - Math.clz32(groups);
   let words: Uint32Array[];
-  const range = key.kind === 'f64' && key.exact ? asofExactRange(key.values, key.valid) : null;
+  // span: the side's least and greatest key (asofKeyRanges), null when it has none
+  const range = !(key.kind === 'f64' && key.exact) ? null : span === undefined ? asofExactRange(key.values, key.valid) : span === null ? exactRangeOf(0, 0) : exactRangeOf(span[0], span[1]);
   if (key.kind === 'f64' && range !== null && groupBits + range.bits <= 53) {
-    words = packGroupAndExact(gword, groupBits, key.values, key.valid, range.min, range.bits, n, take);
+    words = packGroupAndExact(ids, groups, groupBits, key.values, key.valid, range.min, range.bits, n, take);
   } else {
+    const gword = groupWords(ids, groups);
     const fields = sortFields(key, raw);
     words = key.kind === 'utf8' ? packFields([{ bits: groupBits, lo: gword, hi: null }, ...fields], n, take) : [gword, ...fields.flatMap((f) => (f.hi === null ? [f.lo] : [f.hi, f.lo]))];
   }
   argsortWords(words, n, perm);
   scratchRelease(mark);
-  return { n: matchable, perm, groupStarts: groupStartsOf(ids, groups) };
+  // rows with a group sort first: as many as the last group's run ends at
+  return { n: groupStarts[groups]!, perm, groupStarts };
+}
+
+/** The group ids as sort words, -1 (no group) as `groups` (past the last). */
+function groupWords(ids: Int32Array, groups: number): Uint32Array {
+  const gword = take(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const g = ids[i]!;
+    gword[i] = g < 0 ? groups : g;
+  }
+  return gword;
 }

@@ -425,39 +425,43 @@ function packTwo(a: KeyField, b: KeyField, total: number, n: number, alloc: Allo
 /**
  * A group id of `groupBits` and an exact integer key, the field v - min of `keyBits` (invalid
  * rows: 0), packed as packFields packs the two fields, in one pass and without the key's words:
- * each row's group * 2^keyBits + (v - min) is an exact double. Every group must be below
- * 2^groupBits and every valid v in [min, min + 2^keyBits), the two at most 53 bits: else the
- * words are wrong, not an error.
+ * each row's group * 2^keyBits + (v - min) is an exact double. A negative group id counts as
+ * `missing` (e.g. past the last group: rows that sort last). Every group (and `missing`) must be
+ * below 2^groupBits and every valid v in [min, min + 2^keyBits), the two at most 53 bits: else
+ * the words are wrong, not an error.
  */
-export function packGroupAndExact(group: Uint32Array, groupBits: number, v: Float64Array, valid: Uint8Array | null, min: number, keyBits: number, n: number, alloc: Alloc = freshAlloc): Uint32Array[] {
+export function packGroupAndExact(group: Int32Array, missing: number, groupBits: number, v: Float64Array, valid: Uint8Array | null, min: number, keyBits: number, n: number, alloc: Alloc = freshAlloc): Uint32Array[] {
   const total = groupBits + keyBits;
   if (total > 53) throw new RangeError(`packGroupAndExact: ${total} bits are more than a double holds exactly`);
   const scale = 2 ** keyBits;
   const w0 = alloc(n);
   if (total <= 32) {
-    joinExact(group, v, valid, min, scale, w0, n);
+    joinExact(group, missing, v, valid, min, scale, w0, n);
     return [w0];
   }
   const w1 = alloc(n);
-  splitExact(group, v, valid, min, scale, cutOf(total), w0, w1, n);
+  splitExact(group, missing, v, valid, min, scale, cutOf(total), w0, w1, n);
   return [w1, w0];
 }
 
-function joinExact(group: Uint32Array, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, w: Uint32Array, n: number): void {
-  if (valid === null) for (let i = 0; i < n; i++) w[i] = group[i]! * scale + (v[i]! - min);
-  else for (let i = 0; i < n; i++) w[i] = group[i]! * scale + (valid[i] !== 0 ? v[i]! - min : 0);
+function joinExact(group: Int32Array, missing: number, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, w: Uint32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const g = group[i]!;
+    w[i] = (g < 0 ? missing : g) * scale + (valid === null || valid[i] !== 0 ? v[i]! - min : 0);
+  }
 }
 
 // The two-word cuts below: a value c < 2^53 cut at 2^cut (22 or 32) has its high part
 // (c * 2^-cut) | 0, below 2^31, exact: a multiply and a truncation instead of a division.
 
-/** splitLow for an exact key. */
-function splitExact(group: Uint32Array, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
+/** splitLow for an exact key (a loop per NULL form: the common one has no NULL bytes). */
+function splitExact(group: Int32Array, missing: number, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
   const low = 2 ** cut;
   const inverse = 2 ** -cut;
   if (valid === null) {
     for (let i = 0; i < n; i++) {
-      const c = group[i]! * scale + (v[i]! - min);
+      const g = group[i]!;
+      const c = (g < 0 ? missing : g) * scale + (v[i]! - min);
       const h = (c * inverse) | 0;
       w1[i] = h;
       w0[i] = c - h * low;
@@ -465,7 +469,8 @@ function splitExact(group: Uint32Array, v: Float64Array, valid: Uint8Array | nul
     return;
   }
   for (let i = 0; i < n; i++) {
-    const c = group[i]! * scale + (valid[i] !== 0 ? v[i]! - min : 0);
+    const g = group[i]!;
+    const c = (g < 0 ? missing : g) * scale + (valid[i] !== 0 ? v[i]! - min : 0);
     const h = (c * inverse) | 0;
     w1[i] = h;
     w0[i] = c - h * low;

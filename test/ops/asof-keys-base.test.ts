@@ -5,6 +5,7 @@ import { asofMatch } from '../../src/ops/asof-join.js';
 import {
   asofGapWithin,
   asofKeyBase,
+  asofKeyRanges,
   compareAsofGaps,
   compareAsofKeys,
   makeAsofTolerance,
@@ -53,6 +54,17 @@ function side(type: TypeDesc, raw: Raw[], plan: AsofKeyPlan): Side {
 function checkAgree(sides: Side[], plan: AsofKeyPlan, tols: bigint[]): bigint | null {
   const base = asofKeyBase(sides.map((s) => s.col), plan);
   const plain = sides.map((s) => normalizeAsofKey(s.col, plan));
+  // the spans asofKeyRanges reports are each side's least and greatest normalized key
+  const ranges = asofKeyRanges(sides.map((s) => s.col), plan);
+  expect(ranges.base).toBe(base);
+  if (ranges.spans !== null) {
+    sides.forEach((s, k) => {
+      const key = base === null ? plain[k]! : normalizeAsofKey(s.col, plan, base);
+      expect(key.kind === 'f64' && key.exact).toBe(true);
+      const values = key.kind === 'f64' ? Array.from(key.values).filter((_, i) => key.valid === null || key.valid[i] === 1) : [];
+      expect(ranges.spans![k]).toEqual(values.length === 0 ? null : [Math.min(...values), Math.max(...values)]);
+    });
+  }
   if (base === null) return null;
   const rebased = sides.map((s) => normalizeAsofKey(s.col, plan, base));
   const rows: Array<{ s: number; i: number }> = [];

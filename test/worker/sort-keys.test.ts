@@ -305,7 +305,7 @@ describe('packFields', () => {
     }
   });
 
-  it('packGroupAndExact gives the words of packFields([group, v - min]) for every total up to 53 bits', () => {
+  it('packGroupAndExact gives the words of packFields([group, v - min]) for every total up to 53 bits, a negative group as `missing`', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 20 }),
@@ -319,15 +319,18 @@ describe('packFields', () => {
           const next = (): number => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0), x);
           const span = 2 ** keyBits - 1;
           const min = -(2 ** 51) + (next() % 1000);
-          const group = Uint32Array.from({ length: n }, () => (groupBits === 0 ? 0 : next() % 2 ** groupBits));
+          // group ids below 2^groupBits, some -1 (no group), which count as `missing`
+          const missing = groupBits === 0 ? 0 : 2 ** groupBits - 1;
+          const group = Int32Array.from({ length: n }, () => (next() % 7 === 0 ? -1 : groupBits === 0 ? 0 : next() % 2 ** groupBits));
+          const groupWord = Uint32Array.from(group, (g) => (g < 0 ? missing : g));
           const valid = Uint8Array.from({ length: n }, () => (nulls && next() % 5 === 0 ? 0 : 1));
           // the least valid value is min and (for some row) the greatest is min + span
           const v = Float64Array.from({ length: n }, (_, i) => (i === 0 ? min : i === 1 ? min + span : min + Math.floor((span * next()) / 2 ** 32)));
           valid[0] = 1;
           valid[Math.min(1, n - 1)] = 1;
           const d = Array.from(v, (y, i) => (valid[i] === 0 ? 0n : BigInt(y - min)));
-          const expected = packFields([{ bits: groupBits, lo: group, hi: null }, field(keyBits, d)], n);
-          const got = packGroupAndExact(group, groupBits, v, nulls ? valid : null, min, keyBits, n);
+          const expected = packFields([{ bits: groupBits, lo: groupWord, hi: null }, field(keyBits, d)], n);
+          const got = packGroupAndExact(group, missing, groupBits, v, nulls ? valid : null, min, keyBits, n);
           expect(got.length).toBe(groupBits + keyBits > 32 ? 2 : 1);
           if (expected.length === 0) expect(got.every((w) => w.every((y) => y === 0))).toBe(true);
           else expect(got.map((w) => Array.from(w))).toEqual(expected.map((w) => Array.from(w)));
