@@ -23,6 +23,19 @@ const P52 = 4503599627370496;
  */
 
 const P52n = 1n << 52n;
+const P53 = 2 ** 53;
+
+/** The least and greatest hi * 2^32 + lo of n rows, as doubles (n = 0: [Infinity, -Infinity], which fails the check). */
+function doublesRange(lo32: Uint32Array, hi32: Int32Array | Uint32Array, n: number): [number, number] {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const x = hi32[2 * i + 1]! * P32 + lo32[2 * i]!;
+    min = x < min ? x : min;
+    max = x > max ? x : max;
+  }
+  return [min, max];
+}
 /** Range [min, max] of one column's valid w values (exact), null if it has no valid rows, undefined if unsupported. */
 function wRange(col: KeyColumn, c: KeyConversion): [bigint, bigint] | null | undefined {
   const n = col.length;
@@ -30,6 +43,10 @@ function wRange(col: KeyColumn, c: KeyConversion): [bigint, bigint] | null | und
   const words = wordViews(col.values);
   if (words !== null && c.zone === null) {
     const { lo32, hi32 } = words;
+    // As doubles first, branch-free: rounding never reverses an order, so the extremes' doubles
+    // are the doubles of the extremes, exact below 2^53 (microseconds since 1970 are ~2^51).
+    const near = valid === null ? doublesRange(lo32, hi32, n) : null;
+    if (near !== null && Math.abs(near[0]) < P53 && Math.abs(near[1]) < P53) return [BigInt(near[0]), BigInt(near[1])];
     let minH = Infinity;
     let minL = 0;
     let maxH = -Infinity;

@@ -70,6 +70,8 @@ export function normalizeAsofKey(col: KeyColumn, plan: AsofKeyPlan, base?: bigin
   const zone = conv.zone;
   const msDate = conv.msDate;
   const secFactor = conv.secFactor;
+  // The common case (64-bit keys without NULLs or zones) in a loop of its own, branch-free.
+  if (words !== null && zone === null && valid === null && scaledWords(words.lo32, words.hi32, factor, values, n) <= P52) return { kind: 'f64', exact: true, values, valid };
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) continue;
     let raw = small !== null ? small[i]! : hi32![2 * i + 1]! * P32 + lo32![2 * i]!;
@@ -122,6 +124,18 @@ export function normalizeAsofKey(col: KeyColumn, plan: AsofKeyPlan, base?: bigin
     l[i] = limbScratch[2]!;
   }
   return { kind: 'wide', h, m, l, valid };
+}
+
+/** values[i] = (hi * 2^32 + lo) * factor for n rows; returns the greatest |value| (NaN never: integers). */
+function scaledWords(lo32: Uint32Array, hi32: Int32Array | Uint32Array, factor: number, values: Float64Array, n: number): number {
+  let most = 0;
+  for (let i = 0; i < n; i++) {
+    const v = (hi32[2 * i + 1]! * P32 + lo32[2 * i]!) * factor;
+    values[i] = v;
+    const a = v < 0 ? -v : v;
+    most = a > most ? a : most;
+  }
+  return most;
 }
 
 /** An integer-valued double |x| < 2^64 times an integer f < 2^48, as limbs into limbScratch. */
