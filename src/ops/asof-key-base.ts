@@ -45,7 +45,8 @@ function wRange(col: KeyColumn, c: KeyConversion): [bigint, bigint] | null | und
     const { lo32, hi32 } = words;
     // As doubles first, branch-free: rounding never reverses an order, so the extremes' doubles
     // are the doubles of the extremes, exact below 2^53 (microseconds since 1970 are ~2^51).
-    const near = valid === null ? doublesRange(lo32, hi32, n) : null;
+    // (skipped when the first row is already past 2^53, as ns timestamps are: the words' loop decides)
+    const near = valid === null && n > 0 && Math.abs(hi32[1]! * P32 + lo32[0]!) < P53 ? doublesRange(lo32, hi32, n) : null;
     if (near !== null && Math.abs(near[0]) < P53 && Math.abs(near[1]) < P53) return [BigInt(near[0]), BigInt(near[1])];
     let minH = Infinity;
     let minL = 0;

@@ -23,8 +23,9 @@ export function keyColumn(type: TypeDesc, values: unknown[]): KeyColumn {
   const valid = new Uint8Array(n);
   values.forEach((v, i) => (valid[i] = v === null || v === undefined ? 0 : 1));
   const anyNull = valid.includes(0);
-  const big = (v: unknown) => (v === null || v === undefined ? 0n : typeof v === 'bigint' ? v : BigInt(v as number));
-  const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
+  // junk under NULLs (not 0), so code that reads a NULL row's value shows
+  const big = (v: unknown) => (v === null || v === undefined ? -12_345n : typeof v === 'bigint' ? v : BigInt(v as number));
+  const num = (v: unknown) => (v === null || v === undefined ? 77 : Number(v));
   let arr: KeyColumn['values'];
   let offsets: Int32Array | null = null;
   switch (type.kind) {

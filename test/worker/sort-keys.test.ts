@@ -320,7 +320,7 @@ describe('packFields', () => {
           const span = 2 ** keyBits - 1;
           const min = -(2 ** 51) + (next() % 1000);
           // group ids below 2^groupBits, some -1 (no group), which count as `missing`
-          const missing = groupBits === 0 ? 0 : 2 ** groupBits - 1;
+          const missing = groupBits === 0 ? 0 : next() % 2 ** groupBits;
           const group = Int32Array.from({ length: n }, () => (next() % 7 === 0 ? -1 : groupBits === 0 ? 0 : next() % 2 ** groupBits));
           const groupWord = Uint32Array.from(group, (g) => (g < 0 ? missing : g));
           const valid = Uint8Array.from({ length: n }, () => (nulls && next() % 5 === 0 ? 0 : 1));
