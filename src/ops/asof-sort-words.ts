@@ -17,12 +17,12 @@ const P52 = 4503599627370496;
  * passes); float: 64 bits (IEEE bits, sign-flipped); wide: two of 64 bits (h + 2^52, then m
  * and l); utf8: the dense rank of the value among this side's distinct values in byte order.
  * Every field is only valid for sorting this side. Invalid rows (NULL/NaN) get zero; the
- * kernel ignores them wherever they sort. An exact key's words come from `alloc` (a task's
- * scratch), the others' are new.
+ * kernel ignores them wherever they sort. Numbers' words come from `alloc` (a task's scratch);
+ * strings' ranks are new.
  */
 export function asofSortFields(key: NormalizedKey, alloc: Allocator = localAlloc): KeyField[] {
-  if (key.kind === 'f64') return key.exact ? [exactField(key.values, key.valid, alloc)] : [floatField(key.values, key.valid)];
-  if (key.kind === 'wide') return wideFields(key);
+  if (key.kind === 'f64') return key.exact ? [exactField(key.values, key.valid, alloc)] : [floatField(key.values, key.valid, alloc)];
+  if (key.kind === 'wide') return wideFields(key, alloc);
   const ranks = utf8Ranks(key);
   let max = 0;
   for (let i = 0; i < ranks.length; i++) if (ranks[i]! > max) max = ranks[i]!;
@@ -92,10 +92,10 @@ function reducedWide(v: Float64Array, valid: Uint8Array | null, min: number, lo:
 }
 
 /** Doubles by their IEEE bits: negative ones complemented, the others with the sign bit set. */
-function floatField(v: Float64Array, valid: Uint8Array | null): KeyField {
+function floatField(v: Float64Array, valid: Uint8Array | null, alloc: Allocator): KeyField {
   const n = v.length;
-  const hiW = new Uint32Array(n);
-  const loW = new Uint32Array(n);
+  const hiW = alloc(Uint32Array, n); // NULL rows stay 0
+  const loW = alloc(Uint32Array, n);
   const bits = new Uint32Array(v.buffer, v.byteOffset, 2 * n);
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) continue;
@@ -113,11 +113,11 @@ function floatField(v: Float64Array, valid: Uint8Array | null): KeyField {
 }
 
 /** Limbs v = h*2^64 + m*2^32 + l: h + 2^52 as 64 bits, then (m, l). */
-function wideFields(key: Extract<NormalizedKey, { kind: 'wide' }>): KeyField[] {
+function wideFields(key: Extract<NormalizedKey, { kind: 'wide' }>, alloc: Allocator): KeyField[] {
   const n = key.h.length;
   const valid = key.valid;
-  const w0 = new Uint32Array(n);
-  const w1 = new Uint32Array(n);
+  const w0 = alloc(Uint32Array, n); // NULL rows stay 0
+  const w1 = alloc(Uint32Array, n);
   for (let i = 0; i < n; i++) {
     if (valid !== null && valid[i] === 0) continue;
     const b = key.h[i]! + P52;
@@ -125,8 +125,10 @@ function wideFields(key: Extract<NormalizedKey, { kind: 'wide' }>): KeyField[] {
     w0[i] = hi;
     w1[i] = b - hi * P32;
   }
-  const m = key.m.slice();
-  const l = key.l.slice();
+  const m = alloc(Uint32Array, n, 'overwritten');
+  const l = alloc(Uint32Array, n, 'overwritten');
+  m.set(key.m.subarray(0, n));
+  l.set(key.l.subarray(0, n));
   if (valid !== null) for (let i = 0; i < n; i++) if (valid[i] === 0) m[i] = l[i] = 0;
   return [
     { bits: 64, lo: w1, hi: w0 },

@@ -23,8 +23,8 @@ import { groupStartsOf, matchGroupIds } from './group-ids.js';
 import { loadPartition } from './partition-input.js';
 import { claimStaging, scatterDirect, stageDirect, takeDirect } from './direct-output.js';
 import { groupByDestination, noRows, outputRangesOf, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
-import { scratchAlloc, scratchMark, scratchRelease } from './scratch.js';
-import { encodeKeyField, packFields, packGroupAndExact } from './sort-keys.js';
+import { scratchAlloc, scratchMark, scratchRelease, scratchWords } from './scratch.js';
+import { encodeKeyField, fieldWords, packFields, packGroupAndExact } from './sort-keys.js';
 import { argsortWords } from './sort.js';
 
 interface SortedSide {
@@ -145,11 +145,7 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
  * only the distinct values (asofSortFields ranks every row with a comparator).
  */
 function sortFields(key: NormalizedKey, raw: KeyColumn): KeyField[] {
-  return key.kind === 'utf8' ? encodeKeyField(raw, { descending: false, nullsFirst: true }, raw.length, take) : asofSortFields(key, scratchAlloc);
-}
-
-function take(n: number): Uint32Array {
-  return scratchAlloc(Uint32Array, n, 'overwritten');
+  return key.kind === 'utf8' ? encodeKeyField(raw, { descending: false, nullsFirst: true }, raw.length, scratchWords) : asofSortFields(key, scratchAlloc);
 }
 
 /**
@@ -167,14 +163,13 @@ function sortSide(ids: Int32Array, groups: number, key: NormalizedKey, raw: KeyC
   const mark = scratchMark();
   const groupBits = 32 - Math.clz32(groups);
   let words: Uint32Array[];
-  // span: the side's least and greatest key (asofKeyRanges), null when it has none
-  const range = !(key.kind === 'f64' && key.exact) ? null : span === undefined ? asofExactRange(key.values, key.valid) : span === null ? exactRangeOf(0, 0) : exactRangeOf(span[0], span[1]);
+  const range = key.kind === 'f64' && key.exact ? exactRange(key, span) : null;
   if (key.kind === 'f64' && range !== null && groupBits + range.bits <= 53) {
-    words = packGroupAndExact(ids, groups, groupBits, key.values, key.valid, range.min, range.bits, n, take);
+    words = packGroupAndExact(ids, groups, groupBits, key.values, key.valid, range.min, range.bits, n, scratchWords);
   } else {
     const gword = groupWords(ids, groups);
     const fields = sortFields(key, raw);
-    words = key.kind === 'utf8' ? packFields([{ bits: groupBits, lo: gword, hi: null }, ...fields], n, take) : [gword, ...fields.flatMap((f) => (f.hi === null ? [f.lo] : [f.hi, f.lo]))];
+    words = key.kind === 'utf8' ? packFields([{ bits: groupBits, lo: gword, hi: null }, ...fields], n, scratchWords) : [gword, ...fieldWords(fields)];
   }
   argsortWords(words, n, perm);
   scratchRelease(mark);
@@ -182,9 +177,15 @@ function sortSide(ids: Int32Array, groups: number, key: NormalizedKey, raw: KeyC
   return { n: groupStarts[groups]!, perm, groupStarts };
 }
 
+/** An exact key's least value and span bits: from its span (asofKeyRanges; null: no valid key) when known, else a pass over it. */
+function exactRange(key: Extract<NormalizedKey, { kind: 'f64' }>, span: [number, number] | null | undefined): { min: number; bits: number } {
+  if (span === undefined) return asofExactRange(key.values, key.valid);
+  return span === null ? exactRangeOf(0, 0) : exactRangeOf(span[0], span[1]);
+}
+
 /** The group ids as sort words, -1 (no group) as `groups` (past the last). */
 function groupWords(ids: Int32Array, groups: number): Uint32Array {
-  const gword = take(ids.length);
+  const gword = scratchWords(ids.length);
   for (let i = 0; i < ids.length; i++) {
     const g = ids[i]!;
     gword[i] = g < 0 ? groups : g;

@@ -62,3 +62,8 @@ export const scratchAlloc: Allocator = <T extends TypedArray>(ctor: { new (b: Ar
   overflow += bytes;
   return new ctor(length);
 };
+
+/** Uint32 sort words of n rows (at least one) from the scratch, written whole by the caller before any read. */
+export function scratchWords(n: number): Uint32Array {
+  return scratchAlloc(Uint32Array, Math.max(n, 1), 'overwritten');
+}

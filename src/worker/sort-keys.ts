@@ -451,8 +451,16 @@ function joinExact(group: Int32Array, missing: number, v: Float64Array, valid: U
   }
 }
 
-// The two-word cuts below: a value c < 2^53 cut at 2^cut (22 or 32) has its high part
-// (c * 2^-cut) | 0, below 2^31, exact: a multiply and a truncation instead of a division.
+/**
+ * Row i's value c (an exact integer below 2^53) cut at 2^cut (22 or 32) into w1 (above) and w0
+ * (below): the high part (c * 2^-cut) | 0 is below 2^31 and exact, a multiply and a truncation
+ * instead of a division. Every two-word pack writes through this.
+ */
+function putCut(c: number, inverse: number, low: number, w0: Uint32Array, w1: Uint32Array, i: number): void {
+  const h = (c * inverse) | 0;
+  w1[i] = h;
+  w0[i] = c - h * low;
+}
 
 /** splitLow for an exact key (a loop per NULL form: the common one has no NULL bytes). */
 function splitExact(group: Int32Array, missing: number, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
@@ -461,19 +469,13 @@ function splitExact(group: Int32Array, missing: number, v: Float64Array, valid: 
   if (valid === null) {
     for (let i = 0; i < n; i++) {
       const g = group[i]!;
-      const c = (g < 0 ? missing : g) * scale + (v[i]! - min);
-      const h = (c * inverse) | 0;
-      w1[i] = h;
-      w0[i] = c - h * low;
+      putCut((g < 0 ? missing : g) * scale + (v[i]! - min), inverse, low, w0, w1, i);
     }
     return;
   }
   for (let i = 0; i < n; i++) {
     const g = group[i]!;
-    const c = (g < 0 ? missing : g) * scale + (valid[i] !== 0 ? v[i]! - min : 0);
-    const h = (c * inverse) | 0;
-    w1[i] = h;
-    w0[i] = c - h * low;
+    putCut((g < 0 ? missing : g) * scale + (valid[i] !== 0 ? v[i]! - min : 0), inverse, low, w0, w1, i);
   }
 }
 
@@ -484,23 +486,13 @@ function joinLow(a: Uint32Array, b: Uint32Array, scale: number, w: Uint32Array, 
 function splitLow(a: Uint32Array, b: Uint32Array, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
   const low = 2 ** cut;
   const inverse = 2 ** -cut;
-  for (let i = 0; i < n; i++) {
-    const c = a[i]! * scale + b[i]!;
-    const h = (c * inverse) | 0;
-    w1[i] = h;
-    w0[i] = c - h * low;
-  }
+  for (let i = 0; i < n; i++) putCut(a[i]! * scale + b[i]!, inverse, low, w0, w1, i);
 }
 
 function splitWide(a: Uint32Array, bLo: Uint32Array, bHi: Uint32Array, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
   const low = 2 ** cut;
   const inverse = 2 ** -cut;
-  for (let i = 0; i < n; i++) {
-    const c = a[i]! * scale + bHi[i]! * 4294967296 + bLo[i]!;
-    const h = (c * inverse) | 0;
-    w1[i] = h;
-    w0[i] = c - h * low;
-  }
+  for (let i = 0; i < n; i++) putCut(a[i]! * scale + bHi[i]! * 4294967296 + bLo[i]!, inverse, low, w0, w1, i);
 }
 
 /** The bits of the low word when `total` bits (at most 64) are cut into words: all 32 of one word, else 22 or 32 of two. */
@@ -570,6 +562,11 @@ function packAligned(fields: KeyField[], total: number, n: number, alloc: Alloc)
     else orSplit64(w0, w1, w2, f.lo, f.hi, sh, n);
   }
   return lsw;
+}
+
+/** Fields' own words, most significant first, unpacked (for keys whose nominal bits overstate what varies: floats' and limbs'). */
+export function fieldWords(fields: KeyField[]): Uint32Array[] {
+  return fields.flatMap((f) => (f.hi === null ? [f.lo] : [f.hi, f.lo]));
 }
 
 /** Words of one key column alone (range-reduced, constant words dropped). */

@@ -21,16 +21,14 @@
  * (or `out`, which tasks take from their scratch).
  */
 import { iota } from '../columns/array-loops.js';
-import { scratchAlloc, scratchMark, scratchRelease } from './scratch.js';
+import { scratchMark, scratchRelease, scratchWords } from './scratch.js';
 import { encodeKeyField, groupIdField, packFields, RADIX_DIGIT_BITS, type SortKeySpec } from './sort-keys.js';
 import type { KeyField } from '../types/keys.js';
 
 // Temporaries (encoded words, ping-pong buffers) come from the task's scratch loan with stack
 // discipline: a call takes views above the mark and releases them on return.
-function take(n: number): Uint32Array {
-  // every buffer is written whole (a scatter or gather of all n rows) before it is read
-  return scratchAlloc(Uint32Array, Math.max(n, 1), 'overwritten');
-}
+// every buffer is written whole (a scatter or gather of all n rows) before it is read
+const take = scratchWords;
 
 const MAX_DIGIT = RADIX_DIGIT_BITS;
 const SMALL = 64;

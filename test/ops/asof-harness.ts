@@ -8,6 +8,7 @@
  */
 import { asofMatch } from '../../src/ops/asof-join.js';
 import { asofSortFields, normalizeAsofKey, permuteAsofKey, type NormalizedKey } from '../../src/ops/asof-keys.js';
+import { fieldWords } from '../../src/worker/sort-keys.js';
 import { resolveAsof, type AsofOptions } from '../../src/ops/asof-spec.js';
 import type { FieldDesc, TypeDesc } from '../../src/types/column.js';
 import type { KeyColumn } from '../../src/types/keys.js';
@@ -15,7 +16,7 @@ import type { AsofRow } from '../support/asof-reference.js';
 
 /** A key's sort fields as words, most significant first: their lexicographic order is the key order. */
 export function asofSortWords(key: NormalizedKey): Uint32Array[] {
-  return asofSortFields(key).flatMap((f) => (f.hi === null ? [f.lo] : [f.hi, f.lo]));
+  return fieldWords(asofSortFields(key));
 }
 
 export function keyColumn(type: TypeDesc, values: unknown[]): KeyColumn {
