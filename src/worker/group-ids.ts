@@ -18,6 +18,7 @@ import type { Allocator, KeyColumn } from '../types/keys.js';
 import { localAlloc } from '../columns/arena.js';
 import { DENSE_MIN_ROWS, denseGroupIds, denseKeySpan, denseMatchIds } from '../ops/dense-int-keys.js';
 import { readAheadSink } from '../columns/read-ahead.js';
+import { inlineWord } from '../columns/inline-words.js';
 import { allocateStore, keyStoreOf, storeEntry, storeLongEqual, storeRowWords, type KeyStore } from './group-key-store.js';
 import type { TypeDesc } from '../types/column.js';
 import { FIRST_TABLE_KEYS, hashColumns, keyClass, KeyClass, openTableSlots, words64 } from '../shuffle/hash.js';
@@ -673,6 +674,8 @@ export function matchGroupIds(
   if (build_.length === 1) {
     const groups = matchOneIntKey(build_[0]!, probe[0]!, nb, np, nullsEqual, buildIds, probeIds, alloc);
     if (groups >= 0) return { buildIds, probeIds, groups };
+    const strings = matchOneStringKey(build_[0]!, probe[0]!, nb, np, nullsEqual, buildIds, probeIds, alloc);
+    if (strings >= 0) return { buildIds, probeIds, groups: strings };
   }
   const t = build(build_, nb, nullsEqual, false, buildIds, alloc);
   const accs = probe.map(accessor);
@@ -788,6 +791,123 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
     probeIds[i] = id;
   }
   return groups;
+}
+
+/** Words a group of matchOneStringKey's table keeps: hash, byte length, first 8 bytes (two words), first build row. */
+const STRING_GROUP_WORDS = 5;
+
+/**
+ * matchGroupIds' fast path for one string or binary key of one class on both sides (the usual
+ * ASOF `by` of ticker symbols): each row hashed and compared by its length and its first 8
+ * bytes as two words, read once in the loop that probes the table (no hash pass over the rows,
+ * no comparison through accessors and first rows); a longer value's hash takes every byte and
+ * its bytes past the 8th are compared with the group's first build row. Ids as matchGroupIds
+ * gives them. Returns the number of groups, or -1 when the key does not qualify (nothing written).
+ */
+function matchOneStringKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, nullsEqual: boolean, buildIds: Int32Array, probeIds: Int32Array, alloc: Allocator): number {
+  const cls = keyClass(b.type);
+  if ((cls !== KeyClass.Utf8 && cls !== KeyClass.Binary) || keyClass(p.type) !== cls || b.offsets === null || p.offsets === null) return -1;
+  const bBytes = b.values as Uint8Array;
+  const bOffs = b.offsets;
+  // Group g's words at STRING_GROUP_WORDS * g: sized for every row its own group, paid for as groups are made.
+  const keys = alloc(Int32Array, STRING_GROUP_WORDS * Math.max(1, nb), 'overwritten');
+  let slots: Int32Array = alloc(Int32Array, firstTableSlots(nb), 'overwritten').fill(-1);
+  let mask = slots.length - 1;
+  let groups = 0;
+  let nullGroup = -1;
+  const bValid = b.valid;
+  for (let i = 0; i < nb; i++) {
+    if (bValid !== null && bValid[i] === 0) {
+      if (nullsEqual && nullGroup < 0) nullGroup = groups++;
+      buildIds[i] = nullsEqual ? nullGroup : -1;
+      continue;
+    }
+    const s = bOffs[i]!;
+    const e = bOffs[i + 1]!;
+    const w0 = inlineWord(bBytes, s, e);
+    const w1 = inlineWord(bBytes, s + 4, e);
+    const h = stringKeyHash(bBytes, s, e, w0, w1);
+    let q = h & mask;
+    for (;;) {
+      const g = slots[q]!;
+      if (g < 0) {
+        slots[q] = groups;
+        const k = STRING_GROUP_WORDS * groups;
+        keys[k] = h;
+        keys[k + 1] = e - s;
+        keys[k + 2] = w0;
+        keys[k + 3] = w1;
+        keys[k + 4] = i;
+        buildIds[i] = groups++;
+        if ((groups - (nullGroup >= 0 ? 1 : 0)) * 2 > slots.length) {
+          slots = regrowStringSlots(slots, keys, alloc);
+          mask = slots.length - 1;
+        }
+        break;
+      }
+      const k = STRING_GROUP_WORDS * g;
+      if (keys[k] === h && keys[k + 1] === e - s && keys[k + 2] === w0 && keys[k + 3] === w1 && tailsEqual(bBytes, s, e, bBytes, bOffs[keys[k + 4]!]!)) {
+        buildIds[i] = g;
+        break;
+      }
+      q = (q + 1) & mask;
+    }
+  }
+  const pBytes = p.values as Uint8Array;
+  const pOffs = p.offsets;
+  const pValid = p.valid;
+  for (let i = 0; i < np; i++) {
+    if (pValid !== null && pValid[i] === 0) {
+      probeIds[i] = nullsEqual ? nullGroup : -1;
+      continue;
+    }
+    const s = pOffs[i]!;
+    const e = pOffs[i + 1]!;
+    const w0 = inlineWord(pBytes, s, e);
+    const w1 = inlineWord(pBytes, s + 4, e);
+    const h = stringKeyHash(pBytes, s, e, w0, w1);
+    let q = h & mask;
+    let id = -1;
+    for (;;) {
+      const g = slots[q]!;
+      if (g < 0) break;
+      const k = STRING_GROUP_WORDS * g;
+      if (keys[k] === h && keys[k + 1] === e - s && keys[k + 2] === w0 && keys[k + 3] === w1 && tailsEqual(pBytes, s, e, bBytes, bOffs[keys[k + 4]!]!)) {
+        id = g;
+        break;
+      }
+      q = (q + 1) & mask;
+    }
+    probeIds[i] = id;
+  }
+  return groups;
+}
+
+/** A string's hash from its first two words and length; past 8 bytes every further word is mixed in (exported for tests). */
+export function stringKeyHash(bytes: Uint8Array, s: number, e: number, w0: number, w1: number): number {
+  let x = hash64(w0 ^ Math.imul(e - s, 0x9e3779b1), w1);
+  for (let at = s + 8; at < e; at += 4) x = hash64(x, inlineWord(bytes, at, e));
+  return x;
+}
+
+/** Bytes 8.. of a's value (a..ae) equal those of the value at b of the same length (the first 8 already equal). */
+function tailsEqual(aBytes: Uint8Array, a: number, ae: number, bBytes: Uint8Array, b: number): boolean {
+  for (let k = 8; a + k < ae; k++) if (aBytes[a + k] !== bBytes[b + k]) return false;
+  return true;
+}
+
+/** matchOneStringKey's table at twice the slots, its groups placed again by their stored hashes. */
+function regrowStringSlots(old: Int32Array, keys: Int32Array, alloc: Allocator): Int32Array {
+  const slots = alloc(Int32Array, old.length * 2, 'overwritten').fill(-1);
+  const mask = slots.length - 1;
+  for (let s = 0; s < old.length; s++) {
+    const g = old[s]!;
+    if (g < 0) continue;
+    let r = keys[STRING_GROUP_WORDS * g]! & mask;
+    while (slots[r] !== -1) r = (r + 1) & mask;
+    slots[r] = g;
+  }
+  return slots;
 }
 
 /**

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { TypeDesc } from '../../src/types/column.js';
 import type { KeyColumn } from '../../src/types/keys.js';
-import { accessor, GROUP_IDS_BYTES_PER_ROW, groupIds, groupIdsFirstTableBytes, matchGroupIds, matchGroupIdsBytes, sameRowsEqual } from '../../src/worker/group-ids.js';
+import { accessor, GROUP_IDS_BYTES_PER_ROW, groupIds, groupIdsFirstTableBytes, matchGroupIds, matchGroupIdsBytes, sameRowsEqual, stringKeyHash } from '../../src/worker/group-ids.js';
+import { inlineWord } from '../../src/columns/inline-words.js';
 import type { Allocator } from '../../src/types/keys.js';
 import { dirtyWhenOverwritten } from '../support/dirty-allocator.js';
 
@@ -307,6 +308,20 @@ describe('groupIds and matchGroupIds on a small value range (the table indexed b
   });
 });
 
+/** Two distinct strings make(i), make(j) of one length whose stringKeyHash is equal. */
+function hashCollision(make: (i: number) => string): [string, string] {
+  const seen = new Map<number, string>();
+  for (let i = 0; i < 1_000_000; i++) {
+    const v = make(i);
+    const bytes = Buffer.from(v);
+    const h = stringKeyHash(bytes, 0, bytes.length, inlineWord(bytes, 0, bytes.length), inlineWord(bytes, 4, bytes.length));
+    const other = seen.get(h);
+    if (other !== undefined && other.length === v.length) return [other, v];
+    seen.set(h, v);
+  }
+  throw new Error('no collision');
+}
+
 describe('matchGroupIds', () => {
   const INTS: TypeDesc[] = [
     { kind: 'int', bits: 8, signed: true },
@@ -394,6 +409,52 @@ describe('matchGroupIds', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('one string key (the fast path: length and first 8 bytes as words, the rest compared): ids as the naive grouping', () => {
+    // Values that tie on their first 8 bytes and length but not after, empty and multi-byte ones.
+    const pool = ['', 'a', 'S0001', 'S0002', 'abcdefgh', 'abcdefghi', 'abcdefghj', 'abcdefgh-long-tail-1', 'abcdefgh-long-tail-2', '\u{1F600}x', 'a\u0000'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.constantFrom(...pool), { freq: 6 }), { maxLength: 200 }),
+        fc.array(fc.option(fc.constantFrom(...pool, 'absent', 'abcdefgh-long-tail-3'), { freq: 6 }), { maxLength: 200 }),
+        fc.boolean(),
+        fc.nat({ max: 7 }),
+        (B, P, nullsEqual, skip) => {
+          const build = makeColumn({ kind: 'utf8' }, B);
+          const probe = makeColumn({ kind: 'utf8' }, P);
+          // The probe's bytes start past `skip` junk bytes (offsets need not start at 0).
+          const bytes = new Uint8Array(skip + probe.values.length).fill(0x41);
+          bytes.set(probe.values as Uint8Array, skip);
+          const shifted: KeyColumn = { ...probe, values: bytes, offsets: probe.offsets!.map((o) => o + skip) };
+          const scratch = countingAllocator();
+          const r = matchGroupIds([build], [shifted], B.length, P.length, nullsEqual, scratch.alloc);
+          expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(B.length, P.length));
+          const ids = new Map<string | null, number>();
+          const wantB = B.map((v) => {
+            if (!nullsEqual && v === null) return -1;
+            if (!ids.has(v)) ids.set(v, ids.size);
+            return ids.get(v)!;
+          });
+          const wantP = P.map((v) => (!nullsEqual && v === null ? -1 : (ids.get(v) ?? -1)));
+          expect(r.groups).toBe(ids.size);
+          expect(Array.from(r.buildIds)).toEqual(wantB);
+          expect(Array.from(r.probeIds)).toEqual(wantP);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // Values whose 32-bit hashes collide (found by a birthday search) still differ: short ones by
+    // their words, long ones by their bytes past the 8th.
+    for (const make of [(i: number) => `s${(i % 1000).toString(36).padStart(3, '0')}${Math.floor(i / 1000).toString(36).padStart(4, '0')}`, (i: number) => `abcdefgh${i.toString(36).padStart(6, '0')}`]) {
+      const [x, y] = hashCollision(make);
+      const r = matchGroupIds([makeColumn({ kind: 'utf8' }, [x, y])], [makeColumn({ kind: 'utf8' }, [y, x, x])], 2, 3, true);
+      expect(Array.from(r.buildIds)).toEqual([0, 1]);
+      expect(Array.from(r.probeIds)).toEqual([1, 0, 0]);
+    }
+    // utf8 never equals binary of the same bytes.
+    const bin = { ...makeColumn({ kind: 'utf8' }, ['ab']), type: { kind: 'binary' } as TypeDesc };
+    expect(Array.from(matchGroupIds([makeColumn({ kind: 'utf8' }, ['ab'])], [bin], 1, 1, true).probeIds)).toEqual([-1]);
   });
 
   it('no key columns: every row in one group when there is a build row, else none (from a dirty allocator)', () => {
