@@ -138,6 +138,45 @@ function scaledWords(lo32: Uint32Array, hi32: Int32Array | Uint32Array, factor: 
   return most;
 }
 
+/**
+ * A key whose normalized doubles are (hi * 2^32 + lo) * factor row by row (normalizeAsofKey's
+ * common case, scaledWords): a 64-bit integer or temporal column without NULLs or a zone, no
+ * base, every value within ±2^52 in the common unit. A task sorts such a key from its words and
+ * makes the doubles in sorted order only (permuteScaledKey): the pass that wrote them in row
+ * order and the permutation that read them again become one gather.
+ */
+export interface ScaledWordsKey {
+  lo32: Uint32Array;
+  hi32: Int32Array | Uint32Array;
+  factor: number;
+}
+
+/** `col`'s scaled-words form, or null; `base` and `span` are asofKeyRanges' for it (span: the normalized extremes). */
+export function scaledWordsKey(col: KeyColumn, plan: AsofKeyPlan, base: bigint | null, span: [number, number] | null | undefined): ScaledWordsKey | null {
+  if ((plan.cls !== 'integer' && plan.cls !== 'temporal') || base !== null || !span || col.valid !== null) return null;
+  if (!(Math.abs(span[0]) <= P52 && Math.abs(span[1]) <= P52)) return null;
+  const words = wordViews(col.values);
+  if (words === null) return null;
+  const conv = keyConversion(col.type, plan);
+  if (conv.zone !== null) return null;
+  return { lo32: words.lo32, hi32: words.hi32, factor: conv.factor };
+}
+
+/** permuteAsofKey of a scaled-words key: the doubles of rows order[0], order[1]... (what normalizeAsofKey then permuteAsofKey give). */
+export function permuteScaledKey(key: ScaledWordsKey, order: ArrayLike<number>, alloc: Allocator = localAlloc): NormalizedKey {
+  const n = order.length;
+  const values = alloc(Float64Array, n, 'overwritten');
+  gatherScaled(key.lo32, key.hi32, key.factor, order, values, n);
+  return { kind: 'f64', exact: true, values, valid: null };
+}
+
+function gatherScaled(lo32: Uint32Array, hi32: Int32Array | Uint32Array, factor: number, order: ArrayLike<number>, values: Float64Array, n: number): void {
+  for (let p = 0; p < n; p++) {
+    const i = order[p]!;
+    values[p] = (hi32[2 * i + 1]! * P32 + lo32[2 * i]!) * factor;
+  }
+}
+
 /** An integer-valued double |x| < 2^64 times an integer f < 2^48, as limbs into limbScratch. */
 function limbsOfDouble(x: number, f: number): void {
   const hi = Math.floor(x / P32);

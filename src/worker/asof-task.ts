@@ -16,7 +16,7 @@ import { gatherData } from '../columns/gather.js';
 import { toKeyColumn } from '../columns/shared.js';
 import { evaluatePredicate } from '../expr/evaluate.js';
 import { asofMatch } from '../ops/asof-join.js';
-import { asofExactRange, asofKeyRanges, asofSortFields, exactRangeOf, normalizeAsofKey, permuteAsofKey, type NormalizedKey } from '../ops/asof-keys.js';
+import { asofExactRange, asofKeyRanges, asofSortFields, exactRangeOf, normalizeAsofKey, permuteAsofKey, permuteScaledKey, scaledWordsKey, type NormalizedKey, type ScaledWordsKey } from '../ops/asof-keys.js';
 import type { KeyColumn, KeyField } from '../types/keys.js';
 import type { AsofTask, KernelResult } from '../types/tasks.js';
 import { groupStartsOf, matchGroupIds } from './group-ids.js';
@@ -24,7 +24,7 @@ import { loadPartition } from './partition-input.js';
 import { claimStaging, scatterDirect, stageDirect, takeDirect } from './direct-output.js';
 import { groupByDestination, noRows, outputRangesOf, routedChunks, rowsArena, rowsRegion } from './routed-chunks.js';
 import { scratchAlloc, scratchMark, scratchRelease, scratchWords } from './scratch.js';
-import { encodeKeyField, fieldWords, packFields, packGroupAndExact } from './sort-keys.js';
+import { encodeKeyField, fieldWords, packFields, packGroupAndExact, packGroupAndScaled } from './sort-keys.js';
 import { argsortWords } from './sort.js';
 
 interface SortedSide {
@@ -60,8 +60,8 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
   // one common base for both sides keeps large integer/temporal keys (e.g. ns timestamps) in
   // exact doubles; the same pass gives each side's range, which its sort words need
   const { base, spans } = asofKeyRanges([lk[spec.leftOn]!, rk[spec.rightOn]!], spec.key);
-  const lkey = normalizeAsofKey(lk[spec.leftOn]!, spec.key, base, scratchAlloc);
-  const rkey = normalizeAsofKey(rk[spec.rightOn]!, spec.key, base, scratchAlloc);
+  const lkey = sideKey(lk[spec.leftOn]!, spec.key, base, spans?.[0], groups);
+  const rkey = sideKey(rk[spec.rightOn]!, spec.key, base, spans?.[1], groups);
   const ls = sortSide(probeIds, groups, lkey, lk[spec.leftOn]!, spans?.[0]);
   const rs = sortSide(buildIds, groups, rkey, rk[spec.rightOn]!, spans?.[1]);
 
@@ -83,8 +83,8 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
   }
 
   const match = asofMatch({
-    left: { n: ls.n, groupStarts: ls.groupStarts, key: permuteAsofKey(lkey, ls.perm.subarray(0, ls.n), scratchAlloc) },
-    right: { n: rs.n, groupStarts: rs.groupStarts, key: permuteAsofKey(rkey, rs.perm.subarray(0, rs.n), scratchAlloc) },
+    left: { n: ls.n, groupStarts: ls.groupStarts, key: sortedKey(lkey, ls.perm.subarray(0, ls.n)) },
+    right: { n: rs.n, groupStarts: rs.groupStarts, key: sortedKey(rkey, rs.perm.subarray(0, rs.n)) },
     direction: spec.direction,
     tolerance: spec.tolerance,
     allowExactMatches: spec.allowExactMatches,
@@ -148,6 +148,26 @@ function sortFields(key: NormalizedKey, raw: KeyColumn): KeyField[] {
   return key.kind === 'utf8' ? encodeKeyField(raw, { descending: false, nullsFirst: true }, raw.length, scratchWords) : asofSortFields(key, scratchAlloc);
 }
 
+/** A side's key: normalized in row order, or its scaled words (made into doubles in sorted order only). */
+type SideKey = { kind: 'normalized'; key: NormalizedKey } | { kind: 'scaled'; key: ScaledWordsKey };
+
+/** Scaled when its range packs with the group ids in one exact double (sortSide), else normalized. */
+function sideKey(col: KeyColumn, plan: AsofTask['spec']['key'], base: bigint | null, span: [number, number] | null | undefined, groups: number): SideKey {
+  const scaled = scaledWordsKey(col, plan, base, span);
+  if (scaled !== null && span && groupBitsOf(groups) + exactRangeOf(span[0], span[1]).bits <= 53) return { kind: 'scaled', key: scaled };
+  return { kind: 'normalized', key: normalizeAsofKey(col, plan, base, scratchAlloc) };
+}
+
+/** Bits of a group id in 0..groups (`groups`: rows without a group). */
+function groupBitsOf(groups: number): number {
+  return 32 - Math.clz32(groups);
+}
+
+/** The side's key in sorted order (`order`: its perm's rows that can match), from the task's scratch. */
+function sortedKey(side: SideKey, order: Uint32Array): NormalizedKey {
+  return side.kind === 'scaled' ? permuteScaledKey(side.key, order, scratchAlloc) : permuteAsofKey(side.key, order, scratchAlloc);
+}
+
 /**
  * Sorts one side by (group id, key); rows with group -1 go last and are cut off.
  * Stable, so equal keys stay in row-id order. A range-reduced key (integers, temporals,
@@ -156,25 +176,35 @@ function sortFields(key: NormalizedKey, raw: KeyColumn): KeyField[] {
  * key keeps its words apart from the group's, whose constant bits the sort drops. The words
  * live in scratch only while the sort runs.
  */
-function sortSide(ids: Int32Array, groups: number, key: NormalizedKey, raw: KeyColumn, span: [number, number] | null | undefined): SortedSide {
+function sortSide(ids: Int32Array, groups: number, side: SideKey, raw: KeyColumn, span: [number, number] | null | undefined): SortedSide {
   const n = ids.length;
   const groupStarts = groupStartsOf(ids, groups);
   const perm = scratchAlloc(Uint32Array, n, 'overwritten'); // argsortWords writes all n
   const mark = scratchMark();
-  const groupBits = 32 - Math.clz32(groups);
-  let words: Uint32Array[];
-  const range = key.kind === 'f64' && key.exact ? exactRange(key, span) : null;
-  if (key.kind === 'f64' && range !== null && groupBits + range.bits <= 53) {
-    words = packGroupAndExact(ids, groups, groupBits, key.values, key.valid, range.min, range.bits, n, scratchWords);
-  } else {
-    const gword = groupWords(ids, groups);
-    const fields = sortFields(key, raw);
-    words = key.kind === 'utf8' ? packFields([{ bits: groupBits, lo: gword, hi: null }, ...fields], n, scratchWords) : [gword, ...fieldWords(fields)];
-  }
-  argsortWords(words, n, perm);
+  argsortWords(sortWords(ids, groups, side, raw, span), n, perm);
   scratchRelease(mark);
   // rows with a group sort first: as many as the last group's run ends at
   return { n: groupStarts[groups]!, perm, groupStarts };
+}
+
+/** sortSide's words, in the task's scratch. */
+function sortWords(ids: Int32Array, groups: number, side: SideKey, raw: KeyColumn, span: [number, number] | null | undefined): Uint32Array[] {
+  const n = ids.length;
+  const groupBits = groupBitsOf(groups);
+  if (side.kind === 'scaled') {
+    // sideKey made it scaled for a span that packs with the group ids
+    const range = exactRangeOf(span![0], span![1]);
+    const { lo32, hi32, factor } = side.key;
+    return packGroupAndScaled(ids, groups, groupBits, lo32, hi32, factor, range.min, range.bits, n, scratchWords);
+  }
+  const key = side.key;
+  const range = key.kind === 'f64' && key.exact ? exactRange(key, span) : null;
+  if (key.kind === 'f64' && range !== null && groupBits + range.bits <= 53) {
+    return packGroupAndExact(ids, groups, groupBits, key.values, key.valid, range.min, range.bits, n, scratchWords);
+  }
+  const gword = groupWords(ids, groups);
+  const fields = sortFields(key, raw);
+  return key.kind === 'utf8' ? packFields([{ bits: groupBits, lo: gword, hi: null }, ...fields], n, scratchWords) : [gword, ...fieldWords(fields)];
 }
 
 /** An exact key's least value and span bits: from its span (asofKeyRanges; null: no valid key) when known, else a pass over it. */

@@ -26,6 +26,7 @@ import type { KeyColumn, KeyField } from '../types/keys.js';
 import { ExecutionError } from '../errors.js';
 import { keyClass, KeyClass, words64 } from '../shuffle/hash.js';
 import { groupIdsWithFirst } from './group-ids.js';
+import { TWO32 } from '../ops/int64-words.js';
 
 /** Source of temporary Uint32Arrays of length n (contents unspecified), e.g. a reused arena. */
 export type Alloc = (n: number) => Uint32Array;
@@ -431,17 +432,67 @@ function packTwo(a: KeyField, b: KeyField, total: number, n: number, alloc: Allo
  * the words are wrong, not an error.
  */
 export function packGroupAndExact(group: Int32Array, missing: number, groupBits: number, v: Float64Array, valid: Uint8Array | null, min: number, keyBits: number, n: number, alloc: Alloc = freshAlloc): Uint32Array[] {
+  return packGroupAnd(
+    groupBits,
+    keyBits,
+    n,
+    alloc,
+    (scale, w0) => joinExact(group, missing, v, valid, min, scale, w0, n),
+    (scale, cut, w0, w1) => splitExact(group, missing, v, valid, min, scale, cut, w0, w1, n),
+  );
+}
+
+/**
+ * packGroupAndExact of a key given as 64-bit words and a factor (every row valid): v is
+ * (hi * 2^32 + lo) * factor, the exact double src/ops/asof-normalize ScaledWordsKey describes.
+ */
+export function packGroupAndScaled(group: Int32Array, missing: number, groupBits: number, lo32: Uint32Array, hi32: Int32Array | Uint32Array, factor: number, min: number, keyBits: number, n: number, alloc: Alloc = freshAlloc): Uint32Array[] {
+  return packGroupAnd(
+    groupBits,
+    keyBits,
+    n,
+    alloc,
+    (scale, w0) => joinScaled(group, missing, lo32, hi32, factor, min, scale, w0, n),
+    (scale, cut, w0, w1) => splitScaled(group, missing, lo32, hi32, factor, min, scale, cut, w0, w1, n),
+  );
+}
+
+/** The words of a group and a key field of `keyBits`: one word up to 32 bits (`join`), else cut in two (`split`). */
+function packGroupAnd(
+  groupBits: number,
+  keyBits: number,
+  n: number,
+  alloc: Alloc,
+  join: (scale: number, w0: Uint32Array) => void,
+  split: (scale: number, cut: number, w0: Uint32Array, w1: Uint32Array) => void,
+): Uint32Array[] {
   const total = groupBits + keyBits;
   if (total > 53) throw new RangeError(`packGroupAndExact: ${total} bits are more than a double holds exactly`);
   const scale = 2 ** keyBits;
   const w0 = alloc(n);
   if (total <= 32) {
-    joinExact(group, missing, v, valid, min, scale, w0, n);
+    join(scale, w0);
     return [w0];
   }
   const w1 = alloc(n);
-  splitExact(group, missing, v, valid, min, scale, cutOf(total), w0, w1, n);
+  split(scale, cutOf(total), w0, w1);
   return [w1, w0];
+}
+
+function joinScaled(group: Int32Array, missing: number, lo32: Uint32Array, hi32: Int32Array | Uint32Array, factor: number, min: number, scale: number, w: Uint32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const g = group[i]!;
+    w[i] = (g < 0 ? missing : g) * scale + ((hi32[2 * i + 1]! * TWO32 + lo32[2 * i]!) * factor - min);
+  }
+}
+
+function splitScaled(group: Int32Array, missing: number, lo32: Uint32Array, hi32: Int32Array | Uint32Array, factor: number, min: number, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
+  const low = 2 ** cut;
+  const inverse = 2 ** -cut;
+  for (let i = 0; i < n; i++) {
+    const g = group[i]!;
+    putCut((g < 0 ? missing : g) * scale + ((hi32[2 * i + 1]! * TWO32 + lo32[2 * i]!) * factor - min), inverse, low, w0, w1, i);
+  }
 }
 
 function joinExact(group: Int32Array, missing: number, v: Float64Array, valid: Uint8Array | null, min: number, scale: number, w: Uint32Array, n: number): void {

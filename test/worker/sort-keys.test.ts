@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { TypeDesc } from '../../src/types/column.js';
 import type { KeyColumn, KeyField } from '../../src/types/keys.js';
-import { encodeGroupIdKey, encodeSortKey, encodeSortWords, packFields, packGroupAndExact } from '../../src/worker/sort-keys.js';
+import { encodeGroupIdKey, encodeSortKey, encodeSortWords, packFields, packGroupAndExact, packGroupAndScaled } from '../../src/worker/sort-keys.js';
 
 type V = number | bigint | string | boolean | null;
 interface Spec {
@@ -321,6 +321,46 @@ describe('packFields', () => {
         },
       ),
       { numRuns: 400 },
+    );
+  });
+
+  it('packGroupAndScaled gives packGroupAndExact\'s words for the doubles (hi * 2^32 + lo) * factor of 64-bit words', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 12 }),
+        fc.constantFrom(1, 1000, 1_000_000),
+        fc.array(fc.bigInt({ min: -(2n ** 31n), max: 2n ** 31n }), { minLength: 1, maxLength: 60 }),
+        fc.bigInt({ min: -(2n ** 40n), max: 2n ** 40n }),
+        fc.integer(),
+        (groupBits, factor, offsets, at, seed) => {
+          // raw values around `at`, so that every (raw * factor) stays within ±2^52
+          const limit = 2n ** 52n / BigInt(factor);
+          const raw = BigInt64Array.from(offsets, (o) => {
+            const r = at + o;
+            return r > limit ? limit : r < -limit ? -limit : r;
+          });
+          const n = raw.length;
+          const v = Float64Array.from(raw, (r) => Number(r) * factor);
+          let min = Infinity;
+          let max = -Infinity;
+          for (const y of v) {
+            min = Math.min(min, y);
+            max = Math.max(max, y);
+          }
+          const keyBits = max === min ? 0 : Math.ceil(Math.log2(max - min + 1));
+          fc.pre(groupBits + keyBits <= 53);
+          let x = seed >>> 0;
+          const next = (): number => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0), x);
+          const missing = groupBits === 0 ? 0 : next() % 2 ** groupBits;
+          const group = Int32Array.from({ length: n }, () => (next() % 7 === 0 ? -1 : groupBits === 0 ? 0 : next() % 2 ** groupBits));
+          const lo32 = new Uint32Array(raw.buffer);
+          const hi32 = new Int32Array(raw.buffer);
+          const want = packGroupAndExact(group, missing, groupBits, v, null, min, keyBits, n);
+          const got = packGroupAndScaled(group, missing, groupBits, lo32, hi32, factor, min, keyBits, n);
+          expect(got.map((w) => Array.from(w))).toEqual(want.map((w) => Array.from(w)));
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 
