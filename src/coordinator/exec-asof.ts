@@ -32,7 +32,7 @@ import type { AsofTaskSpec, OutputRouting, RowsOutput } from '../types/tasks.js'
 import { splitAsofByRange } from './asof-range.js';
 import { fixedWidth, outputRowBytes, rowBytesOf, rowBytesOfSchema } from './column-widths.js';
 import { SortSampler } from './sort-sample.js';
-import { ownsBatches, rereadOf, runStage, stageBytes } from './execute.js';
+import { ownsBatches, rereadOf, runStage, stageBytes, stageRows } from './execute.js';
 import { ingest } from './ingest.js';
 import { streamKernelRows } from './kernel-rows.js';
 import { bytesForTasks, dataBytesOf, denseOutputBytes, FIRST_LEVEL_PARTITIONS, loadBytesOf, OutputRanges, PARTITION_SKEW, partitionCount, partitionsForDirect, replayWithOutputs, runKernels, stableLoadBytesOf, type KernelOperator, type PartitionUnit } from './partitioned.js';
@@ -373,21 +373,21 @@ function taskScratch(inputBytes: number, leftRows: number, rightRows: number, ou
 }
 
 /**
+ * Rows of both sides per ASOF task on average (whole `by` groups land lumpily), whatever room
+ * the budget leaves, as window's WINDOW_TASK_ROWS: a side's keys, permutation and sort buffers
+ * then stay near the caches, and the tasks' loans are smaller. Measured (10M x 10M by int32
+ * sym, 2 threads, 1 GiB, warm runs alternating, 3 processes each): the budget's 19 partitions
+ * -> 38: wall ~1,655 -> ~1,577 ms, user CPU ~3,050 -> ~2,900 ms, VmHWM 1.64 -> 1.49 GiB (32 to
+ * 96 partitions alike in time, 76 ~4% slower; 1M x 1M: 8 partitions either way).
+ */
+const ASOF_TASK_ROWS = 1 << 19;
+
+/**
  * Hash partitions such that a partition's task (both sides' rows: loaded, plus TASK_ROW_BYTES
  * each, plus the left rows' outputs) fits its share of the budget without being split again:
  * splitting re-routes the rows through new exchanges, which spill when the first ones fill the
  * budget's spillable half.
  */
-/**
- * Rows of both sides an ASOF task is sized for at most, whatever room the budget leaves: a
- * side's keys, permutation and sort buffers then stay near the caches, and the tasks' loans
- * are smaller. Measured (10M x 10M by int32 sym, 2 threads, 1 GiB, warm runs alternating, 3
- * processes each): the budget's 19 partitions -> 38: wall ~1,655 -> ~1,577 ms, user CPU
- * ~3,050 -> ~2,900 ms, VmHWM 1.64 -> 1.49 GiB (32 to 96 partitions alike in time; 1M x 1M: 8
- * partitions either way).
- */
-const ASOF_TASK_ROWS = 1 << 19;
-
 async function hashPartitions(ctx: RunContext, plan: AsofStagePlan, leftStage: Stage, rightStage: Stage, outRowBytes: number, collected: boolean): Promise<number> {
   const [lb, rb] = await Promise.all([stageBytes(leftStage), stageBytes(rightStage)]);
   if (lb === null || rb === null) return ctx.config.partitions;
@@ -403,8 +403,10 @@ async function hashPartitions(ctx: RunContext, plan: AsofStagePlan, leftStage: S
   // (10M x 10M with 1,000 symbols in 244 partitions: 20K to 140K rows each). At 64 MiB: 128
   // partitions, every one split in 4: 8.6-8.9 s, VmHWM 361-394 MiB; 384 and no splits:
   // 6.9-7.3 s, 326-332 MiB.
-  // At least enough partitions for tasks of ASOF_TASK_ROWS rows (up to the first level's count).
-  const cached = Math.min(FIRST_LEVEL_PARTITIONS, Math.ceil((leftRows + rightRows) / ASOF_TASK_ROWS));
+  // At least enough partitions for tasks of ASOF_TASK_ROWS rows (up to the first level's count),
+  // counted exactly where the stages know them (an aggregated side is far smaller than its input).
+  const [lr, rr] = await Promise.all([stageRows(leftStage), stageRows(rightStage)]);
+  const cached = Math.min(FIRST_LEVEL_PARTITIONS, Math.ceil(((lr ?? leftRows) + (rr ?? rightRows)) / ASOF_TASK_ROWS));
   const base = Math.max(partitionCount(ctx, PARTITION_SKEW * need, 1, 1, true), cached);
   // With preserveOrder, all-fixed-width outputs are written in place by row id when they fit
   // next to the input exchanges and the loans in flight: smaller tasks may make them fit, which

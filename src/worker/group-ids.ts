@@ -19,7 +19,7 @@ import { localAlloc } from '../columns/arena.js';
 import { DENSE_MIN_ROWS, denseGroupIds, denseKeySpan, denseMatchIds } from '../ops/dense-int-keys.js';
 import { readAheadSink } from '../columns/read-ahead.js';
 import { inlineWord } from '../columns/inline-words.js';
-import { allocateStore, keyStoreOf, storeEntry, storeLongEqual, storeRowWords, type KeyStore } from './group-key-store.js';
+import { allocateStore, INLINE_BYTES, keyStoreOf, storeEntry, storeLongEqual, storeRowWords, type KeyStore } from './group-key-store.js';
 import type { TypeDesc } from '../types/column.js';
 import { FIRST_TABLE_KEYS, hashColumns, keyClass, KeyClass, openTableSlots, words64 } from '../shuffle/hash.js';
 
@@ -245,19 +245,22 @@ interface Table {
 }
 
 function rehash(t: Table): void {
-  const cap = t.slots.length * 2;
-  const slots = t.alloc(Int32Array, cap, 'overwritten').fill(-1);
-  const mask = cap - 1;
-  const ghash = t.ghash;
-  for (let s = 0; s < t.slots.length; s++) {
-    const g = t.slots[s]!;
+  t.slots = regrowByStoredHash(t.slots, t.ghash, 1, t.alloc);
+  t.mask = t.slots.length - 1;
+}
+
+/** A table at twice the slots, each group placed again by its stored hash: group g's at hashes[stride * g]. */
+function regrowByStoredHash(old: Int32Array, hashes: Uint32Array | Int32Array, stride: number, alloc: Allocator): Int32Array {
+  const slots = alloc(Int32Array, old.length * 2, 'overwritten').fill(-1);
+  const mask = slots.length - 1;
+  for (let s = 0; s < old.length; s++) {
+    const g = old[s]!;
     if (g < 0) continue;
-    let p = ghash[g]! & mask;
+    let p = hashes[stride * g]! & mask;
     while (slots[p] !== -1) p = (p + 1) & mask;
     slots[p] = g;
   }
-  t.slots = slots;
-  t.mask = mask;
+  return slots;
 }
 
 /**
@@ -705,8 +708,9 @@ export function matchGroupIds(
 
 /**
  * Bytes matchGroupIds takes from its allocator at most. A build row: its id, key words or hash,
- * group hash and first row (16), its NULL flag, and table slots (at most 4 a group, and the
- * smaller tables left behind by regrowing: 32). A probe row: its id, hash and NULL flag.
+ * group hash and first row (16; one string key's fast path: five words, 20), its NULL flag, and
+ * table slots (at most 4 a group, and the smaller tables left behind by regrowing: 32). A probe
+ * row: its id, hash and NULL flag.
  */
 export function matchGroupIdsBytes(nb: number, np: number): number {
   return 56 * nb + 12 * np + 16 * 64;
@@ -840,7 +844,7 @@ function matchOneStringKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, n
         keys[k + 4] = i;
         buildIds[i] = groups++;
         if ((groups - (nullGroup >= 0 ? 1 : 0)) * 2 > slots.length) {
-          slots = regrowStringSlots(slots, keys, alloc);
+          slots = regrowByStoredHash(slots, keys, STRING_GROUP_WORDS, alloc);
           mask = slots.length - 1;
         }
         break;
@@ -883,31 +887,17 @@ function matchOneStringKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, n
   return groups;
 }
 
-/** A string's hash from its first two words and length; past 8 bytes every further word is mixed in (exported for tests). */
+/** A string's hash from its first two words and length; past them every further word is mixed in (exported for tests). */
 export function stringKeyHash(bytes: Uint8Array, s: number, e: number, w0: number, w1: number): number {
   let x = hash64(w0 ^ Math.imul(e - s, 0x9e3779b1), w1);
-  for (let at = s + 8; at < e; at += 4) x = hash64(x, inlineWord(bytes, at, e));
+  for (let at = s + INLINE_BYTES; at < e; at += 4) x = hash64(x, inlineWord(bytes, at, e));
   return x;
 }
 
-/** Bytes 8.. of a's value (a..ae) equal those of the value at b of the same length (the first 8 already equal). */
+/** The bytes of a's value (a..ae) past the first two words equal those of the value at b of the same length. */
 function tailsEqual(aBytes: Uint8Array, a: number, ae: number, bBytes: Uint8Array, b: number): boolean {
-  for (let k = 8; a + k < ae; k++) if (aBytes[a + k] !== bBytes[b + k]) return false;
+  for (let k = INLINE_BYTES; a + k < ae; k++) if (aBytes[a + k] !== bBytes[b + k]) return false;
   return true;
-}
-
-/** matchOneStringKey's table at twice the slots, its groups placed again by their stored hashes. */
-function regrowStringSlots(old: Int32Array, keys: Int32Array, alloc: Allocator): Int32Array {
-  const slots = alloc(Int32Array, old.length * 2, 'overwritten').fill(-1);
-  const mask = slots.length - 1;
-  for (let s = 0; s < old.length; s++) {
-    const g = old[s]!;
-    if (g < 0) continue;
-    let r = keys[STRING_GROUP_WORDS * g]! & mask;
-    while (slots[r] !== -1) r = (r + 1) & mask;
-    slots[r] = g;
-  }
-  return slots;
 }
 
 /**

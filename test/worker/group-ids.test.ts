@@ -308,15 +308,15 @@ describe('groupIds and matchGroupIds on a small value range (the table indexed b
   });
 });
 
-/** Two distinct strings make(i), make(j) of one length whose stringKeyHash is equal. */
-function hashCollision(make: (i: number) => string): [string, string] {
+/** Two distinct strings make(i), make(j) whose stringKeyHash is equal (of one length, or of two). */
+function hashCollision(make: (i: number) => string, lengths: 'same' | 'different' = 'same'): [string, string] {
   const seen = new Map<number, string>();
   for (let i = 0; i < 1_000_000; i++) {
     const v = make(i);
     const bytes = Buffer.from(v);
     const h = stringKeyHash(bytes, 0, bytes.length, inlineWord(bytes, 0, bytes.length), inlineWord(bytes, 4, bytes.length));
     const other = seen.get(h);
-    if (other !== undefined && other.length === v.length) return [other, v];
+    if (other !== undefined && (other.length === v.length) === (lengths === 'same')) return [other, v];
     seen.set(h, v);
   }
   throw new Error('no collision');
@@ -446,12 +446,25 @@ describe('matchGroupIds', () => {
     );
     // Values whose 32-bit hashes collide (found by a birthday search) still differ: short ones by
     // their words, long ones by their bytes past the 8th.
-    for (const make of [(i: number) => `s${(i % 1000).toString(36).padStart(3, '0')}${Math.floor(i / 1000).toString(36).padStart(4, '0')}`, (i: number) => `abcdefgh${i.toString(36).padStart(6, '0')}`]) {
-      const [x, y] = hashCollision(make);
+    // Collisions of short values (their words differ), of long ones with one first 8 bytes (their
+    // tails differ) or one tail (their words differ), and of two lengths.
+    const pairs = [
+      hashCollision((i) => `s${(i % 1000).toString(36).padStart(3, '0')}${Math.floor(i / 1000).toString(36).padStart(4, '0')}`),
+      hashCollision((i) => `abcdefgh${i.toString(36).padStart(6, '0')}`),
+      hashCollision((i) => `${(i % 1000).toString(36).padStart(4, '0')}${Math.floor(i / 1000).toString(36).padStart(4, '0')}-same-tail`),
+      hashCollision((i) => `abcdefgh${i.toString(36)}`, 'different'),
+    ];
+    for (const [x, y] of pairs) {
       const r = matchGroupIds([makeColumn({ kind: 'utf8' }, [x, y])], [makeColumn({ kind: 'utf8' }, [y, x, x])], 2, 3, true);
       expect(Array.from(r.buildIds)).toEqual([0, 1]);
       expect(Array.from(r.probeIds)).toEqual([1, 0, 0]);
     }
+    // binary against binary, largeUtf8 against utf8 (offsets as int32 either way): by their bytes
+    const asType = (c: KeyColumn, type: TypeDesc): KeyColumn => ({ ...c, type });
+    const bb = matchGroupIds([asType(makeColumn({ kind: 'utf8' }, ['ab', 'c']), { kind: 'binary' })], [asType(makeColumn({ kind: 'utf8' }, ['c', 'x', 'ab']), { kind: 'binary' })], 2, 3, true);
+    expect(Array.from(bb.probeIds)).toEqual([1, -1, 0]);
+    const lu = matchGroupIds([asType(makeColumn({ kind: 'utf8' }, ['ab', 'c']), { kind: 'largeUtf8' })], [makeColumn({ kind: 'utf8' }, ['c', 'x', 'ab'])], 2, 3, true);
+    expect(Array.from(lu.probeIds)).toEqual([1, -1, 0]);
     // utf8 never equals binary of the same bytes.
     const bin = { ...makeColumn({ kind: 'utf8' }, ['ab']), type: { kind: 'binary' } as TypeDesc };
     expect(Array.from(matchGroupIds([makeColumn({ kind: 'utf8' }, ['ab'])], [bin], 1, 1, true).probeIds)).toEqual([-1]);
@@ -481,16 +494,24 @@ describe('matchGroupIds', () => {
     expect(Array.from(r.probeIds)).toEqual(Array.from(p, (v) => ids.get(v) ?? -1));
   });
 
-  it('distinct strings (the generic table grows several times) within matchGroupIdsBytes', () => {
+  it('one string key of many distinct values (its table grows several times), NULLs equal or not, within matchGroupIdsBytes', () => {
     const n = 20000;
-    const b = Array.from({ length: n }, (_, i) => `k${(i * 7919) % n}`);
-    const p = Array.from({ length: n }, (_, i) => (i % 4 === 0 ? `x${i}` : b[(i * 31) % n]!));
-    const scratch = countingAllocator();
-    const r = matchGroupIds([makeColumn({ kind: 'utf8' }, b)], [makeColumn({ kind: 'utf8' }, p)], n, n, false, scratch.alloc);
-    expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(n, n));
-    expect(r.groups).toBe(n);
-    const firstRow = new Map(b.map((v, i) => [v, i]));
-    expect(Array.from(r.probeIds)).toEqual(p.map((v) => firstRow.get(v) ?? -1));
+    for (const nullsEqual of [false, true]) {
+      const b = Array.from({ length: n }, (_, i) => (i % 997 === 5 ? null : `k${(i * 7919) % n}`));
+      const p = Array.from({ length: n }, (_, i) => (i % 4 === 0 ? `x${i}` : i % 501 === 3 ? null : b[(i * 31) % n]!));
+      const scratch = countingAllocator();
+      const r = matchGroupIds([makeColumn({ kind: 'utf8' }, b)], [makeColumn({ kind: 'utf8' }, p)], n, n, nullsEqual, scratch.alloc);
+      expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(n, n));
+      const ids = new Map<string | null, number>();
+      const wantB = b.map((v) => {
+        if (!nullsEqual && v === null) return -1;
+        if (!ids.has(v)) ids.set(v, ids.size);
+        return ids.get(v)!;
+      });
+      expect(r.groups).toBe(ids.size);
+      expect(Array.from(r.buildIds)).toEqual(wantB);
+      expect(Array.from(r.probeIds)).toEqual(p.map((v) => (!nullsEqual && v === null ? -1 : (ids.get(v) ?? -1))));
+    }
   });
 
   it('matches uint64 >= 2^63 only to itself, float32 to float64, and never across classes', () => {
