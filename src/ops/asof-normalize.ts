@@ -170,6 +170,7 @@ export function permuteScaledKey(key: ScaledWordsKey, order: ArrayLike<number>, 
   return { kind: 'f64', exact: true, values, valid: null };
 }
 
+/** The doubles as scaledWords makes them, gathered by `order`. */
 function gatherScaled(lo32: Uint32Array, hi32: Int32Array | Uint32Array, factor: number, order: ArrayLike<number>, values: Float64Array, n: number): void {
   for (let p = 0; p < n; p++) {
     const i = order[p]!;

@@ -148,13 +148,14 @@ function sortFields(key: NormalizedKey, raw: KeyColumn): KeyField[] {
   return key.kind === 'utf8' ? encodeKeyField(raw, { descending: false, nullsFirst: true }, raw.length, scratchWords) : asofSortFields(key, scratchAlloc);
 }
 
-/** A side's key: normalized in row order, or its scaled words (made into doubles in sorted order only). */
-type SideKey = { kind: 'normalized'; key: NormalizedKey } | { kind: 'scaled'; key: ScaledWordsKey };
+/** A side's key: normalized in row order, or its scaled words (made into doubles in sorted order only) with its range. */
+type SideKey = { kind: 'normalized'; key: NormalizedKey } | { kind: 'scaled'; key: ScaledWordsKey; range: { min: number; bits: number } };
 
 /** Scaled when its range packs with the group ids in one exact double (sortSide), else normalized. */
 function sideKey(col: KeyColumn, plan: AsofTask['spec']['key'], base: bigint | null, span: [number, number] | null | undefined, groups: number): SideKey {
   const scaled = scaledWordsKey(col, plan, base, span);
-  if (scaled !== null && span && groupBitsOf(groups) + exactRangeOf(span[0], span[1]).bits <= 53) return { kind: 'scaled', key: scaled };
+  const range = scaled !== null && span ? exactRangeOf(span[0], span[1]) : null;
+  if (scaled !== null && range !== null && groupBitsOf(groups) + range.bits <= 53) return { kind: 'scaled', key: scaled, range };
   return { kind: 'normalized', key: normalizeAsofKey(col, plan, base, scratchAlloc) };
 }
 
@@ -192,10 +193,9 @@ function sortWords(ids: Int32Array, groups: number, side: SideKey, raw: KeyColum
   const n = ids.length;
   const groupBits = groupBitsOf(groups);
   if (side.kind === 'scaled') {
-    // sideKey made it scaled for a span that packs with the group ids
-    const range = exactRangeOf(span![0], span![1]);
+    // sideKey made it scaled for a range that packs with the group ids
     const { lo32, hi32, factor } = side.key;
-    return packGroupAndScaled(ids, groups, groupBits, lo32, hi32, factor, range.min, range.bits, n, scratchWords);
+    return packGroupAndScaled(ids, groups, groupBits, lo32, hi32, factor, side.range.min, side.range.bits, n, scratchWords);
   }
   const key = side.key;
   const range = key.kind === 'f64' && key.exact ? exactRange(key, span) : null;

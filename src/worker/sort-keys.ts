@@ -467,7 +467,7 @@ function packGroupAnd(
   split: (scale: number, cut: number, w0: Uint32Array, w1: Uint32Array) => void,
 ): Uint32Array[] {
   const total = groupBits + keyBits;
-  if (total > 53) throw new RangeError(`packGroupAndExact: ${total} bits are more than a double holds exactly`);
+  if (total > 53) throw new RangeError(`packGroupAnd: a group and a key of ${total} bits are more than a double holds exactly`);
   const scale = 2 ** keyBits;
   const w0 = alloc(n);
   if (total <= 32) {
@@ -479,6 +479,7 @@ function packGroupAnd(
   return [w1, w0];
 }
 
+// joinScaled and splitScaled: the key as scaledWords (src/ops/asof-normalize) makes it, row by row.
 function joinScaled(group: Int32Array, missing: number, lo32: Uint32Array, hi32: Int32Array | Uint32Array, factor: number, min: number, scale: number, w: Uint32Array, n: number): void {
   for (let i = 0; i < n; i++) {
     const g = group[i]!;

@@ -29,11 +29,10 @@ const rightSchema: FieldDesc[] = [
 const SPREADS = [2n ** 15n, 2n ** 35n, 2n ** 47n];
 const sym = fc.constantFrom<JsValue>('A', 'B', 'C', 'D', 'E', null);
 
-function rowArb(spread: bigint, payload: string) {
-  const ts = fc.oneof(
-    { weight: 9, arbitrary: fc.tuple(fc.integer({ min: -15, max: 30 }), fc.integer({ min: 0, max: 3 })).map(([k, j]) => BigInt(k) * spread + BigInt(j)) },
-    { weight: 1, arbitrary: fc.constant(null) },
-  );
+/** `nullTs`: some keys NULL; without, a side's key takes the worker's scaled-words form (src/ops/asof-normalize ScaledWordsKey) where it fits. */
+function rowArb(spread: bigint, payload: string, nullTs: boolean) {
+  const value = fc.tuple(fc.integer({ min: -15, max: 30 }), fc.integer({ min: 0, max: 3 })).map(([k, j]) => BigInt(k) * spread + BigInt(j));
+  const ts = nullTs ? fc.oneof({ weight: 9, arbitrary: value }, { weight: 1, arbitrary: fc.constant<bigint | null>(null) }) : value;
   return fc.record({ sym, ts, [payload]: fc.integer({ min: -9, max: 9 }) });
 }
 
@@ -51,16 +50,20 @@ const INLINE_ONE_PARTITION = SETTINGS[0]!;
 
 describe('asofJoin with widely spread int64 keys vs the naive reference', () => {
   // Small sides sort by insertion (below 64 rows); a few hundred rows in one partition take the radix sort.
+  // Keys without NULLs: spans of 2^20 and 2^40 take the scaled-words form, 2^52's does not (past
+  // 53 bits with the group id), both sides crossing zero.
   const cases = SPREADS.flatMap((spread) => [
-    { spread, rows: 60, setting: settingArb, runs: 60 },
-    { spread, rows: 400, setting: fc.constant(INLINE_ONE_PARTITION), runs: 8 },
+    { spread, rows: 60, setting: settingArb, runs: 60, nullTs: true },
+    { spread, rows: 400, setting: fc.constant(INLINE_ONE_PARTITION), runs: 8, nullTs: true },
+    { spread, rows: 60, setting: settingArb, runs: 30, nullTs: false },
+    { spread, rows: 400, setting: fc.constant(INLINE_ONE_PARTITION), runs: 8, nullTs: false },
   ]);
-  for (const { spread, rows, setting: settingOf, runs } of cases) {
-    it(`keys k * 2^${spread.toString(2).length - 1} + j, up to ${rows} rows a side`, async () => {
+  for (const { spread, rows, setting: settingOf, runs, nullTs } of cases) {
+    it(`keys k * 2^${spread.toString(2).length - 1} + j${nullTs ? ' or NULL' : ''}, up to ${rows} rows a side`, async () => {
       await fc.assert(
         fc.asyncProperty(
-          fc.array(rowArb(spread, 'lv'), { maxLength: rows, minLength: rows > 64 ? rows / 2 : 0 }),
-          fc.array(rowArb(spread, 'rv'), { maxLength: rows, minLength: rows > 64 ? rows / 2 : 0 }),
+          fc.array(rowArb(spread, 'lv', nullTs), { maxLength: rows, minLength: rows > 64 ? rows / 2 : 0 }),
+          fc.array(rowArb(spread, 'rv', nullTs), { maxLength: rows, minLength: rows > 64 ? rows / 2 : 0 }),
           options,
           settingOf,
           batchSizeArb,

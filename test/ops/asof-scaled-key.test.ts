@@ -17,19 +17,34 @@ function column(type: TypeDesc, values: bigint[], valid: Uint8Array | null = nul
 }
 
 describe('scaledWordsKey and permuteScaledKey', () => {
-  it('give normalizeAsofKey\'s doubles in sorted order, for ms and us keys in a us or ns plan', () => {
+  // Column types and plans whose keys are 64-bit words: [type, plan, values' magnitude].
+  const FORMS: Array<[TypeDesc, AsofKeyPlan, bigint]> = [
+    [MS, plan('us'), 1_800_000_000_000n],
+    [US, plan('us'), 1_800_000_000_000_000n],
+    [MS, plan('ns'), 1_800_000_000_000n],
+    [{ kind: 'date', unit: 'ms' }, plan('us'), 1_800_000_000_000n],
+    [{ kind: 'duration', unit: 'us' }, plan('us'), 2n ** 52n],
+    [{ kind: 'int', bits: 64, signed: true }, { cls: 'integer', unit: null, dateZone: null }, 2n ** 52n],
+    [{ kind: 'int', bits: 64, signed: false }, { cls: 'integer', unit: null, dateZone: null }, 2n ** 52n],
+  ];
+
+  it('give normalizeAsofKey\'s doubles in sorted order: timestamps, date64, durations, int64 and uint64, across zero and at ±2^52', () => {
     fc.assert(
       fc.property(
+        fc.integer({ min: 0, max: FORMS.length - 1 }),
         fc.array(fc.bigInt({ min: -(2n ** 36n), max: 2n ** 36n }), { minLength: 1, maxLength: 50 }),
-        fc.bigInt({ min: 1_600_000_000_000n, max: 1_800_000_000_000n }),
+        fc.oneof(fc.constant(0n), fc.constant(1n), fc.bigInt({ min: -(2n ** 53n), max: 2n ** 53n })),
         fc.boolean(),
-        fc.constantFrom<'us' | 'ns'>('us', 'ns'),
-        (offsets, at, millis, unit) => {
-          const col = column(millis ? MS : US, offsets.map((o) => at + o));
-          const p = plan(unit);
+        (f, offsets, at, edge) => {
+          const [type, p, most] = FORMS[f]!;
+          const unsigned = type.kind === 'int' && !type.signed;
+          // values around `at` within ±most (uint64: from 0), and now and then the extremes themselves
+          const clamp = (v: bigint): bigint => (v > most ? most : v < (unsigned ? 0n : -most) ? (unsigned ? 0n : -most) : v);
+          const values = offsets.map((o, i) => (edge && i === 0 ? most : edge && i === 1 && !unsigned ? -most : clamp(at + o)));
+          const col: KeyColumn = { type, length: values.length, values: unsigned ? BigUint64Array.from(values) : BigInt64Array.from(values), offsets: null, valid: null };
           const { base, spans } = asofKeyRanges([col], p);
           const scaled = scaledWordsKey(col, p, base, spans?.[0]);
-          // ns of 2023: beyond 2^52, rebased (a base), or a span past 2^52 (limbs): not scaled; else scaled
+          // past ±2^52 in the common unit: rebased (a base) or limbs (no spans): not scaled; else scaled
           if (base !== null || spans === null) {
             expect(scaled).toBeNull();
             return;
@@ -40,7 +55,7 @@ describe('scaledWordsKey and permuteScaledKey', () => {
           expect(permuteScaledKey(scaled!, order)).toEqual(want);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 400 },
     );
   });
 

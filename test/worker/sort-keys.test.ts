@@ -330,11 +330,12 @@ describe('packFields', () => {
         fc.integer({ min: 0, max: 12 }),
         fc.constantFrom(1, 1000, 1_000_000),
         fc.array(fc.bigInt({ min: -(2n ** 31n), max: 2n ** 31n }), { minLength: 1, maxLength: 60 }),
-        fc.bigInt({ min: -(2n ** 40n), max: 2n ** 40n }),
+        fc.double({ min: -1, max: 1, noNaN: true }),
         fc.integer(),
-        (groupBits, factor, offsets, at, seed) => {
-          // raw values around `at`, so that every (raw * factor) stays within ±2^52
+        (groupBits, factor, offsets, where, seed) => {
+          // raw values around `at` (anywhere within ±2^52 / factor), so that every (raw * factor) stays within ±2^52
           const limit = 2n ** 52n / BigInt(factor);
+          const at = BigInt(Math.trunc(where * Number(limit)));
           const raw = BigInt64Array.from(offsets, (o) => {
             const r = at + o;
             return r > limit ? limit : r < -limit ? -limit : r;
