@@ -325,6 +325,9 @@ function scanF64(
   // exact integers: |x - k| is exact, so `<= tol.lo` decides; floats go through withinF
   const tolLo = tol === null || tol.unbounded ? Infinity : tol.lo;
   const floatTol = !exact && tol !== null && !tol.unbounded;
+  // nearest without a condition: the forward candidate follows from the backward cursor, so one
+  // cursor walks the right keys (a second one doubled the merge's unpredictable branches)
+  const oneCursor = back && fwd && pc === null;
   for (let g = 0; g < G; g++) {
     const ls = lStarts[g]!;
     const le = lStarts[g + 1]!;
@@ -347,7 +350,14 @@ function scanF64(
         }
       }
       if (fwd) {
-        if (allowExact) while (jf < re && rv[jf]! < x) jf++;
+        if (oneCursor) {
+          // jb is the first key past x (allowExact) or at or past it: the successor is jb, past
+          // keys equal to x when those are not eligible; with an eligible key equal to x, P (gap
+          // 0) wins every tie, so no successor is needed
+          jf = jb;
+          if (!allowExact) while (jf < re && rv[jf]! === x) jf++;
+          else if (P >= 0 && rv[P]! === x) jf = re;
+        } else if (allowExact) while (jf < re && rv[jf]! < x) jf++;
         else while (jf < re && rv[jf]! <= x) jf++;
         if (jf < re) {
           const y = rv[jf]!;
