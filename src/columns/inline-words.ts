@@ -19,6 +19,27 @@ export function inlineWord(bytes: Uint8Array, at: number, end: number): number {
   return rem >= 4 ? x : x & ((1 << (8 * rem)) - 1);
 }
 
+/** Bits of a word holding the first k bytes (k = 0..4) of a value, little-endian. */
+const LOW_BYTES_MASK = Int32Array.of(0, 0xff, 0xffff, 0xffffff, -1);
+
+/**
+ * The first two words of bytes[at..end) (inlineWord of at and at + 4) into `out`: when the eight
+ * bytes lie inside the buffer, read at once and masked by the length, without inlineWord's
+ * tests per word (a matching loop over short keys spent a fifth of its time in them).
+ */
+export function inlinePair(bytes: Uint8Array, at: number, end: number, out: Int32Array): void {
+  const len = end - at;
+  if (at + 8 > bytes.length || len <= 0) {
+    out[0] = inlineWord(bytes, at, end);
+    out[1] = inlineWord(bytes, at + 4, end);
+    return;
+  }
+  const w0 = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+  const w1 = bytes[at + 4]! | (bytes[at + 5]! << 8) | (bytes[at + 6]! << 16) | (bytes[at + 7]! << 24);
+  out[0] = len >= 4 ? w0 : w0 & LOW_BYTES_MASK[len]!;
+  out[1] = len >= 8 ? w1 : len <= 4 ? 0 : w1 & LOW_BYTES_MASK[len - 4]!;
+}
+
 /** Words a row of inlineRecords. */
 export const INLINE_RECORD_WORDS = 4;
 /** Bytes of a value an inline record holds in place. */

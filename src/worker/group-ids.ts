@@ -18,7 +18,7 @@ import type { Allocator, KeyColumn } from '../types/keys.js';
 import { localAlloc } from '../columns/arena.js';
 import { DENSE_MIN_ROWS, denseGroupIds, denseKeySpan, denseMatchIds } from '../ops/dense-int-keys.js';
 import { readAheadSink } from '../columns/read-ahead.js';
-import { inlineWord } from '../columns/inline-words.js';
+import { inlinePair, inlineWord } from '../columns/inline-words.js';
 import { allocateStore, INLINE_BYTES, keyStoreOf, storeEntry, storeLongEqual, storeRowWords, type KeyStore } from './group-key-store.js';
 import type { TypeDesc } from '../types/column.js';
 import { FIRST_TABLE_KEYS, hashColumns, keyClass, KeyClass, openTableSlots, words64 } from '../shuffle/hash.js';
@@ -797,6 +797,9 @@ function matchOneIntKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, null
   return groups;
 }
 
+/** matchOneStringKey's first two words of a value (inlinePair's output). */
+const PAIR = new Int32Array(2);
+
 /** Words a group of matchOneStringKey's table keeps: hash, byte length, first 8 bytes (two words), first build row. */
 const STRING_GROUP_WORDS = 5;
 
@@ -828,8 +831,9 @@ function matchOneStringKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, n
     }
     const s = bOffs[i]!;
     const e = bOffs[i + 1]!;
-    const w0 = inlineWord(bBytes, s, e);
-    const w1 = inlineWord(bBytes, s + 4, e);
+    inlinePair(bBytes, s, e, PAIR);
+    const w0 = PAIR[0]!;
+    const w1 = PAIR[1]!;
     const h = stringKeyHash(bBytes, s, e, w0, w1);
     let q = h & mask;
     for (;;) {
@@ -867,8 +871,9 @@ function matchOneStringKey(b: KeyColumn, p: KeyColumn, nb: number, np: number, n
     }
     const s = pOffs[i]!;
     const e = pOffs[i + 1]!;
-    const w0 = inlineWord(pBytes, s, e);
-    const w1 = inlineWord(pBytes, s + 4, e);
+    inlinePair(pBytes, s, e, PAIR);
+    const w0 = PAIR[0]!;
+    const w1 = PAIR[1]!;
     const h = stringKeyHash(pBytes, s, e, w0, w1);
     let q = h & mask;
     let id = -1;

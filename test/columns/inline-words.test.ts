@@ -2,7 +2,7 @@
 // the buffer's end; checked against a naive byte loop written from its contract.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { inlineWord } from '../../src/columns/inline-words.js';
+import { inlinePair, inlineWord } from '../../src/columns/inline-words.js';
 
 function naiveWord(bytes: Uint8Array, at: number, end: number): number {
   let w = 0;
@@ -31,5 +31,19 @@ describe('inlineWord', () => {
     expect(inlineWord(bytes, 4, 9) | 0).toBe(0x08070605);
     expect(inlineWord(bytes, 8, 9)).toBe(9);
     expect(inlineWord(bytes, 3, 3)).toBe(0);
+  });
+});
+
+describe('inlinePair', () => {
+  it('gives the naive words at at and at + 4, for every start and length, near the buffer end too', () => {
+    const out = new Int32Array(2);
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 0, maxLength: 24 }), fc.nat(30), fc.nat(30), (bytes, at, len) => {
+        const end = Math.min(bytes.length, at + len);
+        inlinePair(bytes, at, end, out);
+        expect([out[0], out[1]]).toEqual([naiveWord(bytes, at, end), naiveWord(bytes, at + 4, end)]);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
