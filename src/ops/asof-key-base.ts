@@ -17,7 +17,7 @@ const P52 = 4503599627370496;
  * or in ms for date64) times an integer factor F (w → common unit). With B = Bq*F + Br
  * (0 <= Br < F): v - B = (w - Bq)*F - Br, computed in doubles without a BigInt per row:
  * w - Bq from 32-bit words ((hi - bh)*2^32 + (lo - bl), exact while |w - Bq| < 2^53), then
- * *F and -Br, exact while |(w - Bq)*F| < 2^53. A base from asofKeyBase keeps every v - B in
+ * *F and -Br, exact while |(w - Bq)*F| < 2^53. A base from asofKeyRanges keeps every v - B in
  * [0, 2^52] (the span of both sides is <= 2^52), so all of it is exact and every difference of
  * two rebased keys is an exact double (|difference| <= 2^52).
  */
@@ -84,22 +84,15 @@ function wRange(col: KeyColumn, c: KeyConversion): [bigint, bigint] | null | und
 
 
 /**
- * A common base for both sides' keys of one task (in the plan's common unit), or null when none is
- * needed or possible: null for float/string keys, when every valid key already satisfies
- * |v| <= 2^52 (plain exact doubles), when there are no valid keys, or when the span of all valid
- * keys exceeds 2^52 (then the limb form is used). Otherwise the smallest valid key: every key
- * rebased by it lies in [0, 2^52]. Pass it to `normalizeAsofKey` for every side of the task.
- * O(n) over 32-bit words, a few BigInts per column.
- */
-export function asofKeyBase(cols: KeyColumn[], plan: AsofKeyPlan): bigint | null {
-  return asofKeyRanges(cols, plan).base;
-}
-
-/**
- * asofKeyBase, and what its pass over the words also gives: each column's least and greatest
- * valid key as `normalizeAsofKey` with that base makes them (exact doubles; null: no valid key).
- * `spans` is null where the keys do not become exact doubles (float and string keys, limbs,
- * values that cannot be rebased).
+ * `base`: a common base for both sides' keys of one task (in the plan's common unit), or null
+ * when none is needed or possible: null for float/string keys, when every valid key already
+ * satisfies |v| <= 2^52 (plain exact doubles), when there are no valid keys, or when the span
+ * of all valid keys exceeds 2^52 (then the limb form is used). Otherwise the smallest valid key:
+ * every key rebased by it lies in [0, 2^52]. Pass it to `normalizeAsofKey` for every side of
+ * the task. `spans`: what the same pass over the words also gives, each column's least and
+ * greatest valid key as `normalizeAsofKey` with that base makes them (exact doubles; null: no
+ * valid key); null where the keys do not become exact doubles (float and string keys, limbs,
+ * values that cannot be rebased). O(n) over 32-bit words, a few BigInts per column.
  */
 export function asofKeyRanges(cols: KeyColumn[], plan: AsofKeyPlan): { base: bigint | null; spans: Array<[number, number] | null> | null } {
   const none = { base: null, spans: null };

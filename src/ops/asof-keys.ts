@@ -13,7 +13,7 @@
  */
 export { asofKeyLength, NS_PER_UNIT, temporalUnit, UNIT_RANK, type AsofKeyClass, type AsofKeyPlan, type AsofUnit, type NormalizedKey } from './asof-key-types.js';
 export { makeAsofTolerance, type NormalizedTolerance } from './asof-tolerance.js';
-export { asofKeyBase, asofKeyRanges } from './asof-key-base.js';
+export { asofKeyRanges } from './asof-key-base.js';
 export { normalizeAsofKey, permuteAsofKey, permuteScaledKey, scaledWordsKey, widenAsofKey, type ScaledWordsKey } from './asof-normalize.js';
 export { ZoneMidnights, zoneOffsetSeconds } from './zone-midnights.js';
 export { asofGapWithin, compareAsofGaps, compareAsofKeys, gapSignF, gapSignLimbs, scaledDouble, withinF, withinLimbs } from './asof-gaps.js';

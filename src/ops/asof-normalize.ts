@@ -7,7 +7,7 @@
  *   they are stored as doubles (`f64`, exact: differences stay <= 2^53, so double arithmetic on
  *   them is exact); else as three limbs `wide` (v = h*2^64 + m*2^32 + l), multiplied out of the
  *   raw 32-bit words exactly (src/ops/int64-words). With a common `base` for both sides
- *   (`asofKeyBase`: when keys are large but their span is <= 2^52, e.g. ns timestamps) the keys
+ *   (`asofKeyRanges`' base: when keys are large but their span is <= 2^52, e.g. ns timestamps) the keys
  *   become exact doubles v - base instead (comparisons and gaps are unchanged by a common shift).
  * - float keys become doubles (-0 becomes +0, NaN rows are flagged invalid); string keys keep
  *   their bytes.
@@ -15,7 +15,7 @@
  *   that is the start of the day in `plan.dateZone` (src/ops/zone-midnights); against a
  *   zone-less TIMESTAMP it is UTC midnight (wall clock against wall clock).
  * `widenAsofKey` turns exact doubles into limbs; `permuteAsofKey` gathers a key into sorted order.
- * O(n) per column (plus one Intl lookup set per distinct DATE in the zoned case); `asofKeyBase`
+ * O(n) per column (plus one Intl lookup set per distinct DATE in the zoned case); `asofKeyRanges`
  * takes a few BigInts per column.
  */
 import type { Allocator, KeyColumn } from '../types/keys.js';
@@ -29,7 +29,7 @@ const P52 = 4503599627370496;
 
 /**
  * Normalizes one side's key column (rows in the column's own order). With a `base` (from
- * `asofKeyBase` over both sides; integer/temporal keys only, ignored for float/string keys) the
+ * `asofKeyRanges` over both sides; integer/temporal keys only, ignored for float/string keys) the
  * result is the exact doubles v - base.
  */
 export function normalizeAsofKey(col: KeyColumn, plan: AsofKeyPlan, base?: bigint | null, alloc: Allocator = localAlloc): NormalizedKey {
@@ -151,10 +151,12 @@ export interface ScaledWordsKey {
   factor: number;
 }
 
-/** `col`'s scaled-words form, or null; `base` and `span` are asofKeyRanges' for it (span: the normalized extremes). */
+/**
+ * `col`'s scaled-words form, or null; `base` and `span` are asofKeyRanges' for it (span: the
+ * normalized extremes; with no base every key of the task is within ±2^52 already).
+ */
 export function scaledWordsKey(col: KeyColumn, plan: AsofKeyPlan, base: bigint | null, span: [number, number] | null | undefined): ScaledWordsKey | null {
   if ((plan.cls !== 'integer' && plan.cls !== 'temporal') || base !== null || !span || col.valid !== null) return null;
-  if (!(Math.abs(span[0]) <= P52 && Math.abs(span[1]) <= P52)) return null;
   const words = wordViews(col.values);
   if (words === null) return null;
   const conv = keyConversion(col.type, plan);

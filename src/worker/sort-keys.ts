@@ -544,7 +544,7 @@ function splitLow(a: Uint32Array, b: Uint32Array, scale: number, cut: number, w0
 function splitWide(a: Uint32Array, bLo: Uint32Array, bHi: Uint32Array, scale: number, cut: number, w0: Uint32Array, w1: Uint32Array, n: number): void {
   const low = 2 ** cut;
   const inverse = 2 ** -cut;
-  for (let i = 0; i < n; i++) putCut(a[i]! * scale + bHi[i]! * 4294967296 + bLo[i]!, inverse, low, w0, w1, i);
+  for (let i = 0; i < n; i++) putCut(a[i]! * scale + bHi[i]! * TWO32 + bLo[i]!, inverse, low, w0, w1, i);
 }
 
 /** The bits of the low word when `total` bits (at most 64) are cut into words: all 32 of one word, else 22 or 32 of two. */

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { asofKeyBase, normalizeAsofKey, permuteAsofKey, type AsofKeyPlan, type NormalizedKey } from '../../src/ops/asof-keys.js';
+import { asofKeyRanges, normalizeAsofKey, permuteAsofKey, type AsofKeyPlan, type NormalizedKey } from '../../src/ops/asof-keys.js';
 import type { TypeDesc } from '../../src/types/column.js';
 import type { Allocator } from '../../src/types/keys.js';
 import { keyColumn } from './asof-harness.js';
@@ -52,13 +52,13 @@ describe('ASOF keys from an allocator', () => {
           const intCol = keyColumn(I64, ints);
           cases.push([normalizeAsofKey(intCol, INT), (a) => normalizeAsofKey(intCol, INT, undefined, a)]);
           const tsCol = keyColumn(TS_NS, shifted);
-          const base = asofKeyBase([tsCol], NS);
+          const base = asofKeyRanges([tsCol], NS).base;
           cases.push([normalizeAsofKey(tsCol, NS, base), (a) => normalizeAsofKey(tsCol, NS, base, a)]);
           const dblCol = keyColumn(F64, doubles);
           cases.push([normalizeAsofKey(dblCol, FLOAT), (a) => normalizeAsofKey(dblCol, FLOAT, undefined, a)]);
           // DATEs against a ns plan: day starts past 2^52 ns within a 2^52 span, rebased from 32-bit values
           const dateCol = keyColumn(D32, days);
-          const dateBase = asofKeyBase([dateCol], NS);
+          const dateBase = asofKeyRanges([dateCol], NS).base;
           cases.push([normalizeAsofKey(dateCol, NS, dateBase), (a) => normalizeAsofKey(dateCol, NS, dateBase, a)]);
           for (const [fresh, make] of cases) {
             const { alloc, lent } = dirtyAlloc();

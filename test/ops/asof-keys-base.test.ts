@@ -1,10 +1,9 @@
-/** Rebased ASOF keys (asofKeyBase + normalizeAsofKey(col, plan, base)) agree with the unrebased (limb) path. */
+/** Rebased ASOF keys (asofKeyRanges' base + normalizeAsofKey(col, plan, base)) agree with the unrebased (limb) path. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { asofMatch } from '../../src/ops/asof-join.js';
 import {
   asofGapWithin,
-  asofKeyBase,
   asofKeyRanges,
   compareAsofGaps,
   compareAsofKeys,
@@ -52,7 +51,7 @@ function side(type: TypeDesc, raw: Raw[], plan: AsofKeyPlan): Side {
 
 /** Every answer of compareAsofKeys / asofGapWithin / compareAsofGaps on rebased keys equals the unrebased one (and the truth). */
 function checkAgree(sides: Side[], plan: AsofKeyPlan, tols: bigint[]): bigint | null {
-  const base = asofKeyBase(sides.map((s) => s.col), plan);
+  const base = asofKeyRanges(sides.map((s) => s.col), plan).base;
   const plain = sides.map((s) => normalizeAsofKey(s.col, plan));
   // the spans asofKeyRanges reports are each side's least and greatest normalized key
   const ranges = asofKeyRanges(sides.map((s) => s.col), plan);
@@ -153,7 +152,7 @@ function match(
 
 /** Matches with and without a base are identical (and sorting by rebased words gives the same order). */
 function checkMatch(l: Side, r: Side, plan: AsofKeyPlan, lGroups: number[], rGroups: number[], tols: Array<bigint | null>): boolean {
-  const base = asofKeyBase([l.col, r.col], plan);
+  const base = asofKeyRanges([l.col, r.col], plan).base;
   if (base === null) return false;
   const lp = normalizeAsofKey(l.col, plan);
   const rp = normalizeAsofKey(r.col, plan);
@@ -191,7 +190,7 @@ const tolArb = fc.array(fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 53n }), fc.bigI
   maxLength: 3,
 });
 
-describe('asofKeyBase: integer keys', () => {
+describe('asofKeyRanges\' base: integer keys', () => {
   const centers = fc.oneof(
     fc.bigInt({ min: I64_MIN, max: I64_MAX }),
     fc.constantFrom(I64_MIN, I64_MAX, 2n ** 63n, U64_MAX, 2n ** 52n, -(2n ** 52n), 2n ** 62n, -(2n ** 62n)),
@@ -240,30 +239,30 @@ describe('asofKeyBase: integer keys', () => {
 
   it('no base when not needed, when the span exceeds 2^52, or for float/string keys', () => {
     const plan = INT;
-    expect(asofKeyBase([keyColumn(I64, [2n ** 52n, -(2n ** 52n)]), keyColumn(I32, [1])], plan)).toBeNull();
-    expect(asofKeyBase([keyColumn(I64, [null, null])], plan)).toBeNull();
+    expect(asofKeyRanges([keyColumn(I64, [2n ** 52n, -(2n ** 52n)]), keyColumn(I32, [1])], plan).base).toBeNull();
+    expect(asofKeyRanges([keyColumn(I64, [null, null])], plan).base).toBeNull();
     expect(asofKeyRanges([keyColumn(I64, [null, null]), keyColumn(I32, [null])], plan)).toEqual({ base: null, spans: [null, null] });
     expect(asofKeyRanges([keyColumn(I64, [null, 5n, -3n]), keyColumn(I32, [null, 9])], plan)).toEqual({ base: null, spans: [[-3, 5], [9, 9]] });
-    expect(asofKeyBase([keyColumn(I64, [2n ** 60n])], plan)).toBe(2n ** 60n);
+    expect(asofKeyRanges([keyColumn(I64, [2n ** 60n])], plan).base).toBe(2n ** 60n);
     // span 2^52 + 1: the old limb path is used
     const a = keyColumn(I64, [2n ** 60n, 2n ** 60n + 2n ** 52n]);
     const b = keyColumn(U64, [2n ** 60n + 2n ** 52n + 1n]);
-    expect(asofKeyBase([a, b], plan)).toBeNull();
-    expect(asofKeyBase([a], plan)).toBe(2n ** 60n);
+    expect(asofKeyRanges([a, b], plan).base).toBeNull();
+    expect(asofKeyRanges([a], plan).base).toBe(2n ** 60n);
     expect(normalizeAsofKey(b, plan, null).kind).toBe('wide');
     // span exactly 2^52 is fine; the rebased keys are 0 and 2^52
-    const k = normalizeAsofKey(a, plan, asofKeyBase([a], plan));
+    const k = normalizeAsofKey(a, plan, asofKeyRanges([a], plan).base);
     expect(k.kind === 'f64' && Array.from(k.values)).toEqual([0, 2 ** 52]);
     // int32 next to huge int64
-    expect(asofKeyBase([keyColumn(I32, [0]), keyColumn(I64, [2n ** 62n])], plan)).toBeNull();
+    expect(asofKeyRanges([keyColumn(I32, [0]), keyColumn(I64, [2n ** 62n])], plan).base).toBeNull();
     // floats and strings take no base; a base passed anyway is ignored
     const fplan: AsofKeyPlan = { cls: 'float', unit: null, dateZone: null };
     const fc64 = keyColumn(F64, [1e300, -0, NaN]);
-    expect(asofKeyBase([fc64], fplan)).toBeNull();
+    expect(asofKeyRanges([fc64], fplan).base).toBeNull();
     expect(normalizeAsofKey(fc64, fplan, 5n)).toEqual(normalizeAsofKey(fc64, fplan));
     const splan: AsofKeyPlan = { cls: 'string', unit: null, dateZone: null };
     const sc = keyColumn({ kind: 'utf8' }, ['a', 'b']);
-    expect(asofKeyBase([sc], splan)).toBeNull();
+    expect(asofKeyRanges([sc], splan).base).toBeNull();
     expect(normalizeAsofKey(sc, splan, 5n)).toEqual(normalizeAsofKey(sc, splan));
     // a base that does not fit the column is refused
     expect(() => normalizeAsofKey(b, plan, 0n)).toThrow(RangeError);
@@ -271,7 +270,7 @@ describe('asofKeyBase: integer keys', () => {
   });
 });
 
-describe('asofKeyBase: temporal keys', () => {
+describe('asofKeyRanges\' base: temporal keys', () => {
   // ns near 1.7e18 (2023), and other instants, expressed per unit
   const NS_2023 = 1_700_000_000_000_000_000n;
   const S_2500 = 16_725_225_600n;
@@ -334,10 +333,10 @@ describe('asofKeyBase: temporal keys', () => {
     const p = temporal('ns');
     const a = keyColumn(ts('s'), [S_2500]);
     const b = keyColumn(ts('ns'), [NS_2023]);
-    expect(asofKeyBase([a, b], p)).toBeNull();
+    expect(asofKeyRanges([a, b], p).base).toBeNull();
     expect(normalizeAsofKey(a, p, null).kind).toBe('wide');
     // date32 against ns timestamps: the base comes out exact (midnight of the earliest day)
-    expect(asofKeyBase([keyColumn(D32, [19_675, 19_700]), b], p)).toBe(19_675n * 86_400_000_000_000n);
+    expect(asofKeyRanges([keyColumn(D32, [19_675, 19_700]), b], p).base).toBe(19_675n * 86_400_000_000_000n);
   });
 
   it('asofMatch results are identical with and without a base (timestamps of mixed units, date32)', () => {

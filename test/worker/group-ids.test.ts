@@ -308,6 +308,23 @@ describe('groupIds and matchGroupIds on a small value range (the table indexed b
   });
 });
 
+/**
+ * matchGroupIds' result for one key is the naive one: build ids numbered by first appearance
+ * (NULL one group when nullsEqual, else -1), probe ids the build id of an equal value or -1.
+ */
+function expectNaiveMatch<V>(r: { buildIds: Int32Array; probeIds: Int32Array; groups: number }, build: Array<V | null>, probe: Array<V | null>, nullsEqual: boolean): void {
+  const ids = new Map<V | null, number>();
+  const wantB = build.map((v) => {
+    if (!nullsEqual && v === null) return -1;
+    if (!ids.has(v)) ids.set(v, ids.size);
+    return ids.get(v)!;
+  });
+  const wantP = probe.map((v) => (!nullsEqual && v === null ? -1 : (ids.get(v) ?? -1)));
+  expect(r.groups).toBe(ids.size);
+  expect(Array.from(r.buildIds)).toEqual(wantB);
+  expect(Array.from(r.probeIds)).toEqual(wantP);
+}
+
 /** Two distinct strings make(i), make(j) whose stringKeyHash is equal (of one length, or of two). */
 function hashCollision(make: (i: number) => string, lengths: 'same' | 'different' = 'same'): [string, string] {
   const seen = new Map<number, string>();
@@ -395,16 +412,7 @@ describe('matchGroupIds', () => {
           const scratch = countingAllocator();
           const r = matchGroupIds([makeColumn(tB, conv(tB, B))], [makeColumn(tP, conv(tP, P))], B.length, P.length, nullsEqual, scratch.alloc);
           expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(B.length, P.length));
-          const ids = new Map<number | null, number>();
-          const wantB = B.map((v) => {
-            if (!nullsEqual && v === null) return -1;
-            if (!ids.has(v)) ids.set(v, ids.size);
-            return ids.get(v)!;
-          });
-          const wantP = P.map((v) => (!nullsEqual && v === null ? -1 : (ids.get(v) ?? -1)));
-          expect(r.groups).toBe(ids.size);
-          expect(Array.from(r.buildIds)).toEqual(wantB);
-          expect(Array.from(r.probeIds)).toEqual(wantP);
+          expectNaiveMatch(r, B, P, nullsEqual);
         },
       ),
       { numRuns: 300 },
@@ -430,24 +438,14 @@ describe('matchGroupIds', () => {
           const scratch = countingAllocator();
           const r = matchGroupIds([build], [shifted], B.length, P.length, nullsEqual, scratch.alloc);
           expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(B.length, P.length));
-          const ids = new Map<string | null, number>();
-          const wantB = B.map((v) => {
-            if (!nullsEqual && v === null) return -1;
-            if (!ids.has(v)) ids.set(v, ids.size);
-            return ids.get(v)!;
-          });
-          const wantP = P.map((v) => (!nullsEqual && v === null ? -1 : (ids.get(v) ?? -1)));
-          expect(r.groups).toBe(ids.size);
-          expect(Array.from(r.buildIds)).toEqual(wantB);
-          expect(Array.from(r.probeIds)).toEqual(wantP);
+          expectNaiveMatch(r, B, P, nullsEqual);
         },
       ),
       { numRuns: 300 },
     );
     // Values whose 32-bit hashes collide (found by a birthday search) still differ: short ones by
-    // their words, long ones by their bytes past the 8th.
-    // Collisions of short values (their words differ), of long ones with one first 8 bytes (their
-    // tails differ) or one tail (their words differ), and of two lengths.
+    // their words, long ones with one first 8 bytes by their tails, long ones with one tail by
+    // their words, and values of two lengths.
     const pairs = [
       hashCollision((i) => `s${(i % 1000).toString(36).padStart(3, '0')}${Math.floor(i / 1000).toString(36).padStart(4, '0')}`),
       hashCollision((i) => `abcdefgh${i.toString(36).padStart(6, '0')}`),
@@ -502,15 +500,7 @@ describe('matchGroupIds', () => {
       const scratch = countingAllocator();
       const r = matchGroupIds([makeColumn({ kind: 'utf8' }, b)], [makeColumn({ kind: 'utf8' }, p)], n, n, nullsEqual, scratch.alloc);
       expect(scratch.bytes()).toBeLessThanOrEqual(matchGroupIdsBytes(n, n));
-      const ids = new Map<string | null, number>();
-      const wantB = b.map((v) => {
-        if (!nullsEqual && v === null) return -1;
-        if (!ids.has(v)) ids.set(v, ids.size);
-        return ids.get(v)!;
-      });
-      expect(r.groups).toBe(ids.size);
-      expect(Array.from(r.buildIds)).toEqual(wantB);
-      expect(Array.from(r.probeIds)).toEqual(p.map((v) => (!nullsEqual && v === null ? -1 : (ids.get(v) ?? -1))));
+      expectNaiveMatch(r, b, p, nullsEqual);
     }
   });
 
