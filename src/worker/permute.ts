@@ -5,6 +5,7 @@
 import type { Allocator } from '../columns/arena.js';
 import type { KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import { rowWords } from '../columns/gather.js';
+import { warmSource } from '../columns/read-ahead.js';
 import { scratchAlloc } from './scratch.js';
 
 /** Outputs come from `alloc` (default: this task's scratch memory). */
@@ -55,32 +56,10 @@ export function permuteValues<T extends TypedArray>(src: T, perm: Uint32Array, a
   return out;
 }
 
-/**
- * Sources up to this size are read through once, in order, before a permutation reads them at
- * random: the sequential pass runs at the prefetchers' speed and leaves the source in the core's
- * L2 (2 MiB here), where the random reads then hit instead of each waiting on the shared cache or
- * memory. A window task's sorted outputs are computed all before they are written out, so each is
- * cold by then: measured (window6, 30 outputs of 78K rows a task), staging 7-8 -> 2 ns a value,
- * the window tasks' CPU ~8.0 -> ~6.9 s a run. Bigger sources would not stay in L2.
- */
-const WARM_MAX_BYTES = 1 << 20;
-
-/** Where warmLines' results go, so the compiler keeps its loads. */
-let warmSink = 0;
-
-/** Reads a byte of every 64-byte line of `src` (see WARM_MAX_BYTES), returned OR-ed together. */
-function warmLines(src: TypedArray): number {
-  const bytes = new Uint8Array(src.buffer, src.byteOffset, src.byteLength);
-  let acc = 0;
-  for (let i = 0; i < bytes.length; i += 64) acc |= bytes[i]!;
-  return acc;
-}
-
 /** out[i] = src[perm[i]] for i < perm.length; `out` of src's type (a view anywhere: a stretch of a staged direct output). */
 export function permuteInto(src: TypedArray, perm: Uint32Array, out: TypedArray): void {
   const n = perm.length;
-  // Not for a few rows: the source may be far longer than what they read.
-  if (src.byteLength <= WARM_MAX_BYTES && n * 4 >= src.length) warmSink |= warmLines(src);
+  warmSource(src, n);
   if (src.BYTES_PER_ELEMENT === 8) {
     // As float64 words where aligned (one load and store a row, every bit kept: see rowWords).
     const { src: s, dst: d, w } = rowWords(src, out, 8);
