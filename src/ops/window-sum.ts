@@ -142,6 +142,34 @@ function limbSums(u: Uint32Array | null, w: Exclude<TypedArray, BigInt64Array | 
   }
 }
 
+/** out32's words of row r: the 64-bit two's complement of P[hi[r]] - P[lo[r]] (an exact integer below 2^52). */
+function sumWordsF64(P: Float64Array, lo: Int32Array, hi: Int32Array, out32: Uint32Array, n: number): void {
+  for (let r = 0; r < n; r++) {
+    const s = P[hi[r]!]! - P[lo[r]!]!;
+    const hw = Math.floor(s / TWO32);
+    out32[2 * r] = s - hw * TWO32;
+    out32[2 * r + 1] = hw;
+  }
+}
+
+/** avg[r] = the frame's sum / its non-NULL count (counts: the running count). */
+function avgF64Counted(P: Float64Array, lo: Int32Array, hi: Int32Array, counts: Int32Array, avg: Float64Array, n: number): void {
+  for (let r = 0; r < n; r++) {
+    const a = lo[r]!;
+    const b = hi[r]!;
+    avg[r] = (P[b]! - P[a]!) / (counts[b]! - counts[a]!);
+  }
+}
+
+/** avg[r] = the frame's sum / its width (no NULLs). */
+function avgF64(P: Float64Array, lo: Int32Array, hi: Int32Array, avg: Float64Array, n: number): void {
+  for (let r = 0; r < n; r++) {
+    const a = lo[r]!;
+    const b = hi[r]!;
+    avg[r] = (P[b]! - P[a]!) / (b - a);
+  }
+}
+
 /** Correctly rounded float64 of h·2^64 + m·2^32 + l (m, l in [0, 2^32)). */
 export function wideToNumber(h: number, m: number, l: number): number {
   if (h >= -1048576 && h < 1048576) return (h * TWO32 + m) * TWO32 + l;
@@ -163,17 +191,12 @@ export function intSumAvg(
 ): void {
   const n = lo.length;
   if (prefix.kind === 'f64') {
-    const P = prefix.P;
-    for (let r = 0; r < n; r++) {
-      const a = lo[r]!;
-      const b = hi[r]!;
-      const s = P[b]! - P[a]!;
-      if (out32) {
-        const hw = Math.floor(s / TWO32);
-        out32[2 * r] = s - hw * TWO32;
-        out32[2 * r + 1] = hw;
-      }
-      if (avg) avg[r] = s / (counts ? counts[b]! - counts[a]! : b - a);
+    // A loop per output: with the tests for which outputs hoisted out of it (V8 does not), a
+    // window sum ran 5.7-6.3 -> 3.5 ns a row (78K rows, frames of 30, one thread).
+    if (out32) sumWordsF64(prefix.P, lo, hi, out32, n);
+    if (avg) {
+      if (counts) avgF64Counted(prefix.P, lo, hi, counts, avg, n);
+      else avgF64(prefix.P, lo, hi, avg, n);
     }
     return;
   }
