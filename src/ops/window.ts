@@ -169,6 +169,19 @@ function frameCount(counts: Int32Array | null, lo: Int32Array, hi: Int32Array, r
   return counts ? counts[hi[r]!]! - counts[lo[r]!]! : hi[r]! - lo[r]!;
 }
 
+/**
+ * The first row from `from` on whose frame holds fewer than k non-NULL values (n: none). A
+ * loop per case: the test for `counts` made a row, as frameCount does, the check ran 2x longer.
+ */
+function firstFewer(counts: Int32Array | null, lo: Int32Array, hi: Int32Array, k: number, from: number, n: number): number {
+  if (counts) {
+    for (let r = from; r < n; r++) if (counts[hi[r]!]! - counts[lo[r]!]! < k) return r;
+  } else {
+    for (let r = from; r < n; r++) if (hi[r]! - lo[r]! < k) return r;
+  }
+  return n;
+}
+
 /** Sets valid[r] = 0 where the frame holds fewer than k non-NULL values; returns the array or null. */
 function nullsWhereFewer(ctx: Ctx, fb: FrameBounds, counts: Int32Array | null, k: number, valid: Uint8Array | null = null): Uint8Array | null {
   const { lo, hi } = fb;
@@ -176,11 +189,9 @@ function nullsWhereFewer(ctx: Ctx, fb: FrameBounds, counts: Int32Array | null, k
   // Without NULLs a frame's count is its width: every frame at least k wide, nothing to check
   // (window6: 30 sums over 5 frames, each row checked 30 times where 5 passes now decide).
   if (k <= 0 || (counts === null && fb.minWidth >= k)) return valid;
-  for (let r = 0; r < n; r++) {
-    if (frameCount(counts, lo, hi, r) < k) {
-      valid ??= newValid(ctx, n);
-      valid[r] = 0;
-    }
+  for (let r = firstFewer(counts, lo, hi, k, 0, n); r < n; r = firstFewer(counts, lo, hi, k, r + 1, n)) {
+    valid ??= newValid(ctx, n);
+    valid[r] = 0;
   }
   return valid;
 }
@@ -189,7 +200,8 @@ function nullsWhereFewer(ctx: Ctx, fb: FrameBounds, counts: Int32Array | null, k
 function takeWhereEnough(fb: FrameBounds, counts: Int32Array | null, k: number, index: Int32Array): void {
   if (k <= 0 || (counts === null && fb.minWidth >= k)) return;
   const { lo, hi } = fb;
-  for (let r = 0; r < index.length; r++) if (frameCount(counts, lo, hi, r) < k) index[r] = -1;
+  const n = index.length;
+  for (let r = firstFewer(counts, lo, hi, k, 0, n); r < n; r = firstFewer(counts, lo, hi, k, r + 1, n)) index[r] = -1;
 }
 
 /**
