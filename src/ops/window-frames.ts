@@ -35,6 +35,8 @@ export interface FrameBounds {
   maxWidth: number;
   /** Smallest hi - lo over all rows (0 with no rows): a frame count of k or more for every row needs no check. */
   minWidth: number;
+  /** Every frame ends at its own row (hi[i] = i + 1: ROWS frames to CURRENT ROW), so a frame holds a value wherever its row does. */
+  endsAtRow: boolean;
 }
 
 const fresh: Allocator = (ctor, length) => new ctor(length);
@@ -99,7 +101,8 @@ export function computeFrames(
   else if (frame.mode === 'groups') groupsFrames(groupStarts, peers(), frame, lo, hi);
   else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi, alloc);
   frameWidths(lo, hi, n);
-  return { lo, hi, maxWidth: widths[1]!, minWidth: widths[0]! };
+  const endsAtRow = frame.mode === 'rows' && frame.following !== null && clampOffset(frame.following, n) === 0;
+  return { lo, hi, maxWidth: widths[1]!, minWidth: widths[0]!, endsAtRow };
 }
 
 /** frameWidths' result: [smallest, largest]. */

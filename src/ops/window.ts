@@ -182,13 +182,34 @@ function firstFewer(counts: Int32Array | null, lo: Int32Array, hi: Int32Array, k
   return n;
 }
 
-/** Sets valid[r] = 0 where the frame holds fewer than k non-NULL values; returns the array or null. */
-function nullsWhereFewer(ctx: Ctx, fb: FrameBounds, counts: Int32Array | null, k: number, valid: Uint8Array | null = null): Uint8Array | null {
+/**
+ * The first NULL row (rowValid[r] = 0) from `from` on whose frame, ending at it, holds no
+ * non-NULL value (n: none).
+ */
+function firstEmptyAtNull(rowValid: Uint8Array, counts: Int32Array, lo: Int32Array, from: number, n: number): number {
+  for (let r = from; r < n; r++) if (rowValid[r] === 0 && counts[r + 1]! === counts[lo[r]!]!) return r;
+  return n;
+}
+
+/**
+ * Sets valid[r] = 0 where the frame holds fewer than k non-NULL values; returns the array or
+ * null. `rowValid`: the measure's validity by row, when `counts` is its running count.
+ */
+function nullsWhereFewer(ctx: Ctx, fb: FrameBounds, counts: Int32Array | null, k: number, valid: Uint8Array | null = null, rowValid: Uint8Array | null = null): Uint8Array | null {
   const { lo, hi } = fb;
   const n = lo.length;
   // Without NULLs a frame's count is its width: every frame at least k wide, nothing to check
   // (window6: 30 sums over 5 frames, each row checked 30 times where 5 passes now decide).
   if (k <= 0 || (counts === null && fb.minWidth >= k)) return valid;
+  if (k === 1 && counts !== null && rowValid !== null && fb.endsAtRow) {
+    // A frame that ends at its row holds a value unless that row is NULL: only those rows are
+    // counted (a byte a row read, where every row's count read four arrays: window6 ~6% of CPU).
+    for (let r = firstEmptyAtNull(rowValid, counts, lo, 0, n); r < n; r = firstEmptyAtNull(rowValid, counts, lo, r + 1, n)) {
+      valid ??= newValid(ctx, n);
+      valid[r] = 0;
+    }
+    return valid;
+  }
   for (let r = firstFewer(counts, lo, hi, k, 0, n); r < n; r = firstFewer(counts, lo, hi, k, r + 1, n)) {
     valid ??= newValid(ctx, n);
     valid[r] = 0;
@@ -438,7 +459,7 @@ function sumAvgColumn(ctx: Ctx, col: ResolvedWindowColumn): WindowColumnOut {
       : decimalSumAvg(memo(ctx.decimals, col.measure, () => decimalPrefix(m, n, ctx.alloc)), lo, hi, counts, scale, minCount, out, avg, mk);
     return values(col, (out ?? avg)!, valid);
   }
-  const valid = nullsWhereFewer(ctx, fb, counts, minCount);
+  const valid = nullsWhereFewer(ctx, fb, counts, minCount, null, ctx.naive ? null : m.valid);
   if (isFloatCol(m)) {
     if (ctx.naive) return floatNaive(ctx, col, m, valid);
     const sums = ctx.floatOut.get(col)!;
