@@ -96,11 +96,14 @@ export function computeFrames(
   const fill = frame.mode === 'rows' ? 'overwritten' : 'zeroed';
   const lo = alloc(Int32Array, n, fill);
   const hi = alloc(Int32Array, n, fill);
+  // ROWS frames note their widths as they are made (a pass of its own cost as much as making them).
   if (frame.mode === 'rows') rowsFrames(groupStarts, frame, lo, hi);
-  else if (frame.mode === 'peers') peerFrames(groupStarts, peers(), frame, lo, hi);
-  else if (frame.mode === 'groups') groupsFrames(groupStarts, peers(), frame, lo, hi);
-  else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi, alloc);
-  frameWidths(lo, hi, n);
+  else {
+    if (frame.mode === 'peers') peerFrames(groupStarts, peers(), frame, lo, hi);
+    else if (frame.mode === 'groups') groupsFrames(groupStarts, peers(), frame, lo, hi);
+    else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi, alloc);
+    frameWidths(lo, hi, n);
+  }
   const endsAtRow = frame.mode === 'rows' && frame.following !== null && clampOffset(frame.following, n) === 0;
   return { lo, hi, maxWidth: widths[1]!, minWidth: widths[0]!, endsAtRow };
 }
@@ -134,6 +137,7 @@ export function clampOffset(o: ResolvedOffset, limit: number): number {
   return Number(v > l ? l : v < -l ? -l : v);
 }
 
+/** ROWS frame bounds, and their narrowest and widest into `widths` (as frameWidths). */
 function rowsFrames(gs: Uint32Array, frame: ResolvedFrame, lo: Int32Array, hi: Int32Array): void {
   // Offsets past the rows (n) clamp alike, so they are cut to ±n: every bound below is then an
   // int32 (n < 2^31), and the loop integer arithmetic with its tests hoisted: a float offset
@@ -143,6 +147,8 @@ function rowsFrames(gs: Uint32Array, frame: ResolvedFrame, lo: Int32Array, hi: I
   const boundedAfter = frame.following !== null;
   const p = bounded ? clampOffset(frame.preceding!, n) | 0 : 0;
   const f1 = boundedAfter ? (clampOffset(frame.following!, n) + 1) | 0 : 0;
+  let maxWidth = 0;
+  let minWidth = n > 0 ? 0x7fffffff : 0;
   for (let g = 0; g + 1 < gs.length; g++) {
     const s = gs[g]! | 0;
     const e = gs[g + 1]! | 0;
@@ -151,10 +157,16 @@ function rowsFrames(gs: Uint32Array, frame: ResolvedFrame, lo: Int32Array, hi: I
       let b = boundedAfter ? i + f1 : e;
       a = a < s ? s : a > e ? e : a;
       b = b < s ? s : b > e ? e : b;
+      if (b < a) b = a;
       lo[i] = a;
-      hi[i] = b < a ? a : b;
+      hi[i] = b;
+      const w = b - a;
+      if (w > maxWidth) maxWidth = w;
+      if (w < minWidth) minWidth = w;
     }
   }
+  widths[0] = minWidth;
+  widths[1] = maxWidth;
 }
 
 /** Equality of two rows of one key column (NULL = NULL, NaN = NaN, -0 = +0). */

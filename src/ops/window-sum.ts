@@ -31,7 +31,8 @@ export type IntPrefix = { kind: 'f64'; P: Float64Array } | { kind: 'limbs'; L: U
 
 /** Running non-NULL count, length n + 1. */
 export function countPrefix(valid: Uint8Array, n: number, alloc: Allocator = fresh): Int32Array {
-  const C = alloc(Int32Array, n + 1);
+  const C = alloc(Int32Array, n + 1, 'overwritten'); // every entry written below
+  C[0] = 0;
   let c = 0;
   for (let i = 0; i < n; i++) {
     c += valid[i]!;
@@ -55,23 +56,23 @@ export function intPrefix(col: KeyColumn, n: number, alloc: Allocator = fresh): 
     // One pass makes the prefix and checks it (the usual int64 measure): a check pass before it
     // cost a read of the column (window6: ~1/3 s of CPU a run). Too big, its memory takes two of
     // the limbs instead.
-    const P = alloc(Float64Array, n + 1);
+    const P = alloc(Float64Array, n + 1, 'overwritten'); // every entry written (or every limb's)
     if ((valid ? prefix64Signed(u, valid, P, n) : prefix64SignedAll(u, P, n)) < 2 ** 52) return { kind: 'f64', P };
     const L = new Uint32Array(P.buffer, P.byteOffset, n + 1);
     const M = new Uint32Array(P.buffer, P.byteOffset + 4 * (n + 1), n + 1);
-    const H = alloc(Int32Array, n + 1);
+    const H = alloc(Int32Array, n + 1, 'overwritten');
     limbSums(u, null, true, valid, L, M, H, n);
     return { kind: 'limbs', L, M, H };
   }
   if ((u !== null ? absSum64(u, signed, valid, n) : absSumNum(w!, valid, n)) < 2 ** 52) {
-    const P = alloc(Float64Array, n + 1);
+    const P = alloc(Float64Array, n + 1, 'overwritten');
     if (u !== null) prefix64(u, signed, valid, P, n);
     else prefixNum(w!, valid, P, n);
     return { kind: 'f64', P };
   }
-  const L = alloc(Uint32Array, n + 1);
-  const M = alloc(Uint32Array, n + 1);
-  const H = alloc(Int32Array, n + 1);
+  const L = alloc(Uint32Array, n + 1, 'overwritten');
+  const M = alloc(Uint32Array, n + 1, 'overwritten');
+  const H = alloc(Int32Array, n + 1, 'overwritten');
   limbSums(u, w, signed, valid, L, M, H, n);
   return { kind: 'limbs', L, M, H };
 }

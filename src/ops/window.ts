@@ -159,7 +159,7 @@ function isFloatCol(col: KeyColumn): boolean {
 const INT64_CTOR = BigInt64Array;
 
 function newValid(ctx: Ctx, n: number): Uint8Array {
-  const v = ctx.alloc(Uint8Array, n) as Uint8Array;
+  const v = ctx.alloc(Uint8Array, n, 'overwritten') as Uint8Array;
   v.fill(1);
   return v;
 }
