@@ -104,7 +104,8 @@ export function computeFrames(
     else rangeFrames(groupStarts, order[0]!, orderKeys[0]!.descending, frame, lo, hi, alloc);
     frameWidths(lo, hi, n);
   }
-  const endsAtRow = frame.mode === 'rows' && frame.following !== null && clampOffset(frame.following, n) === 0;
+  // (A start after the row would make the frame empty: the resolver rejects one with FOLLOWING 0.)
+  const endsAtRow = frame.mode === 'rows' && frame.following !== null && clampOffset(frame.following, n) === 0 && (frame.preceding === null || clampOffset(frame.preceding, n) >= 0);
   return { lo, hi, maxWidth: widths[1]!, minWidth: widths[0]!, endsAtRow };
 }
 
@@ -146,7 +147,8 @@ function rowsFrames(gs: Uint32Array, frame: ResolvedFrame, lo: Int32Array, hi: I
   const bounded = frame.preceding !== null;
   const boundedAfter = frame.following !== null;
   const p = bounded ? clampOffset(frame.preceding!, n) | 0 : 0;
-  const f1 = boundedAfter ? (clampOffset(frame.following!, n) + 1) | 0 : 0;
+  const f = boundedAfter ? clampOffset(frame.following!, n) : 0;
+  const f1 = (f >= n ? n : f + 1) | 0; // n + 1 would wrap at n = 2^31 - 1; n clamps alike
   let maxWidth = 0;
   let minWidth = n > 0 ? 0x7fffffff : 0;
   for (let g = 0; g + 1 < gs.length; g++) {

@@ -126,8 +126,8 @@ export async function runAsofTask(task: AsofTask): Promise<KernelResult> {
     const target = left.rowIds.subarray(0, nL);
     // Staged: the left rows' values at the task's own stretch, in load order (see DirectStaging).
     const base = out.staging ? claimStaging(out.staging, target) : -1;
-    if (out.staging) stageDirect(matched, null, target, out.columns[0]!, base);
-    else scatterDirect(matched, null, target, out.columns[0]!);
+    if (out.staging) stageDirect(matched, target, out.columns[0]!, base);
+    else scatterDirect(matched, target, out.columns[0]!);
     spec.payload.forEach((pos, c) => takeDirect(right.columns[pos]!, pick, target, out.columns[c + 1]!, base));
     return { ...noRows(), rows: nL, rightRows: right.n };
   }

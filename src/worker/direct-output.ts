@@ -24,24 +24,22 @@ function clearValid(words: Int32Array, r: number): void {
 }
 
 /**
- * dest[target[i]] = values[from[i]] (values[i] without `from`), NULL where that value's valid
- * byte is 0. With `from` a caller can walk the destinations in ascending order (its rows' load
- * order) and read the small sorted-order outputs at random instead: the writes into the
- * whole-input arrays then touch each page once, where sorted-order writes land on a new page
- * almost every row (measured: the scatter took a fifth of the window kernel).
+ * dest[target[i]] = values[from[i]] (values[i] without `from`); NULLs: clearNullRows. With
+ * `from` a caller can walk the destinations in ascending order (its rows' load order) and read
+ * the small sorted-order outputs at random instead: the writes into the whole-input arrays then
+ * touch each page once, where sorted-order writes land on a new page almost every row
+ * (measured: the scatter took a fifth of the window kernel).
  */
-export function scatterDirect(values: TypedArray, valid: Uint8Array | null, target: Uint32Array, dest: Dest, from: Uint32Array | null = null): void {
+export function scatterDirect(values: TypedArray, target: Uint32Array, dest: Dest, from: Uint32Array | null = null): void {
   const ctor = values.constructor as { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number };
   scatterValues(values, target, new ctor(dest.values.sab, dest.values.byteOffset, dest.values.byteLength / ctor.BYTES_PER_ELEMENT), from);
-  if (valid) clearNulls(valid, target, dest, from);
 }
 
-/** Clears row target[i]'s validity bit where valid[from[i]] (valid[i] without `from`) is 0. */
-function clearNulls(valid: Uint8Array, target: Uint32Array, dest: Dest, from: Uint32Array | null): void {
+/** Clears row rowIds[q]'s validity bit where valid[q] is 0 (both in one order: a scan of `valid` in order). */
+export function clearNullRows(valid: Uint8Array, rowIds: Uint32Array, dest: Dest): void {
   const words = viewOf(Int32Array, dest.valid);
-  const n = target.length;
-  if (from) for (let i = 0; i < n; i++) { if (valid[from[i]!] === 0) clearValid(words, target[i]!); }
-  else for (let i = 0; i < n; i++) if (valid[i] === 0) clearValid(words, target[i]!);
+  const n = rowIds.length;
+  for (let q = 0; q < n; q++) if (valid[q] === 0) clearValid(words, rowIds[q]!);
 }
 
 /**
@@ -59,10 +57,10 @@ export function claimStaging(staging: DirectStaging, target: Uint32Array): numbe
 
 /**
  * A staged column's values at the task's positions: dest[base + j] = values[from[j]] (values[j]
- * without `from`), sequential writes; NULLs cleared in the validity bitmap at target[j] as in
- * scatterDirect (the bitmap is the result's own, by row).
+ * without `from`), sequential writes, for the n = target.length rows; NULLs: clearNullRows (the
+ * bitmap is the result's own, by row).
  */
-export function stageDirect(values: TypedArray, valid: Uint8Array | null, target: Uint32Array, dest: Dest, base: number, from: Uint32Array | null = null): void {
+export function stageDirect(values: TypedArray, target: Uint32Array, dest: Dest, base: number, from: Uint32Array | null = null): void {
   const n = target.length;
   const bpe = values.BYTES_PER_ELEMENT;
   const at = dest.values.byteOffset + base * bpe;
@@ -72,7 +70,6 @@ export function stageDirect(values: TypedArray, valid: Uint8Array | null, target
   } else {
     new Uint8Array(dest.values.sab, at, n * bpe).set(new Uint8Array(values.buffer, values.byteOffset, n * bpe));
   }
-  if (valid) clearNulls(valid, target, dest, from);
 }
 
 /**

@@ -25,7 +25,7 @@ import { applyOutside, carryOut, firstUnreachable, groupAt, NO_CARRY, suffixOf, 
 import { formatBytes } from '../memory/budget.js';
 import type { Allocator, KeyColumn, TypedArray, TypedArrayConstructor } from '../types/keys.js';
 import type { KernelResult, WindowCarry, WindowHalo, WindowSuffix, WindowSuffixTask, WindowTask } from '../types/tasks.js';
-import { claimStaging, scatterDirect, stageDirect } from './direct-output.js';
+import { claimStaging, clearNullRows, scatterDirect, stageDirect } from './direct-output.js';
 import { groupIds, groupStartsOf } from './group-ids.js';
 import { loadPartition, type LoadedPartition } from './partition-input.js';
 import { permuteKey, permuteValues } from './permute.js';
@@ -177,13 +177,18 @@ export async function runWindowTask(task: WindowTask): Promise<KernelResult> {
     const { target, from } = directOrder(part.rowIds, rowPerm, n, halo ? loaded.own! : null);
     // Staged: each column's values at the task's own stretch, in load order (see DirectStaging).
     const base = out.staging ? claimStaging(out.staging, target) : 0;
+    // The row id of each sorted-order output, made for the first column with NULLs: their bits
+    // are cleared by scanning the column's validity in order, where reading it through `from`
+    // read a byte at random per row of every column (window6: most of its 30 have a NULL).
+    let sortedIds: Uint32Array | null = null;
     outs.forEach((o, c) => {
       let values: TypedArray;
       let valid: Uint8Array | null;
       if (o.kind === 'values') ({ values, valid } = o);
       else ({ values, valid } = takeFixedValues(o.index, measures[o.measure]!, window.columns[c]!.default, scratchAlloc));
-      if (out.staging) stageDirect(values, valid, target, out.columns[c]!, base, from);
-      else scatterDirect(values, valid, target, out.columns[c]!, from);
+      if (out.staging) stageDirect(values, target, out.columns[c]!, base, from);
+      else scatterDirect(values, target, out.columns[c]!, from);
+      if (valid) clearNullRows(valid, (sortedIds ??= permuteValues(part.rowIds, rowPerm.subarray(0, n))), out.columns[c]!);
     });
     return { ...noRows(), rows: n, rightRows: 0, carry };
   }

@@ -301,3 +301,21 @@ describe('types', () => {
     expect(out.b).toEqual([3n, 3n, 12n, 12n, 16n]);
   });
 });
+
+describe('int64 sums past the float prefix', () => {
+  // A sum of |values| past 2^52 takes the limbs; the one-pass prefix hands its memory to two of
+  // them (src/ops/window-sum intPrefix), with and without NULLs. Wrapping sums, as a row fold.
+  const schema = [field('v', I64), field('t', I32)];
+  const wrap = (x: bigint): bigint => BigInt.asIntN(64, x);
+  for (const withNull of [false, true]) {
+    it(`sum over ROWS 1 PRECEDING of values near 2^63${withNull ? ', with a NULL' : ''}`, () => {
+      const vals: Array<bigint | null> = [MAX, MAX, -5n, withNull ? null : 7n, MIN, 3n];
+      const out = run(seq(vals), schema, { orderBy: 't', columns: { s: W.sum('v').rows(1) } });
+      const want = vals.map((v, i) => {
+        const frame = vals.slice(Math.max(0, i - 1), i + 1).filter((x): x is bigint => x !== null);
+        return frame.length === 0 ? null : wrap(frame.reduce((a, b) => a + b, 0n));
+      });
+      expect(out.s).toEqual(want);
+    });
+  }
+});

@@ -6,6 +6,7 @@
  * This is engine plumbing under test, not an oracle: the expected values come from
  * window-reference.ts.
  */
+import { dirtyWhenOverwritten } from './dirty-allocator.js';
 import { computeWindow, computeWindowNaive, TAKE_DEFAULT, type WindowColumnOut, type WindowKernelInput } from '../../src/ops/window.js';
 import type { ResolvedLiteral } from '../../src/ops/window-literal.js';
 import { resolveWindow, type WindowOptions } from '../../src/ops/window-spec.js';
@@ -195,6 +196,7 @@ export function kernelOutputToRows(outs: WindowColumnOut[], h: KernelHarness): R
 /** Runs the fast (or naive) kernel on rows; outputs in input order. */
 export function runKernelOnRows(rows: RefRow[], schema: FieldDesc[], options: WindowOptions, naive = false): { h: KernelHarness; outs: WindowColumnOut[]; values: Record<string, RefOut[]> } {
   const h = windowKernelInputFromRows(rows, schema, options);
-  const outs = naive ? computeWindowNaive(h.input) : computeWindow(h.input);
+  // Memory asked for 'overwritten' comes full of old bytes, as a task's reused scratch does.
+  const outs = naive ? computeWindowNaive(h.input, dirtyWhenOverwritten) : computeWindow(h.input, dirtyWhenOverwritten);
   return { h, outs, values: kernelOutputToRows(outs, h) };
 }
