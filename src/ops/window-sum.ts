@@ -52,26 +52,13 @@ export function intPrefix(col: KeyColumn, n: number, alloc: Allocator = fresh): 
   const u = wide ? words64(v) : null;
   const w = wide ? null : (v as Exclude<TypedArray, BigInt64Array | BigUint64Array>);
   const signed = !(v instanceof BigUint64Array);
-  if (u !== null && signed) {
-    // One pass makes the prefix and checks it (the usual int64 measure): a check pass before it
-    // cost a read of the column (window6: ~1/3 s of CPU a run). Too big, its memory takes two of
-    // the limbs instead.
-    const P = alloc(Float64Array, n + 1, 'overwritten'); // every entry written (or every limb's)
-    if ((valid ? prefix64Signed(u, valid, P, n) : prefix64SignedAll(u, P, n)) < 2 ** 52) return { kind: 'f64', P };
-    const L = new Uint32Array(P.buffer, P.byteOffset, n + 1);
-    const M = new Uint32Array(P.buffer, P.byteOffset + 4 * (n + 1), n + 1);
-    const H = alloc(Int32Array, n + 1, 'overwritten');
-    limbSums(u, null, true, valid, L, M, H, n);
-    return { kind: 'limbs', L, M, H };
-  }
-  if ((u !== null ? absSum64(u, signed, valid, n) : absSumNum(w!, valid, n)) < 2 ** 52) {
-    const P = alloc(Float64Array, n + 1, 'overwritten');
-    if (u !== null) prefix64(u, signed, valid, P, n);
-    else prefixNum(w!, valid, P, n);
-    return { kind: 'f64', P };
-  }
-  const L = alloc(Uint32Array, n + 1, 'overwritten');
-  const M = alloc(Uint32Array, n + 1, 'overwritten');
+  // One pass makes the prefix and checks it (a check pass before it cost a read of the column:
+  // window6 ~0.4 s of CPU a run); too big, its memory takes two of the three limbs instead.
+  const P = alloc(Float64Array, n + 1, 'overwritten'); // every entry written (or every limb's)
+  const abs = u === null ? prefixNum(w!, valid, P, n) : !signed ? prefix64Unsigned(u, valid, P, n) : valid ? prefix64Signed(u, valid, P, n) : prefix64SignedAll(u, P, n);
+  if (abs < 2 ** 52) return { kind: 'f64', P };
+  const L = new Uint32Array(P.buffer, P.byteOffset, n + 1);
+  const M = new Uint32Array(P.buffer, P.byteOffset + 4 * (n + 1), n + 1);
   const H = alloc(Int32Array, n + 1, 'overwritten');
   limbSums(u, w, signed, valid, L, M, H, n);
   return { kind: 'limbs', L, M, H };
@@ -110,40 +97,31 @@ function prefix64SignedAll(u: Uint32Array, P: Float64Array, n: number): number {
   return abs;
 }
 
-/** Sum of |value| of 64-bit words (lo, hi) per row, non-NULL rows. */
-function absSum64(u: Uint32Array, signed: boolean, valid: Uint8Array | null, n: number): number {
-  let abs = 0;
-  for (let i = 0; i < n; i++) {
-    if (valid && valid[i] === 0) continue;
-    const h = signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!;
-    abs += Math.abs(h * TWO32 + u[2 * i]!);
-  }
-  return abs;
-}
-
-function absSumNum(w: Exclude<TypedArray, BigInt64Array | BigUint64Array>, valid: Uint8Array | null, n: number): number {
-  let abs = 0;
-  for (let i = 0; i < n; i++) if (!valid || valid[i] !== 0) abs += Math.abs(w[i]!);
-  return abs;
-}
-
-/** P[i + 1] = sum of rows 0..i, exact while the sum of |values| is below 2^52. */
-function prefix64(u: Uint32Array, signed: boolean, valid: Uint8Array | null, P: Float64Array, n: number): void {
+/** prefix64Signed of unsigned 64-bit words (every value >= 0: the sum is the sum of |values|). */
+function prefix64Unsigned(u: Uint32Array, valid: Uint8Array | null, P: Float64Array, n: number): number {
   let acc = 0;
   P[0] = 0;
   for (let i = 0; i < n; i++) {
-    if (!valid || valid[i] !== 0) acc += (signed ? u[2 * i + 1]! | 0 : u[2 * i + 1]!) * TWO32 + u[2 * i]!;
+    if (!valid || valid[i] !== 0) acc += u[2 * i + 1]! * TWO32 + u[2 * i]!;
     P[i + 1] = acc;
   }
+  return acc;
 }
 
-function prefixNum(w: Exclude<TypedArray, BigInt64Array | BigUint64Array>, valid: Uint8Array | null, P: Float64Array, n: number): void {
+/** prefix64Signed of integers of 32 bits or fewer. */
+function prefixNum(w: Exclude<TypedArray, BigInt64Array | BigUint64Array>, valid: Uint8Array | null, P: Float64Array, n: number): number {
   let acc = 0;
+  let abs = 0;
   P[0] = 0;
   for (let i = 0; i < n; i++) {
-    if (!valid || valid[i] !== 0) acc += w[i]!;
+    if (!valid || valid[i] !== 0) {
+      const x = w[i]!;
+      acc += x;
+      abs += Math.abs(x);
+    }
     P[i + 1] = acc;
   }
+  return abs;
 }
 
 /**
@@ -238,7 +216,8 @@ export function intSumAvg(
   const n = lo.length;
   if (prefix.kind === 'f64') {
     // A loop per output: with the tests for which outputs hoisted out of it (V8 does not), a
-    // window sum ran 5.7-6.3 -> 3.5 ns a row (78K rows, frames of 30, one thread).
+    // window sum ran 5.7-6.3 -> 3.9-4.4 ns a row (78K rows, frames of 30, 30 outputs in turn,
+    // one thread).
     if (out32) sumWordsF64(prefix.P, lo, hi, out32, n);
     if (avg) {
       if (counts) avgF64Counted(prefix.P, lo, hi, counts, avg, n);
